@@ -18,9 +18,8 @@ export async function* readAgentStream(body: ReadableStream<Uint8Array>): AsyncG
     for (;;) {
       const { done, value } = await reader.read();
       if (done) {
-        parser.feed(text.decode());
-        // A last `data: [ERROR]...` may close the connection without its blank line.
-        parser.reset({ consume: true });
+        // A last `data: [ERROR]...` may close the connection without its line end or blank line.
+        parser.feed(`${text.decode()}\n\n`);
       } else {
         parser.feed(text.decode(value, { stream: true }));
       }

@@ -79,14 +79,20 @@ export const modelName = (strict: boolean): v.GenericSchema<unknown, ModelName> 
     ? v.custom<ModelName>(isKnownModelName, 'must be one of the model identifiers of section 2 (MODEL_NAMES)')
     : v.custom<ModelName>((x) => typeof x === 'string' && x.length > 0, 'must be a non-empty string');
 
+const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/**
+ * An object with these entries. Unlike valibot's bare `object`, an array is
+ * refused: JSON `[...]` is never a body or a field object here.
+ */
+export const jsonObject = <const E extends v.ObjectEntries>(entries: E, message = 'must be an object') =>
+  v.pipe(v.custom<Record<string, unknown>>(isPlainObject, message), v.object(entries, message));
+
 /** `filters` of agent and datastore queries. */
 export const filters = () =>
-  v.object(
-    {
-      custom_ids: v.optional(textList()),
-      datasource_ids: v.optional(textList()),
-    },
-    'must be an object',
-  );
+  jsonObject({
+    custom_ids: v.optional(textList()),
+    datasource_ids: v.optional(textList()),
+  });
 
-export const metadataObject = () => v.record(v.string(), v.unknown(), 'must be an object');
+export const metadataObject = () => v.pipe(v.custom<Record<string, unknown>>(isPlainObject, 'must be an object'), v.record(v.string(), v.unknown()));

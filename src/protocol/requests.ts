@@ -6,6 +6,7 @@ import {
   VISIBILITIES,
   filters,
   httpUrl,
+  jsonObject,
   metadataObject,
   modelName,
   nonEmptyText,
@@ -29,7 +30,7 @@ export interface CheckOptions {
 const objectMessage = 'must be a JSON object';
 
 const agentQuery = (strict: boolean) =>
-  v.object(
+  jsonObject(
     {
       /** The visitor's question. */
       query: nonEmptyText(),
@@ -64,10 +65,10 @@ export const StrictAgentQueryBody = agentQuery(true);
 export type AgentQueryBody = v.InferOutput<typeof AgentQueryBody>;
 
 /** The fields of an agent query body, for allowlists. */
-export const AGENT_QUERY_FIELDS = Object.keys(AgentQueryBody.entries) as (keyof AgentQueryBody)[];
+export const AGENT_QUERY_FIELDS = Object.keys(AgentQueryBody.pipe[1].entries) as (keyof AgentQueryBody)[];
 
 const agentUpdate = (strict: boolean) =>
-  v.object(
+  jsonObject(
     {
       name: v.optional(text()),
       description: v.optional(text()),
@@ -94,7 +95,7 @@ export const EmptyBody = v.strictObject({}, 'must be an empty JSON object');
 export type EmptyBody = v.InferOutput<typeof EmptyBody>;
 
 /** `POST /datastores/{id}/query` (4.4). */
-export const DatastoreQueryBody = v.object(
+export const DatastoreQueryBody = jsonObject(
   {
     query: nonEmptyText(),
     /** How many fragments to return. */
@@ -106,7 +107,7 @@ export const DatastoreQueryBody = v.object(
 export type DatastoreQueryBody = v.InferOutput<typeof DatastoreQueryBody>;
 
 /** `PATCH /datastores/{id}` (4.5). */
-export const DatastoreUpdateBody = v.object(
+export const DatastoreUpdateBody = jsonObject(
   {
     name: v.optional(text()),
     description: v.optional(text()),
@@ -118,12 +119,12 @@ export type DatastoreUpdateBody = v.InferOutput<typeof DatastoreUpdateBody>;
 
 /** `POST /datasources`, JSON form: a web page or a web site (4.7). */
 export const WebDatasourceBody = v.pipe(
-  v.object(
+  jsonObject(
     {
       datastoreId: nonEmptyText(),
       type: oneOf(['web_page', 'web_site'] as const),
       name: v.optional(text()),
-      config: v.object(
+      config: jsonObject(
         {
           /** The page (`web_page`), or where discovery starts (`web_site`). */
           source_url: httpUrl(),
@@ -146,7 +147,7 @@ export type WebDatasourceBody = v.InferOutput<typeof WebDatasourceBody>;
  * `POST /datasources`, multipart form: the text fields beside `file` (4.7).
  * The file's type is checked with `uploadMimeTypeOf`.
  */
-export const FileDatasourceFields = v.object(
+export const FileDatasourceFields = jsonObject(
   {
     type: v.optional(v.literal('file', 'must be file')),
     datastoreId: nonEmptyText(),
@@ -158,7 +159,7 @@ export const FileDatasourceFields = v.object(
 export type FileDatasourceFields = v.InferOutput<typeof FileDatasourceFields>;
 
 /** Deprecated `POST /external/datastores/file-upload/{datastoreId}`: the text fields beside `file` (4.8). */
-export const FileUploadFields = v.object(
+export const FileUploadFields = jsonObject(
   {
     fileName: v.optional(text()),
     /** The caller's own id for the file. */
@@ -169,11 +170,11 @@ export const FileUploadFields = v.object(
 export type FileUploadFields = v.InferOutput<typeof FileUploadFields>;
 
 /** Deprecated `POST /datastores/upsert/{datastoreId}` (4.8). */
-export const UpsertDocumentsBody = v.object(
+export const UpsertDocumentsBody = jsonObject(
   {
     documents: v.pipe(
       v.array(
-        v.object(
+        jsonObject(
           {
             text: nonEmptyText(),
             name: v.optional(text()),
@@ -192,7 +193,7 @@ export const UpsertDocumentsBody = v.object(
 export type UpsertDocumentsBody = v.InferOutput<typeof UpsertDocumentsBody>;
 
 /** Deprecated `POST /datastores/update/{datastoreId}` (4.8). */
-export const UpdateDocumentBody = v.object(
+export const UpdateDocumentBody = jsonObject(
   {
     /** The datasource to update. */
     id: nonEmptyText(),
@@ -205,11 +206,11 @@ export const UpdateDocumentBody = v.object(
 export type UpdateDocumentBody = v.InferOutput<typeof UpdateDocumentBody>;
 
 /** `POST /v1/datastores/{datastoreId}/upsert` (4.9). */
-export const V1UpsertBody = v.object(
+export const V1UpsertBody = jsonObject(
   {
     documents: v.pipe(
       v.array(
-        v.object(
+        jsonObject(
           {
             /** Present: replaces the document with this id. */
             id: v.optional(nonEmptyText()),
@@ -228,7 +229,7 @@ export const V1UpsertBody = v.object(
 export type V1UpsertBody = v.InferOutput<typeof V1UpsertBody>;
 
 /** The query string of `GET /v1/agents/{agentId}/conversations` (4.9), as parsed values. */
-export const ConversationsQuery = v.object({
+export const ConversationsQuery = jsonObject({
   limit: v.optional(wholeNumberFrom(1)),
   /** Only conversations after this date (ISO 8601). */
   after: v.optional(
