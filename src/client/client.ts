@@ -1,0 +1,361 @@
+import * as v from 'valibot';
+import {
+  AgentQueryAnswerRecord,
+  AgentRecord,
+  ConversationRecord,
+  DatasourceRecord,
+  DatastoreFragmentRecord,
+  DatastoreRecord,
+  UPLOAD_MIME_TYPES,
+  UpdateDocumentAnswerRecord,
+  UpsertAnswerRecord,
+  checkAgentQuery,
+  checkAgentUpdate,
+  checkConversationsQuery,
+  checkDatastoreQuery,
+  checkDatastoreUpdate,
+  checkFileDatasourceFields,
+  checkFileUploadFields,
+  checkUpdateDocument,
+  checkUpsertDocuments,
+  checkV1Upsert,
+  checkWebDatasource,
+  describeProblems,
+  uploadMimeTypeOf,
+  type Agent,
+  type AgentQueryAnswer,
+  type AgentQueryBody,
+  type AgentUpdateBody,
+  type CheckResult,
+  type Conversation,
+  type Datasource,
+  type Datastore,
+  type DatastoreFragment,
+  type DatastoreQueryBody,
+  type DatastoreUpdateBody,
+  type ListResponse,
+  type UpdateDocumentAnswer,
+  type UpdateDocumentBody,
+  type UpsertAnswer,
+  type UpsertDocumentsBody,
+  type V1UpsertBody,
+  type WebDatasourceBody,
+} from '../protocol/index.js';
+import { AgentAnswerStream } from './answer-stream.js';
+import { KagentError, errorFromResponse } from './errors.js';
+
+export interface KagentClientOptions {
+  /** The service's address, or your proxy's (`https://example.com/api/chat`). */
+  baseUrl: string;
+  /** The API key. Server-side only: omit it when talking to a proxy or a public agent. */
+  apiKey?: string;
+  /**
+   * Prefix of the endpoints that exist in both forms (queries, updates,
+   * deletes, datasources): `''` (the default) for `/agents/...`, `'/v1'` for
+   * `/v1/agents/...`. The `/v1`-only endpoints always use `/v1`; the
+   * deprecated document endpoints exist only unversioned.
+   */
+  pathPrefix?: '' | '/v1' | (string & {});
+  /** The fetch to use (a test double, or one with a proxy agent). */
+  fetch?: typeof globalThis.fetch;
+  /** Extra headers sent with every request. */
+  headers?: Record<string, string>;
+}
+
+/** Options of every call. */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** A file to upload: a `Blob` or `File` (in Node, `fs.openAsBlob(path)`). */
+export interface FileUpload {
+  file: Blob;
+  /** Defaults to the `File`'s name. Its ending gives the type when the Blob has none. */
+  fileName?: string;
+  /** Your own id for the datasource, kept and filterable. */
+  custom_id?: string;
+}
+
+type RequestInit = {
+  json?: unknown;
+  form?: FormData;
+  query?: Record<string, string>;
+  accept?: string;
+  signal?: AbortSignal | undefined;
+};
+
+/**
+ * A typed client for every endpoint of the Knowledge-Agent Service. Runs in
+ * Node 20+, browsers, Deno, Bun and Workers (it needs only `fetch`).
+ *
+ * Every failure is a `KagentError` with `status`, `code`, `message` and
+ * `retryAfter`. Bodies are checked before sending, so a mistake is reported
+ * with every invalid field instead of a round trip. The API key is sent only
+ * in the `Authorization` header and never appears in an error message.
+ */
+export class KagentClient {
+  readonly #baseUrl: string;
+  readonly #prefix: string;
+  readonly #apiKey: string | undefined;
+  readonly #fetch: typeof globalThis.fetch;
+  readonly #headers: Record<string, string>;
+
+  constructor(options: KagentClientOptions) {
+    let base: URL;
+    try {
+      base = new URL(options.baseUrl);
+    } catch {
+      throw new TypeError(`baseUrl must be an absolute address, got ${JSON.stringify(options.baseUrl)}`);
+    }
+    this.#baseUrl = base.href.replace(/\/+$/, '');
+    this.#prefix = (options.pathPrefix ?? '').replace(/\/+$/, '');
+    this.#apiKey = options.apiKey || undefined;
+    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.#headers = { ...options.headers };
+  }
+
+  /** Agents (AI Employees). */
+  readonly agents = {
+    /** `POST /agents/{id}/query`: the whole answer as JSON. */
+    query: async (agentId: string, body: Omit<AgentQueryBody, 'streaming'>, options: CallOptions = {}): Promise<AgentQueryAnswer> => {
+      checked(checkAgentQuery(body));
+      const response = await this.#send('POST', `${this.#prefix}/agents/${id(agentId)}/query`, { json: body, signal: options.signal });
+      return this.#read(response, AgentQueryAnswerRecord);
+    },
+
+    /**
+     * `POST /agents/{id}/query` with `streaming: true`: the answer as typed
+     * events. Nothing is sent until iteration starts; it is sent once.
+     */
+    stream: (agentId: string, body: Omit<AgentQueryBody, 'streaming'>, options: CallOptions = {}): AgentAnswerStream => {
+      checked(checkAgentQuery(body));
+      const path = `${this.#prefix}/agents/${id(agentId)}/query`;
+      return new AgentAnswerStream(
+        (signal) => this.#send('POST', path, { json: { ...body, streaming: true }, accept: 'text/event-stream', signal }),
+        options.signal,
+      );
+    },
+
+    /** `PATCH /agents/{id}`. */
+    update: async (agentId: string, body: AgentUpdateBody, options: CallOptions = {}): Promise<Agent> => {
+      checked(checkAgentUpdate(body));
+      const response = await this.#send('PATCH', `${this.#prefix}/agents/${id(agentId)}`, { json: body, signal: options.signal });
+      return this.#read(response, AgentRecord);
+    },
+
+    /** `DELETE /agents/{id}`: resolves with the deleted agent. */
+    delete: async (agentId: string, options: CallOptions = {}): Promise<Agent> => {
+      const response = await this.#send('DELETE', `${this.#prefix}/agents/${id(agentId)}`, { json: {}, signal: options.signal });
+      return this.#read(response, AgentRecord);
+    },
+
+    /** `GET /v1/agents`. */
+    list: async (options: CallOptions = {}): Promise<ListResponse<Agent>> => {
+      const response = await this.#send('GET', '/v1/agents', { signal: options.signal });
+      return this.#readList(response, AgentRecord);
+    },
+
+    /** `GET /v1/agents/{id}/conversations`: at most `limit`, only those after `after`. */
+    conversations: async (
+      agentId: string,
+      query: { limit?: number; after?: Date | string } = {},
+      options: CallOptions = {},
+    ): Promise<ListResponse<Conversation>> => {
+      const after = query.after instanceof Date ? query.after.toISOString() : query.after;
+      checked(checkConversationsQuery({ limit: query.limit, after }));
+      const params: Record<string, string> = {};
+      if (query.limit !== undefined) params.limit = String(query.limit);
+      if (after !== undefined) params.after = after;
+      const response = await this.#send('GET', `/v1/agents/${id(agentId)}/conversations`, { query: params, signal: options.signal });
+      return this.#readList(response, ConversationRecord);
+    },
+  };
+
+  /** Datastores: searchable collections of datasources. */
+  readonly datastores = {
+    /** `POST /datastores/{id}/query`: the `topK` most similar fragments, best first. */
+    query: async (datastoreId: string, body: DatastoreQueryBody, options: CallOptions = {}): Promise<DatastoreFragment[]> => {
+      checked(checkDatastoreQuery(body));
+      const response = await this.#send('POST', `${this.#prefix}/datastores/${id(datastoreId)}/query`, { json: body, signal: options.signal });
+      return this.#read(response, v.array(DatastoreFragmentRecord));
+    },
+
+    /** `PATCH /datastores/{id}`. */
+    update: async (datastoreId: string, body: DatastoreUpdateBody, options: CallOptions = {}): Promise<Datastore> => {
+      checked(checkDatastoreUpdate(body));
+      const response = await this.#send('PATCH', `${this.#prefix}/datastores/${id(datastoreId)}`, { json: body, signal: options.signal });
+      return this.#read(response, DatastoreRecord);
+    },
+
+    /** `DELETE /datastores/{id}`: resolves with the deleted datastore. */
+    delete: async (datastoreId: string, options: CallOptions = {}): Promise<Datastore> => {
+      const response = await this.#send('DELETE', `${this.#prefix}/datastores/${id(datastoreId)}`, { json: {}, signal: options.signal });
+      return this.#read(response, DatastoreRecord);
+    },
+
+    /** `POST /v1/datastores/{id}/upsert`: adds documents, or replaces those whose `id` exists. The answer's shape is not documented. */
+    upsert: async (datastoreId: string, body: V1UpsertBody, options: CallOptions = {}): Promise<Record<string, unknown>> => {
+      checked(checkV1Upsert(body));
+      const response = await this.#send('POST', `/v1/datastores/${id(datastoreId)}/upsert`, { json: body, signal: options.signal });
+      return this.#read(response, v.looseObject({}));
+    },
+  };
+
+  /** Datasources: the files and web pages a datastore is made of. */
+  readonly datasources = {
+    /** `POST /datasources` as `multipart/form-data`. The file's type is checked before anything is sent. */
+    uploadFile: async (upload: FileUpload & { datastoreId: string }, options: CallOptions = {}): Promise<Datasource> => {
+      const fileName = upload.fileName ?? fileNameOf(upload.file);
+      checked(checkFileDatasourceFields({ type: 'file', datastoreId: upload.datastoreId, fileName, custom_id: upload.custom_id }));
+      const form = new FormData();
+      form.set('type', 'file');
+      form.set('datastoreId', upload.datastoreId);
+      if (fileName !== undefined) form.set('fileName', fileName);
+      if (upload.custom_id !== undefined) form.set('custom_id', upload.custom_id);
+      form.set('file', typedFile(upload.file, fileName), fileName ?? 'file');
+      const response = await this.#send('POST', `${this.#prefix}/datasources`, { form, signal: options.signal });
+      return this.#read(response, DatasourceRecord);
+    },
+
+    /** `POST /datasources` as JSON: a `web_page` or a `web_site`. */
+    createFromWeb: async (body: WebDatasourceBody, options: CallOptions = {}): Promise<Datasource> => {
+      checked(checkWebDatasource(body));
+      const response = await this.#send('POST', `${this.#prefix}/datasources`, { json: body, signal: options.signal });
+      return this.#read(response, DatasourceRecord);
+    },
+
+    /** `DELETE /datasources/{id}`: resolves with the deleted datasource. */
+    delete: async (datasourceId: string, options: CallOptions = {}): Promise<Datasource> => {
+      const response = await this.#send('DELETE', `${this.#prefix}/datasources/${id(datasourceId)}`, { json: {}, signal: options.signal });
+      return this.#read(response, DatasourceRecord);
+    },
+  };
+
+  /** The deprecated document endpoints (section 4.8). Prefer `datasources` and `datastores.upsert`. */
+  readonly documents = {
+    /** @deprecated `POST /datastores/upsert/{datastoreId}`: resolves with the new documents' ids. */
+    upsert: async (datastoreId: string, body: UpsertDocumentsBody, options: CallOptions = {}): Promise<UpsertAnswer> => {
+      checked(checkUpsertDocuments(body));
+      const response = await this.#send('POST', `/datastores/upsert/${id(datastoreId)}`, { json: body, signal: options.signal });
+      return this.#read(response, UpsertAnswerRecord);
+    },
+
+    /** @deprecated `POST /datastores/update/{datastoreId}`: replaces a document's text. */
+    update: async (datastoreId: string, body: UpdateDocumentBody, options: CallOptions = {}): Promise<UpdateDocumentAnswer> => {
+      checked(checkUpdateDocument(body));
+      const response = await this.#send('POST', `/datastores/update/${id(datastoreId)}`, { json: body, signal: options.signal });
+      return this.#read(response, UpdateDocumentAnswerRecord);
+    },
+
+    /** @deprecated `POST /external/datastores/file-upload/{datastoreId}`. The answer's shape is not documented. */
+    uploadFile: async (datastoreId: string, upload: FileUpload, options: CallOptions = {}): Promise<Record<string, unknown>> => {
+      const fileName = upload.fileName ?? fileNameOf(upload.file);
+      checked(checkFileUploadFields({ fileName, custom_id: upload.custom_id }));
+      const form = new FormData();
+      if (fileName !== undefined) form.set('fileName', fileName);
+      if (upload.custom_id !== undefined) form.set('custom_id', upload.custom_id);
+      form.set('file', typedFile(upload.file, fileName), fileName ?? 'file');
+      const response = await this.#send('POST', `/external/datastores/file-upload/${id(datastoreId)}`, { form, signal: options.signal });
+      return this.#read(response, v.looseObject({}));
+    },
+  };
+
+  /** Sends one request; resolves with a 2xx response, throws `KagentError` for anything else. */
+  async #send(method: string, path: string, init: RequestInit): Promise<Response> {
+    const url = new URL(this.#baseUrl + path);
+    for (const [name, value] of Object.entries(init.query ?? {})) url.searchParams.set(name, value);
+    const headers: Record<string, string> = { ...this.#headers, Accept: init.accept ?? 'application/json' };
+    if (this.#apiKey) headers.Authorization = `Bearer ${this.#apiKey}`;
+    let body: BodyInit | undefined;
+    if (init.form) body = init.form; // fetch sets the multipart boundary itself
+    else if (init.json !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(init.json);
+    }
+    let response: Response;
+    try {
+      response = await this.#fetch(url, { method, headers, body, signal: init.signal, redirect: 'follow' });
+    } catch (error) {
+      if (init.signal?.aborted) throw error; // the caller's own abort stays an AbortError
+      const detail = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+      throw new KagentError({ status: 0, code: 'NETWORK_ERROR', message: this.#redact(`Could not reach ${url.origin}: ${detail}`), cause: error });
+    }
+    if (!response.ok) throw await errorFromResponse(response, (text) => this.#redact(text));
+    return response;
+  }
+
+  /** Reads a JSON body and checks its shape. */
+  async #read<S extends v.GenericSchema>(response: Response, schema: S): Promise<v.InferOutput<S>> {
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new KagentError({ status: response.status, code: 'INVALID_RESPONSE', message: `The service's answer is not JSON (${response.headers.get('Content-Type') ?? 'no content type'}).` });
+    }
+    const result = v.safeParse(schema, json);
+    if (!result.success) {
+      const issue = result.issues[0];
+      throw new KagentError({
+        status: response.status,
+        code: 'INVALID_RESPONSE',
+        message: `The service's answer has an unexpected shape: ${v.getDotPath(issue) ?? '(body)'} ${issue.message}`,
+      });
+    }
+    return result.output;
+  }
+
+  /** Reads a list: the documented `{data, meta}` form, or a bare array. */
+  async #readList<S extends v.GenericSchema>(response: Response, record: S): Promise<ListResponse<v.InferOutput<S>>> {
+    const schema = v.union([
+      v.object({ data: v.array(record), meta: v.object({ page: v.number(), limit: v.number(), total: v.number() }) }),
+      v.array(record),
+    ]);
+    const list = await this.#read(response, schema);
+    if (Array.isArray(list)) return { data: list, meta: { page: 1, limit: list.length, total: list.length } };
+    return list as ListResponse<v.InferOutput<S>>;
+  }
+
+  #redact(text: string): string {
+    return this.#apiKey ? text.split(this.#apiKey).join('[redacted]') : text;
+  }
+
+  /** What `console.log(client)` shows: never the key. */
+  toJSON(): Record<string, unknown> {
+    return { baseUrl: this.#baseUrl, pathPrefix: this.#prefix, apiKey: this.#apiKey ? '[redacted]' : undefined };
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `KagentClient ${JSON.stringify(this.toJSON())}`;
+  }
+}
+
+/** Throws the refusal of a body that failed its check. */
+function checked<T>(result: CheckResult<T>): void {
+  if (!result.ok) {
+    throw new KagentError({ status: 0, code: 'INVALID_REQUEST', message: `Invalid request: ${describeProblems(result.problems)}`, problems: result.problems });
+  }
+}
+
+/** An id as one path segment: a `/` or `..` in it can't reach another endpoint. */
+function id(value: string): string {
+  if (typeof value !== 'string' || value === '') throw new KagentError({ status: 0, code: 'INVALID_REQUEST', message: 'An id must be a non-empty string.' });
+  return encodeURIComponent(value).replace(/\./g, '%2E');
+}
+
+function fileNameOf(file: Blob): string | undefined {
+  return typeof File !== 'undefined' && file instanceof File && file.name ? file.name : undefined;
+}
+
+/** The file with its upload type set, or a refusal naming the accepted types. */
+function typedFile(file: Blob, fileName: string | undefined): Blob {
+  const type = uploadMimeTypeOf(file.type, fileName);
+  if (!type) {
+    throw new KagentError({
+      status: 0,
+      code: 'UNSUPPORTED_MIME_TYPE',
+      message: `${fileName ?? 'The file'} has type ${file.type || 'unknown'}; the service accepts ${UPLOAD_MIME_TYPES.join(', ')}.`,
+    });
+  }
+  return file.type === type ? file : new Blob([file], { type });
+}
