@@ -72,6 +72,8 @@ export function parseRetryAfter(header: string | null | undefined, now: number =
   const value = header?.trim();
   if (!value) return undefined;
   if (/^\d+$/.test(value)) return Number(value);
+  // Only a date remains valid; Date.parse would read "-5" as a year.
+  if (!/[a-z]/i.test(value)) return undefined;
   const date = Date.parse(value);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, Math.ceil((date - now) / 1000));
