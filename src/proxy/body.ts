@@ -1,0 +1,118 @@
+import { checkAgentQuery, checkDatastoreQuery, describeProblems } from '../protocol/index.js';
+import type { ResolvedOptions } from './options.js';
+import type { Route } from './route.js';
+
+/** Why a body was refused: the status and a message for the visitor. */
+export interface BodyProblem {
+  status: 400 | 413 | 415;
+  message: string;
+}
+
+export type BodyResult = { ok: true; body: Record<string, unknown> } | { ok: false; problem: BodyProblem };
+
+// Safe in a log line, a header or a database key, and long enough for a cuid or a UUID.
+const SAFE_ID = /^[A-Za-z0-9_.:-]+$/;
+
+/** `application/json`, with or without parameters such as `charset`. */
+export function isJsonContentType(value: string | null): boolean {
+  if (!value) return false;
+  return value.split(';')[0]!.trim().toLowerCase() === 'application/json';
+}
+
+/**
+ * Reads the request body, refusing it once more than `maxBytes` have arrived,
+ * whatever `Content-Length` claimed (or when it is absent, as with chunked uploads).
+ */
+export async function readBodyCapped(request: Request, maxBytes: number): Promise<{ ok: true; bytes: Uint8Array } | { ok: false; problem: BodyProblem }> {
+  const tooLarge: BodyProblem = { status: 413, message: `The request body is larger than ${maxBytes} bytes.` };
+  const declared = Number(request.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) return { ok: false, problem: tooLarge };
+  if (!request.body) return { ok: true, bytes: new Uint8Array(0) };
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      // Stop reading: the rest is never buffered.
+      await reader.cancel().catch(() => {});
+      return { ok: false, problem: tooLarge };
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return { ok: true, bytes };
+}
+
+/** Parses the bytes as a JSON object. */
+export function parseJsonObject(bytes: Uint8Array): { ok: true; value: Record<string, unknown> } | { ok: false; problem: BodyProblem } {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return { ok: false, problem: { status: 400, message: 'The request body is not UTF-8 text.' } };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, problem: { status: 400, message: 'The request body is not valid JSON.' } };
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, problem: { status: 400, message: 'The request body must be a JSON object.' } };
+  }
+  return { ok: true, value: value as Record<string, unknown> };
+}
+
+type Limits = Pick<ResolvedOptions, 'allowFields' | 'pin' | 'maxQueryLength' | 'maxIdLength' | 'maxTopK'>;
+
+/**
+ * Builds the body sent to the service from scratch: the route's own fields,
+ * checked and bounded; the fields the operator allows, checked as the service
+ * checks them; then the pinned values over everything. Anything else is dropped.
+ */
+export function buildUpstreamBody(visitor: Record<string, unknown>, route: Route, options: Limits): BodyResult {
+  const problems: string[] = [];
+  const body: Record<string, unknown> = {};
+
+  const query = visitor.query;
+  if (typeof query !== 'string' || query.trim() === '') problems.push('query is required and must be a non-empty string');
+  else if (query.length > options.maxQueryLength) problems.push(`query must be at most ${options.maxQueryLength} characters`);
+  else body.query = query;
+
+  if (route.kind === 'agent') {
+    for (const field of ['conversationId', 'visitorId'] as const) {
+      const value = visitor[field];
+      if (value === undefined || value === null) continue;
+      if (typeof value !== 'string' || value.length === 0 || value.length > options.maxIdLength || !SAFE_ID.test(value)) {
+        problems.push(`${field} must be 1 to ${options.maxIdLength} letters, digits, or . _ : -`);
+      } else body[field] = value;
+    }
+    if (visitor.streaming !== undefined && visitor.streaming !== null) {
+      if (typeof visitor.streaming !== 'boolean') problems.push('streaming must be true or false');
+      else body.streaming = visitor.streaming;
+    }
+  } else if (visitor.topK !== undefined && visitor.topK !== null) {
+    const topK = visitor.topK;
+    if (typeof topK !== 'number' || !Number.isInteger(topK) || topK < 1 || topK > options.maxTopK) problems.push(`topK must be a whole number from 1 to ${options.maxTopK}`);
+    else body.topK = topK;
+  }
+
+  for (const field of options.allowFields[route.kind]) {
+    if (visitor[field] !== undefined) body[field] = visitor[field];
+  }
+  if (problems.length > 0) return { ok: false, problem: { status: 400, message: `Invalid request: ${problems.join('; ')}.` } };
+
+  const check = route.kind === 'agent' ? checkAgentQuery(body) : checkDatastoreQuery(body);
+  if (!check.ok) return { ok: false, problem: { status: 400, message: `Invalid request: ${describeProblems(check.problems)}.` } };
+
+  // Pins last, so they always win; they were checked at start-up.
+  return { ok: true, body: { ...body, ...options.pin[route.kind] } };
+}

@@ -1,0 +1,17 @@
+/** The count of one key after a hit, and how long until its window starts over. */
+export interface RateLimitCount {
+  count: number;
+  resetInMs: number;
+}
+
+/**
+ * Where the proxy keeps its rate-limit counts. A fixed window per key: the
+ * first hit starts a window of `windowMs`; every hit in it adds one.
+ * Implement it to keep counts elsewhere (a database, a platform's KV).
+ */
+export interface RateLimitStore {
+  /** Adds one hit to `key` and returns the count in its current window. */
+  hit(key: string, windowMs: number): Promise<RateLimitCount>;
+  /** Lets go of connections and timers. */
+  close?(): Promise<void>;
+}

@@ -1,0 +1,47 @@
+import type { RateLimit, ResolvedOptions } from './options.js';
+
+export type LimitCheck =
+  | { kind: 'limited'; limit: 'address' | 'visitor' | 'daily-budget'; message: string; retryAfterSeconds: number }
+  | { kind: 'unavailable'; error: unknown };
+
+type Options = Pick<ResolvedOptions, 'store' | 'perAddressLimit' | 'perVisitorLimit' | 'dailyBudget'>;
+
+/**
+ * Counts the request against the limits that apply to what is given, in
+ * order, and returns the first one exceeded. `undefined`: go ahead. The daily
+ * budget is counted last, so requests refused for other reasons don't use it.
+ */
+export async function checkRateLimits(options: Options, on: { address?: string; visitorId?: string | undefined; budget?: boolean }, now = Date.now()): Promise<LimitCheck | undefined> {
+  try {
+    if (on.address !== undefined && options.perAddressLimit) {
+      const hit = await countWindow(options, `address:${on.address}`, options.perAddressLimit);
+      if (hit) return { kind: 'limited', limit: 'address', message: `Too many questions from your network. Please wait ${seconds(hit)} and try again.`, retryAfterSeconds: hit };
+    }
+    if (on.visitorId !== undefined && options.perVisitorLimit) {
+      const hit = await countWindow(options, `visitor:${on.visitorId}`, options.perVisitorLimit);
+      if (hit) return { kind: 'limited', limit: 'visitor', message: `Too many questions. Please wait ${seconds(hit)} and try again.`, retryAfterSeconds: hit };
+    }
+    if (on.budget && options.dailyBudget) {
+      const day = new Date(now).toISOString().slice(0, 10);
+      const midnight = Date.parse(`${day}T00:00:00Z`) + 86_400_000;
+      const { count, resetInMs } = await options.store.hit(`budget:${day}`, midnight - now);
+      if (count > options.dailyBudget) {
+        const wait = Math.max(1, Math.ceil(resetInMs / 1000));
+        return { kind: 'limited', limit: 'daily-budget', message: "Today's questions have all been used. Please come back tomorrow.", retryAfterSeconds: wait };
+      }
+    }
+    return undefined;
+  } catch (error) {
+    return { kind: 'unavailable', error };
+  }
+}
+
+/** Seconds to wait when the window is over its limit, else 0. */
+async function countWindow(options: Options, key: string, limit: RateLimit): Promise<number> {
+  const { count, resetInMs } = await options.store.hit(key, limit.windowSeconds * 1000);
+  return count > limit.max ? Math.max(1, Math.ceil(resetInMs / 1000)) : 0;
+}
+
+function seconds(n: number): string {
+  return n === 1 ? '1 second' : `${n} seconds`;
+}

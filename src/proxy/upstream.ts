@@ -1,0 +1,168 @@
+import { EVENT_STREAM_HEADERS, errorCodeForStatus, parseRetryAfter, readErrorBody } from '../protocol/index.js';
+import type { ResolvedOptions } from './options.js';
+import { redactText } from './redact.js';
+import { relayBody } from './relay.js';
+import { errorResponse } from './responses.js';
+import { upstreamPath, type Route } from './route.js';
+
+/** Statuses whose meaning the visitor can act on; their body is rebuilt from its code and message only. */
+const PASSED_ON = new Set([400, 402, 404, 429]);
+const MAX_ERROR_BODY_BYTES = 16 * 1024;
+const MAX_MESSAGE_LENGTH = 300;
+
+type Options = Pick<ResolvedOptions, 'apiKey' | 'upstreamUrl' | 'upstreamTimeoutMs' | 'log' | 'fetch'>;
+
+/**
+ * Asks the service with a request built from scratch (the key, the body's
+ * type, what to accept; nothing of the visitor's), and turns its answer into
+ * the visitor's: a stream passed on as it arrives, JSON as is, errors rebuilt.
+ */
+export async function forward(route: Route, body: Record<string, unknown>, visitorSignal: AbortSignal | undefined, corsHeaders: Record<string, string>, options: Options): Promise<Response> {
+  const url = new URL(upstreamPath(options.upstreamUrl.pathname, route), options.upstreamUrl);
+  const streaming = body.streaming === true;
+  const started = Date.now();
+  const controller = new AbortController();
+  let stopReason: 'timeout' | 'visitor-left' | undefined;
+  const abort = (reason: 'timeout' | 'visitor-left') => {
+    stopReason ??= reason;
+    controller.abort();
+  };
+  const onVisitorLeft = () => abort('visitor-left');
+  visitorSignal?.addEventListener('abort', onVisitorLeft);
+  if (visitorSignal?.aborted) abort('visitor-left');
+  const timer = setTimeout(() => abort('timeout'), options.upstreamTimeoutMs);
+  const where = { route: route.kind, id: route.id };
+
+  let upstream: Response;
+  try {
+    upstream = await options.fetch(url, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${options.apiKey}`,
+        'Content-Type': 'application/json',
+        Accept: streaming ? 'text/event-stream, application/json' : 'application/json',
+      },
+      body: JSON.stringify(body),
+      // A redirect could carry the key to another host: never follow one.
+      redirect: 'manual',
+      signal: controller.signal,
+    });
+  } catch (error) {
+    clearTimeout(timer);
+    visitorSignal?.removeEventListener('abort', onVisitorLeft);
+    if (stopReason === 'visitor-left') {
+      options.log('info', 'visitor left before the service answered', where);
+      return errorResponse(499, 'The request was cancelled.', corsHeaders, 'CANCELLED');
+    }
+    if (stopReason === 'timeout') {
+      options.log('error', `the service did not answer within ${options.upstreamTimeoutMs} ms`, where);
+      return errorResponse(504, 'The knowledge service took too long to answer. Please try again.', corsHeaders);
+    }
+    options.log('error', 'cannot reach the service', { ...where, error });
+    return errorResponse(502, 'The knowledge service cannot be reached right now. Please try again later.', corsHeaders);
+  }
+
+  const status = upstream.status;
+  if (status === 200 || status === 201) {
+    // From here the relay's own wait-per-piece applies.
+    clearTimeout(timer);
+    const contentType = upstream.headers.get('content-type') ?? '';
+    const eventStream = contentType.toLowerCase().startsWith('text/event-stream');
+    if (!upstream.body) {
+      visitorSignal?.removeEventListener('abort', onVisitorLeft);
+      options.log('error', 'the service answered without a body', { ...where, status });
+      return errorResponse(502, 'The knowledge service sent an empty answer. Please try again.', corsHeaders);
+    }
+    // Only these headers reach the visitor. Content-Encoding and Content-Length
+    // are never copied: the runtime has already decoded the body.
+    const headers: Record<string, string> = eventStream
+      ? { 'Content-Type': EVENT_STREAM_HEADERS['Content-Type']!, 'Cache-Control': EVENT_STREAM_HEADERS['Cache-Control']!, 'X-Accel-Buffering': 'no' }
+      : { 'Content-Type': contentType || 'application/json', 'Cache-Control': 'no-store' };
+    headers['X-Content-Type-Options'] = 'nosniff';
+    const relayed = relayBody(upstream.body, {
+      apiKey: options.apiKey,
+      eventStream,
+      idleTimeoutMs: options.upstreamTimeoutMs,
+      abortUpstream: () => controller.abort(),
+      onEnd: (outcome) => {
+        visitorSignal?.removeEventListener('abort', onVisitorLeft);
+        const fields = { ...where, status, ms: Date.now() - started, streaming: eventStream };
+        if (outcome.kind === 'complete') options.log('info', 'answered', fields);
+        else if (outcome.kind === 'visitor-left') options.log('info', 'visitor left during the answer; the service request was cancelled', fields);
+        else if (outcome.kind === 'stalled') options.log('error', `the service went silent for ${options.upstreamTimeoutMs} ms during the answer`, fields);
+        else if (outcome.kind === 'ended-early') options.log('warn', 'the service closed the stream before [DONE]', fields);
+        else options.log('error', 'the service failed during the answer', { ...fields, error: outcome.error });
+      },
+    });
+    return new Response(relayed, { status, headers: { ...headers, ...corsHeaders } });
+  }
+
+  // The timer still runs, so a service that never finishes its error body cannot hold the visitor.
+  const detail = await readErrorDetail(upstream, options.apiKey);
+  clearTimeout(timer);
+  visitorSignal?.removeEventListener('abort', onVisitorLeft);
+  if (PASSED_ON.has(status)) {
+    options.log('info', `the service answered ${status}`, { ...where, status, detail: detail.message });
+    const headers: Record<string, string> = { ...corsHeaders };
+    const retryAfter = parseRetryAfter(upstream.headers.get('retry-after'));
+    if (status === 429) headers['Retry-After'] = String(Math.max(1, retryAfter ?? 60));
+    return errorResponse(status, detail.message ?? defaultMessage(status), headers, detail.code ?? errorCodeForStatus(status));
+  }
+  // 401/403 mean the proxy's key or setup is wrong; 5xx and the rest are the service's trouble. Neither is the visitor's business.
+  const level = status === 401 || status === 403 ? 'error' : 'warn';
+  const why = status >= 300 && status < 400 ? 'the service redirected; redirects are refused' : status === 401 ? 'the service refused the API key (401): check KAGENT_API_KEY' : status === 403 ? 'the service refused access (403): check the key\'s permissions and the agent ids' : `the service answered ${status}`;
+  options.log(level, why, { ...where, status, detail: detail.message });
+  return errorResponse(502, 'The knowledge service is unavailable right now. Please try again later.', corsHeaders);
+}
+
+function defaultMessage(status: number): string {
+  if (status === 402) return 'The usage limit has been reached.';
+  if (status === 404) return 'Not found.';
+  if (status === 429) return 'Too many requests. Please wait and try again.';
+  return 'The request was refused.';
+}
+
+/** The code and message of an error body, read bounded, cleaned of control characters and the key, shortened. */
+async function readErrorDetail(response: Response, apiKey: string): Promise<{ code: string | undefined; message: string | undefined }> {
+  let text = '';
+  try {
+    text = await readTextCapped(response, MAX_ERROR_BODY_BYTES);
+  } catch {
+    return { code: undefined, message: undefined };
+  }
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Not JSON: a plain text message, or an HTML error page that is no use to a visitor.
+    if (/^\s*</.test(text)) parsed = '';
+  }
+  const { code, message } = readErrorBody(parsed);
+  const clean = (value: string | undefined, max: number) => {
+    if (value === undefined) return undefined;
+    const cleaned = redactText(value, apiKey).replace(/[\x00-\x1f\x7f\s]+/g, ' ').trim();
+    if (!cleaned) return undefined;
+    return cleaned.length > max ? `${cleaned.slice(0, max - 1)}…` : cleaned;
+  };
+  const safeCode = code && /^[A-Z0-9_]{1,64}$/.test(code) ? code : undefined;
+  return { code: safeCode, message: clean(message, MAX_MESSAGE_LENGTH) };
+}
+
+async function readTextCapped(response: Response, maxBytes: number): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    text += decoder.decode(value, { stream: true });
+    if (size >= maxBytes) {
+      await reader.cancel().catch(() => {});
+      break;
+    }
+  }
+  return text + decoder.decode();
+}
