@@ -1,0 +1,45 @@
+import type { WebLimits } from './ingest/index.js';
+import type { Plan } from './store/records.js';
+
+/** How an emulator behaves. Every field has a default; see docs/emulator.md. */
+export interface EmulatorOptions {
+  /** Folder to keep everything in across restarts; without it, memory only. */
+  dataDir?: string;
+  /** Folder whose files are ingested into the demo datastore at start (only files not ingested yet). */
+  seed?: string;
+  /** Requests per minute per key, by the plan of the key's organization. Defaults: free 60, pro 300, enterprise 1000. */
+  rateLimits?: Partial<Record<Plan, number>>;
+  /** Agent queries an organization may make in all; unset means no limit. */
+  usageLimit?: number;
+  /** Report the usage limit as the later service does: a 200 stream carrying `data: [ERROR]USAGE_LIMIT` instead of a 402. */
+  usageLimitInStream?: boolean;
+  /** An OpenAI-compatible server (`http://127.0.0.1:11434` or `.../v1/chat/completions`) that writes the answers. */
+  llmUrl?: string;
+  /** The model name sent to `llmUrl`; defaults to the agent's `modelName`. */
+  llmModel?: string;
+  /** Bearer key for `llmUrl`, if it needs one. */
+  llmApiKey?: string;
+  /** Milliseconds between the pieces of a streamed answer (default 25); 0 sends them back to back. */
+  pace?: number;
+  /** Plan of the demo organization (default `pro`). */
+  demoPlan?: Plan;
+  /** Use this as the demo organization's API key instead of a random one. */
+  demoApiKey?: string;
+  /** Sources of an answer are fragments scored above this (default 0.7, as the service does). */
+  sourceThreshold?: number;
+  /** Largest accepted upload, in bytes (default 50 MB). */
+  maxUploadBytes?: number;
+  /** Bounds of `web_site` crawls and `web_page` fetches. */
+  webLimits?: Partial<WebLimits>;
+  /** Base address used in `source_url` of uploaded files; defaults to the address the request came to. */
+  publicUrl?: string;
+  /** Journal bytes after which the data folder's snapshot is rewritten (default 32 MB). */
+  snapshotAfterBytes?: number;
+  /** Where the emulator reports ingestion failures and LLM errors (default: nowhere). */
+  log?: (message: string) => void;
+}
+
+export const DEFAULT_RATE_LIMITS: Record<Plan, number> = { free: 60, pro: 300, enterprise: 1000 };
+export const DEFAULT_PACE_MS = 25;
+export const DEFAULT_SOURCE_THRESHOLD = 0.7;
+export const DEFAULT_MAX_UPLOAD_BYTES = 50 * 1024 * 1024;

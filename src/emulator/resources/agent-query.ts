@@ -1,0 +1,209 @@
+import {
+  DONE_EVENT,
+  EVENT_STREAM_HEADERS,
+  answerEvent,
+  checkAgentQuery,
+  endpointResponseEvent,
+  errorLine,
+  type AgentQueryBody,
+  type Source,
+} from '../../protocol/index.js';
+import { answerPieces, composeAnswer } from '../answers/compose.js';
+import { LanguageModelError, chatRequest, openCompletion } from '../answers/llm.js';
+import { pickSources, retrieve, type Retrieved } from '../answers/retrieve.js';
+import { fileUrlFor, reachable, type RequestContext } from '../context.js';
+import { readJson, valid } from '../http/body.js';
+import { HttpError, json } from '../http/responses.js';
+import { newId } from '../ids.js';
+import type { AgentRow, Change, ConversationRow, OrganizationRow } from '../store/records.js';
+import { datasourceFilter } from './datastores.js';
+
+// `POST /agents/{id}/query` (4.1): retrieve from the agent's datastores,
+// answer (extractively, or with the language model at `llmUrl`), and reply as
+// JSON or as the event stream of wire-format.md.
+
+const encoder = new TextEncoder();
+
+/** What one answer needs once the request has been accepted. */
+interface Turn {
+  agent: AgentRow;
+  body: AgentQueryBody;
+  conversation: ConversationRow;
+  isNewConversation: boolean;
+  hits: Retrieved[];
+  sources: Source[];
+  messageId: string;
+}
+
+export async function queryAgent(context: RequestContext): Promise<Response> {
+  const id = context.params.id!;
+  const body = valid(checkAgentQuery(await readJson(context.request), { strictModelNames: true }));
+  // Section 7: on agent query a refusal is reported as unauthorized.
+  const agent = reachable(context.store.agents.get(id), context.caller, 'agent', id, 'read', 'UNAUTHORIZED');
+  const owner = context.store.organizations.get(agent.organizationId)!;
+  if (body.filters && owner.id !== context.caller.organization.id) {
+    throw new HttpError(403, 'Filters may be used only on your own agents.', { code: 'UNAUTHORIZED' });
+  }
+  if (owner.agentQueries >= context.settings.usageLimit) {
+    if (body.streaming && context.settings.usageLimitInStream) {
+      return new Response(errorLine('USAGE_LIMIT'), { status: 200, headers: EVENT_STREAM_HEADERS });
+    }
+    throw new HttpError(402, `The usage limit of ${context.settings.usageLimit} agent queries has been reached.`, { code: 'USAGE_LIMIT' });
+  }
+
+  const turn = startTurn(context, agent, body);
+  const llm = context.settings.llm;
+  const abort = new AbortController();
+  let pieces: AsyncIterable<string>;
+  if (llm) {
+    const history = turn.conversation.messages;
+    const request = chatRequest(agent, body, turn.hits, history, llm.model ?? body.modelName ?? agent.modelName);
+    try {
+      pieces = await openCompletion(llm, request, abort.signal);
+    } catch (error) {
+      if (error instanceof LanguageModelError) throw new HttpError(502, error.message);
+      throw error;
+    }
+  } else {
+    pieces = paced(answerPieces(composeAnswer(body.query, turn.hits)), context.settings.pace, abort.signal);
+  }
+  recordQuestion(context, owner, turn);
+
+  if (!body.streaming) {
+    let answer = '';
+    try {
+      for await (const piece of pieces) answer += piece;
+    } catch (error) {
+      if (error instanceof LanguageModelError) throw new HttpError(502, error.message);
+      throw error;
+    }
+    recordAnswer(context, turn, answer);
+    return json({
+      ...answerBody(turn, answer),
+      usage: estimatedUsage(body.query, turn.hits, answer),
+      approvals: [],
+    });
+  }
+  return new Response(eventStream(context, turn, pieces, abort), { status: 200, headers: EVENT_STREAM_HEADERS });
+}
+
+/** Finds or opens the conversation and picks the sources, before anything is written. */
+function startTurn(context: RequestContext, agent: AgentRow, body: AgentQueryBody): Turn {
+  const conversationId = body.conversationId || newId();
+  const existing = context.store.conversations.get(conversationId);
+  if (existing && existing.agentId !== agent.id) {
+    throw new HttpError(400, 'Invalid request: conversationId belongs to a conversation with another agent');
+  }
+  const now = new Date().toISOString();
+  const conversation: ConversationRow = existing ?? {
+    id: conversationId,
+    agentId: agent.id,
+    organizationId: agent.organizationId,
+    visitorId: body.visitorId || newId(),
+    createdAt: now,
+    updatedAt: now,
+    messages: [],
+  };
+  const datastoreIds = agent.datastoreIds.filter((datastoreId) => context.store.datastores.has(datastoreId));
+  const retrieved = retrieve(context.store, datastoreIds, body.query, datasourceFilter(context.store, body.filters));
+  const { sources, hits } = pickSources(retrieved, context.settings.sourceThreshold, fileUrlFor(context));
+  return { agent, body, conversation, isNewConversation: !existing, hits, sources, messageId: newId() };
+}
+
+/** Writes the question and counts the query against the agent's organization. */
+function recordQuestion(context: RequestContext, owner: OrganizationRow, turn: Turn): void {
+  const now = new Date().toISOString();
+  const changes: Change[] = [{ put: 'organization', row: { ...owner, agentQueries: owner.agentQueries + 1 } }];
+  if (turn.isNewConversation) changes.push({ put: 'conversation', row: { ...turn.conversation, messages: [] } });
+  changes.push({
+    append: 'message',
+    conversationId: turn.conversation.id,
+    message: { id: newId(), from: 'human', text: turn.body.query, createdAt: now },
+    updatedAt: now,
+  });
+  context.store.commit(changes);
+}
+
+function recordAnswer(context: RequestContext, turn: Turn, answer: string): void {
+  if (!answer) return;
+  const now = new Date().toISOString();
+  try {
+    context.store.commit([
+      {
+        append: 'message',
+        conversationId: turn.conversation.id,
+        message: { id: turn.messageId, from: 'agent', text: answer, sources: turn.sources, createdAt: now },
+        updatedAt: now,
+      },
+    ]);
+  } catch (error) {
+    // The emulator closed while the answer streamed.
+    context.settings.log(`could not keep the answer of conversation ${turn.conversation.id}: ${(error as Error).message}`);
+  }
+}
+
+/** The JSON answer (the body of a JSON reply, and the `endpoint_response` of a stream). */
+function answerBody(turn: Turn, answer: string) {
+  return {
+    messageId: turn.messageId,
+    answer,
+    sources: turn.sources,
+    conversationId: turn.conversation.id,
+    visitorId: turn.conversation.visitorId,
+    metadata: {},
+  };
+}
+
+/**
+ * The stream exactly as the service writes it: `answer` events of URI-encoded
+ * pieces, one `endpoint_response` with the whole JSON answer, then `event: `
+ * with `data: [DONE]`. A failure after it opened is a bare `data: [ERROR]...`
+ * line. When the client goes away the answer stops and what was written is kept.
+ */
+function eventStream(context: RequestContext, turn: Turn, pieces: AsyncIterable<string>, abort: AbortController): ReadableStream<Uint8Array> {
+  let answer = '';
+  async function* wire(): AsyncGenerator<string> {
+    try {
+      for await (const piece of pieces) {
+        answer += piece;
+        yield answerEvent(piece);
+      }
+      yield endpointResponseEvent(JSON.stringify(answerBody(turn, answer)));
+      yield DONE_EVENT;
+    } catch (error) {
+      if (abort.signal.aborted) return;
+      if (!(error instanceof LanguageModelError)) context.settings.log(`answer stream failed: ${(error as Error).stack ?? String(error)}`);
+      yield errorLine(error instanceof LanguageModelError ? error.message : 'INTERNAL_ERROR');
+    } finally {
+      recordAnswer(context, turn, answer);
+    }
+  }
+  const lines = wire();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await lines.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+    async cancel() {
+      abort.abort();
+      await lines.return(undefined);
+    },
+  });
+}
+
+/** The pieces with `pace` milliseconds between them, as a model's deltas arrive. */
+async function* paced(pieces: readonly string[], pace: number, signal: AbortSignal): AsyncGenerator<string> {
+  for (const [i, piece] of pieces.entries()) {
+    if (signal.aborted) return;
+    if (i > 0 && pace > 0) await new Promise((resolve) => setTimeout(resolve, pace));
+    yield piece;
+  }
+}
+
+/** Token counts as a model would report them, estimated at four characters a token. */
+function estimatedUsage(query: string, hits: readonly Retrieved[], answer: string) {
+  const promptTokens = Math.ceil((query.length + hits.reduce((sum, hit) => sum + hit.fragment.text.length, 0)) / 4);
+  const completionTokens = Math.ceil(answer.length / 4);
+  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens, cost: 0 };
+}

@@ -1,0 +1,218 @@
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeSync,
+  ftruncateSync,
+  fstatSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import type { Change, StoreState } from './records.js';
+
+/**
+ * Where the store keeps its changes and uploaded files. `append` returns only
+ * once the change is durable: a kill after it loses nothing.
+ */
+export interface Persistence {
+  /** The last snapshot and the changes written after it, in order. */
+  load(): { snapshot: StoreState | undefined; commits: Change[][] };
+  append(changes: Change[]): void;
+  /** Whether enough has been appended since the last snapshot to write a new one. */
+  wantsSnapshot(): boolean;
+  snapshot(state: StoreState): void;
+  writeFile(datasourceId: string, bytes: Uint8Array): void;
+  readFile(datasourceId: string): Uint8Array | undefined;
+  deleteFile(datasourceId: string): void;
+  fileIds(): string[];
+  close(): void;
+}
+
+/** Keeps everything in memory: for an emulator started without `--data-dir`. */
+export class MemoryPersistence implements Persistence {
+  readonly #files = new Map<string, Uint8Array>();
+  load() {
+    return { snapshot: undefined, commits: [] };
+  }
+  append(): void {}
+  wantsSnapshot(): boolean {
+    return false;
+  }
+  snapshot(): void {}
+  writeFile(datasourceId: string, bytes: Uint8Array): void {
+    this.#files.set(datasourceId, bytes);
+  }
+  readFile(datasourceId: string): Uint8Array | undefined {
+    return this.#files.get(datasourceId);
+  }
+  deleteFile(datasourceId: string): void {
+    this.#files.delete(datasourceId);
+  }
+  fileIds(): string[] {
+    return [...this.#files.keys()];
+  }
+  close(): void {}
+}
+
+export class DataDirInUseError extends Error {}
+
+/**
+ * A folder holding `snapshot.json` (the whole state, replaced atomically:
+ * temp file, fsync, rename, fsync of the folder), `journal.jsonl` (one line per
+ * commit since, each fsynced before the commit is acknowledged) and `files/`
+ * (uploads, written the same atomic way). Replaying a commit twice is
+ * harmless, so a crash between snapshot and journal reset loses nothing.
+ */
+export class DiskPersistence implements Persistence {
+  readonly #dir: string;
+  readonly #filesDir: string;
+  readonly #journalPath: string;
+  readonly #snapshotPath: string;
+  readonly #lockPath: string;
+  readonly #snapshotBytes: number;
+  #journal: number | undefined;
+  #journalSize = 0;
+
+  constructor(dir: string, options: { snapshotAfterBytes?: number } = {}) {
+    this.#dir = dir;
+    this.#filesDir = join(dir, 'files');
+    this.#journalPath = join(dir, 'journal.jsonl');
+    this.#snapshotPath = join(dir, 'snapshot.json');
+    this.#lockPath = join(dir, 'emulator.pid');
+    this.#snapshotBytes = options.snapshotAfterBytes ?? 32 * 1024 * 1024;
+    mkdirSync(this.#filesDir, { recursive: true });
+    this.#lock();
+  }
+
+  /** One emulator per folder: two writers would interleave their journals. */
+  #lock(): void {
+    if (existsSync(this.#lockPath)) {
+      const pid = Number(readFileSync(this.#lockPath, 'utf8').trim());
+      if (pid && pid !== process.pid && isRunning(pid)) {
+        throw new DataDirInUseError(`${this.#dir} is in use by another emulator (process ${pid}).`);
+      }
+    }
+    writeFileDurably(this.#lockPath, new TextEncoder().encode(String(process.pid)));
+  }
+
+  load(): { snapshot: StoreState | undefined; commits: Change[][] } {
+    const snapshot = existsSync(this.#snapshotPath) ? (JSON.parse(readFileSync(this.#snapshotPath, 'utf8')) as StoreState) : undefined;
+    const commits: Change[][] = [];
+    let validLength = 0;
+    if (existsSync(this.#journalPath)) {
+      const bytes = readFileSync(this.#journalPath);
+      let start = 0;
+      for (;;) {
+        const end = bytes.indexOf(10, start);
+        // A last line without its newline was cut by a kill before it was acknowledged.
+        if (end === -1) break;
+        const line = bytes.subarray(start, end).toString('utf8');
+        try {
+          commits.push(JSON.parse(line) as Change[]);
+        } catch (error) {
+          const isLast = bytes.indexOf(10, end + 1) === -1 && end + 1 >= bytes.length;
+          if (!isLast) throw new Error(`${this.#journalPath} is damaged at byte ${start}: ${(error as Error).message}`);
+          break;
+        }
+        start = end + 1;
+        validLength = start;
+      }
+    }
+    this.#journal = openSync(this.#journalPath, 'a+');
+    // Drops a torn last line, so the next commit starts on a line of its own.
+    if (fstatSync(this.#journal).size !== validLength) {
+      ftruncateSync(this.#journal, validLength);
+      fsyncSync(this.#journal);
+    }
+    this.#journalSize = validLength;
+    return { snapshot, commits };
+  }
+
+  append(changes: Change[]): void {
+    if (this.#journal === undefined) throw new Error('load() must come before append()');
+    const line = Buffer.from(`${JSON.stringify(changes)}\n`, 'utf8');
+    let written = 0;
+    while (written < line.length) written += writeSync(this.#journal, line, written, line.length - written);
+    fsyncSync(this.#journal);
+    this.#journalSize += line.length;
+  }
+
+  wantsSnapshot(): boolean {
+    return this.#journalSize >= this.#snapshotBytes;
+  }
+
+  snapshot(state: StoreState): void {
+    if (this.#journal === undefined) throw new Error('load() must come before snapshot()');
+    writeFileDurably(this.#snapshotPath, Buffer.from(JSON.stringify(state), 'utf8'));
+    ftruncateSync(this.#journal, 0);
+    fsyncSync(this.#journal);
+    this.#journalSize = 0;
+  }
+
+  writeFile(datasourceId: string, bytes: Uint8Array): void {
+    writeFileDurably(join(this.#filesDir, safeName(datasourceId)), bytes);
+  }
+
+  readFile(datasourceId: string): Uint8Array | undefined {
+    const path = join(this.#filesDir, safeName(datasourceId));
+    return existsSync(path) ? new Uint8Array(readFileSync(path)) : undefined;
+  }
+
+  deleteFile(datasourceId: string): void {
+    rmSync(join(this.#filesDir, safeName(datasourceId)), { force: true });
+  }
+
+  fileIds(): string[] {
+    return readdirSync(this.#filesDir).filter((name) => !name.endsWith('.tmp'));
+  }
+
+  close(): void {
+    if (this.#journal !== undefined) closeSync(this.#journal);
+    this.#journal = undefined;
+    rmSync(this.#lockPath, { force: true });
+  }
+}
+
+/** Writes a file so that it is either wholly there or not at all, and stays after a crash. */
+function writeFileDurably(path: string, bytes: Uint8Array): void {
+  const temp = `${path}.${process.pid}.tmp`;
+  const fd = openSync(temp, 'w');
+  try {
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, path);
+  syncFolder(join(path, '..'));
+}
+
+function syncFolder(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Ids come from the emulator, but a file name must never climb out of its folder. */
+function safeName(id: string): string {
+  if (!/^[A-Za-z0-9_-]+$/.test(id)) throw new Error(`not a datasource id: ${id}`);
+  return id;
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
