@@ -7,7 +7,9 @@ import type { FragmentRow } from './store/records.js';
 // (with its boost for fragments that match more of the query's terms) over
 // stemmed words without stopwords, and a score mapped to 0..1.
 
-const STOPWORDS = new Set(eng);
+// The package's English list lacks common question words; these complete it.
+const MORE_STOPWORDS = 'does doing done when why will shall its not no nor so just us she hers ours yours mine whom whose am isn aren wasn weren don doesn didn won cannot off once again further few own ever every please tell know want need'.split(' ');
+const STOPWORDS = new Set([...eng, ...MORE_STOPWORDS]);
 const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
 
 /** A word as it is indexed: lower case, stemmed; stopwords and one-letter words dropped (`null`). */
@@ -55,15 +57,16 @@ const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
  * Maps MiniSearch's score to 0..1, keeping the order. `raw` is the BM25+ sum
  * times the number of query terms matched; divided by (query terms x their
  * summed IDF) it is about 1.5 for a fragment of average length holding every
- * term once, less when terms are missing. `1 - e^(-2x)` then puts a full
- * match near 0.95, two thirds of the terms near 0.74 and half of them near
- * 0.53, close to the cosine similarities the service's vector search gives
- * (it keeps sources above 0.7).
+ * term once, less when terms are missing (missing rare terms weigh more).
+ * `1 - e^(-3x)` then puts a full match near 0.99, three of four equally rare
+ * terms near 0.92, half of them near 0.68 and a third near 0.39: above the
+ * service's 0.7 source threshold when most of the question is found, as its
+ * vector search's cosine similarities are.
  */
 export function normalizedScore(raw: number, queryTermCount: number, queryIdfSum: number): number {
   if (raw <= 0 || queryTermCount === 0 || queryIdfSum <= 0) return 0;
   const x = raw / (queryTermCount * queryIdfSum);
-  return Math.round((1 - Math.exp(-2 * x)) * 1e6) / 1e6;
+  return Math.round((1 - Math.exp(-3 * x)) * 1e6) / 1e6;
 }
 
 /** The search index of one datastore. */
