@@ -32,6 +32,8 @@ export class Ingestion {
   readonly #queued = new Set<string>();
   #running = 0;
   #closed = false;
+  /** Stops running fetches and crawls when the emulator closes. */
+  readonly #stop = new AbortController();
   #idleWaiters: (() => void)[] = [];
   static readonly CONCURRENCY = 2;
 
@@ -65,6 +67,7 @@ export class Ingestion {
   close(): void {
     this.#closed = true;
     this.#queue.length = 0;
+    this.#stop.abort();
   }
 
   #pump(): void {
@@ -130,7 +133,7 @@ export class Ingestion {
       return extractDocument({ bytes, mimeType: row.config.mime_type as UploadMimeType, fileName: row.config.fileName ?? row.name });
     }
     if (row.type === 'web_page') {
-      const page = await fetchWebPage(row.config.source_url!, this.#webLimits);
+      const page = await fetchWebPage(row.config.source_url!, { ...this.#webLimits, signal: this.#stop.signal });
       return { pages: [{ text: page.text }], title: page.title };
     }
     return { pages: [{ text: row.text ?? '' }], title: row.name };
@@ -142,7 +145,7 @@ export class Ingestion {
     const start = { sourceUrl: site.config.source_url!, ...(site.config.sitemap ? { sitemap: site.config.sitemap } : {}) };
     let pages = 0;
     let size = 0;
-    for await (const page of crawlWebSite(start, this.#webLimits)) {
+    for await (const page of crawlWebSite(start, { ...this.#webLimits, signal: this.#stop.signal })) {
       const fragments = fragmentsOf({ pages: [{ text: page.text }], title: page.title });
       if (fragments.length === 0) continue;
       const now = new Date().toISOString();
