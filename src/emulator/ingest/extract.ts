@@ -1,0 +1,51 @@
+import type { UploadMimeType } from '../../protocol/index.js';
+import { extractCsv } from './csv.js';
+import type { ExtractedDocument } from './document.js';
+import { extractDocx } from './docx.js';
+import { IngestError, reasonOf } from './errors.js';
+import { extractJson } from './json.js';
+import { extractMarkdown } from './markdown.js';
+import { extractPdf } from './pdf.js';
+import { extractPptx } from './pptx.js';
+import { extractPlainText } from './text.js';
+import { extractXlsx } from './xlsx.js';
+
+/** An uploaded file: its bytes, the upload type it was accepted as, and its name. */
+export interface UploadedFile {
+  bytes: Uint8Array;
+  mimeType: UploadMimeType;
+  fileName: string;
+}
+
+const EXTRACTORS: Record<UploadMimeType, { label: string; extract: (bytes: Uint8Array) => ExtractedDocument | Promise<ExtractedDocument> }> = {
+  'text/plain': { label: 'text file', extract: extractPlainText },
+  'text/markdown': { label: 'Markdown file', extract: extractMarkdown },
+  'text/csv': { label: 'CSV file', extract: extractCsv },
+  'application/json': { label: 'JSON file', extract: extractJson },
+  'application/pdf': { label: 'PDF file', extract: extractPdf },
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': { label: '.docx file', extract: extractDocx },
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation': { label: '.pptx file', extract: extractPptx },
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { label: '.xlsx file', extract: extractXlsx },
+};
+
+/**
+ * Extracts the readable text of `file` in the calling thread. Every failure, including a
+ * parser's own crash, comes out as an `IngestError` whose message says why.
+ */
+export async function extractInThisThread(file: UploadedFile): Promise<ExtractedDocument> {
+  const extractor = EXTRACTORS[file.mimeType];
+  if (!extractor) throw new IngestError(`unsupported file type: ${String(file.mimeType)}`);
+  if (file.bytes.byteLength === 0) throw new IngestError(`the ${extractor.label} is empty`);
+  let document: ExtractedDocument;
+  try {
+    document = await extractor.extract(file.bytes);
+  } catch (error) {
+    if (error instanceof IngestError) throw error;
+    throw new IngestError(`could not read the ${extractor.label}: ${reasonOf(error)}`);
+  }
+  if (!document.pages.some((page) => page.text.trim())) {
+    const hint = file.mimeType === 'application/pdf' ? ' (scanned pages are images; text recognition is not supported)' : '';
+    throw new IngestError(`no readable text in the ${extractor.label}${hint}`);
+  }
+  return document;
+}

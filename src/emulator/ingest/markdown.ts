@@ -1,0 +1,102 @@
+import { Lexer, type Token, type Tokens } from 'marked';
+import { decodeText } from './decode-text.js';
+import type { ExtractedDocument } from './document.js';
+import { htmlToText } from './html-text.js';
+
+/**
+ * A Markdown file as readable text: the words a reader sees, without the markup
+ * (headings, list items, table rows and code kept; raw HTML reduced to its text, never run).
+ */
+export function extractMarkdown(bytes: Uint8Array): ExtractedDocument {
+  const source = decodeText(bytes, 'Markdown file');
+  const tokens = new Lexer({ gfm: true }).lex(source);
+  const blocks: string[] = [];
+  let title: string | undefined;
+  for (const token of tokens) {
+    if (token.type === 'heading' && (token as Tokens.Heading).depth === 1 && title === undefined) {
+      title = inlineText((token as Tokens.Heading).tokens).trim();
+    }
+    const block = blockText(token);
+    if (block.trim()) blocks.push(block.trimEnd());
+  }
+  return { pages: [{ text: blocks.join('\n\n') }], ...(title ? { title } : {}) };
+}
+
+function blockText(token: Token): string {
+  switch (token.type) {
+    case 'space':
+    case 'hr':
+    case 'def':
+      return '';
+    case 'heading':
+    case 'paragraph':
+      return inlineText((token as Tokens.Heading | Tokens.Paragraph).tokens);
+    case 'code':
+      return (token as Tokens.Code).text;
+    case 'blockquote':
+      return (token as Tokens.Blockquote).tokens.map(blockText).filter((text) => text.trim()).join('\n\n');
+    case 'list':
+      return (token as Tokens.List).items.map((item) => listItemText(item)).join('\n');
+    case 'table':
+      return tableText(token as Tokens.Table);
+    case 'html':
+      return htmlToText((token as Tokens.HTML).text).text;
+    case 'text': {
+      const text = token as Tokens.Text;
+      return text.tokens ? inlineText(text.tokens) : text.text;
+    }
+    default:
+      return 'tokens' in token && Array.isArray(token.tokens) ? token.tokens.map(blockText).join('\n') : String((token as { text?: unknown }).text ?? '');
+  }
+}
+
+function listItemText(item: Tokens.ListItem): string {
+  const body = item.tokens
+    .map(blockText)
+    .filter((text) => text.trim())
+    .join('\n')
+    .replace(/\n/g, '\n  ');
+  const box = item.task ? (item.checked ? '[x] ' : '[ ] ') : '';
+  return `- ${box}${body}`;
+}
+
+// Each body row becomes "Header: value; Header: value", so a row keeps its meaning on its own.
+function tableText(table: Tokens.Table): string {
+  const headers = table.header.map((cell) => inlineText(cell.tokens).trim());
+  const lines = [headers.filter(Boolean).join(' | ')];
+  for (const row of table.rows) {
+    const cells = row
+      .map((cell, index) => {
+        const value = inlineText(cell.tokens).trim();
+        if (!value) return '';
+        return headers[index] ? `${headers[index]}: ${value}` : value;
+      })
+      .filter(Boolean);
+    if (cells.length) lines.push(cells.join('; '));
+  }
+  return lines.filter(Boolean).join('\n');
+}
+
+function inlineText(tokens: Token[] | undefined): string {
+  if (!tokens) return '';
+  return tokens.map(inlineTokenText).join('');
+}
+
+function inlineTokenText(token: Token): string {
+  switch (token.type) {
+    case 'br':
+      return '\n';
+    case 'codespan':
+    case 'escape':
+      return (token as Tokens.Codespan | Tokens.Escape).text;
+    case 'image':
+      return (token as Tokens.Image).text;
+    case 'html':
+      return htmlToText((token as Tokens.Tag).text).text;
+    case 'checkbox':
+      return '';
+    default:
+      if ('tokens' in token && Array.isArray(token.tokens)) return inlineText(token.tokens);
+      return String((token as { text?: unknown }).text ?? '');
+  }
+}
