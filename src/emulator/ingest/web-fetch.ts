@@ -1,0 +1,143 @@
+import { IngestError, reasonOf } from './errors.js';
+
+/** Bounds on reading from the web. */
+export interface WebLimits {
+  /** Most pages a site crawl returns (default 100); it makes at most twice as many requests. */
+  maxPages: number;
+  /** How many links away from the start page a crawl follows (default 3; the start page is 0). */
+  maxDepth: number;
+  /** Most bytes read of one page or sitemap (default 5 MB); the rest of a longer page is not read. */
+  maxBytes: number;
+  /** Longest wait for one page, headers and body together (default 15 s). */
+  timeoutMs: number;
+  /** Most bytes a whole crawl reads (default 100 MB). */
+  maxTotalBytes?: number;
+  /** Longest a whole crawl runs (default 5 minutes). */
+  maxTotalMs?: number;
+  /** Pages fetched at the same time during a crawl (default 4). */
+  concurrency?: number;
+  /** Stops the fetch or crawl when aborted. */
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_WEB_LIMITS: Required<Omit<WebLimits, 'signal'>> = {
+  maxPages: 100,
+  maxDepth: 3,
+  maxBytes: 5 * 1024 * 1024,
+  timeoutMs: 15_000,
+  maxTotalBytes: 100 * 1024 * 1024,
+  maxTotalMs: 5 * 60_000,
+  concurrency: 4,
+};
+
+export const USER_AGENT = 'kagent-emulator (knowledge-agent ingestion; +https://www.npmjs.com/package/kagent-chat)';
+
+/** What was read from one address. */
+export interface FetchedResource {
+  /** The address after redirects. */
+  url: string;
+  /** The media type without parameters, lower case ("" when the server sent none). */
+  mediaType: string;
+  /** The `charset` parameter of the content type, when given. */
+  charset?: string;
+  bytes: Uint8Array;
+  /** The body was longer than `maxBytes` and only its start was read. */
+  truncated: boolean;
+}
+
+/** A parsed http(s) address, or an `IngestError` saying why `address` is not one. */
+export function parseWebAddress(address: string): URL {
+  let url: URL;
+  try {
+    url = new URL(address);
+  } catch {
+    throw new IngestError(`not a web address: ${JSON.stringify(address)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new IngestError(`only http and https addresses can be read, not ${url.protocol} (${address})`);
+  }
+  return url;
+}
+
+/**
+ * GETs `url` and reads at most `maxBytes` of its body within `timeoutMs` (headers and body
+ * together). Network failures, timeouts and non-2xx answers become `IngestError`s.
+ */
+export async function fetchBounded(url: URL, limits: { maxBytes: number; timeoutMs: number; signal?: AbortSignal | undefined; accept: string }): Promise<FetchedResource> {
+  const timeout = AbortSignal.timeout(limits.timeoutMs);
+  const signal = limits.signal ? AbortSignal.any([limits.signal, timeout]) : timeout;
+  let response: Response;
+  try {
+    response = await fetch(url, { headers: { accept: limits.accept, 'user-agent': USER_AGENT }, redirect: 'follow', signal });
+  } catch (error) {
+    throw new IngestError(failureReason(url, error, limits.timeoutMs, limits.signal));
+  }
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => {});
+    throw new IngestError(`${url.href} answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
+  }
+  const contentType = response.headers.get('content-type') ?? '';
+  const [mediaType = '', ...parameters] = contentType.split(';').map((part) => part.trim());
+  const charset = parameters.find((parameter) => /^charset=/i.test(parameter))?.slice(8).replace(/^["']|["']$/g, '');
+  try {
+    const { bytes, truncated } = await readAtMost(response, limits.maxBytes);
+    return { url: response.url || url.href, mediaType: mediaType.toLowerCase(), ...(charset ? { charset } : {}), bytes, truncated };
+  } catch (error) {
+    throw new IngestError(failureReason(url, error, limits.timeoutMs, limits.signal));
+  }
+}
+
+// Reads the body chunk by chunk and stops at the cap, so a huge page is never held whole.
+async function readAtMost(response: Response, maxBytes: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+  if (!response.body) return { bytes: new Uint8Array(0), truncated: false };
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  let truncated = false;
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const room = maxBytes - length;
+      if (value.byteLength >= room) {
+        chunks.push(value.subarray(0, room));
+        length += room;
+        truncated = value.byteLength > room || !(await isAtEnd(reader));
+        break;
+      }
+      chunks.push(value);
+      length += value.byteLength;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  const bytes = new Uint8Array(length);
+  let position = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, position);
+    position += chunk.byteLength;
+  }
+  return { bytes, truncated };
+}
+
+// Whether a body that exactly filled the cap has nothing more to give.
+async function isAtEnd(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<boolean> {
+  const next = await reader.read();
+  return next.done || next.value.byteLength === 0;
+}
+
+function failureReason(url: URL, error: unknown, timeoutMs: number, outer: AbortSignal | undefined): string {
+  const name = (error as { name?: string } | null)?.name;
+  if (outer?.aborted) return `reading ${url.href} was stopped`;
+  if (name === 'TimeoutError' || name === 'AbortError') return `${url.href} did not answer within ${formatSeconds(timeoutMs)}`;
+  const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
+  const code = cause?.code;
+  if (code === 'ECONNREFUSED') return `could not reach ${url.href}: connection refused`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `could not reach ${url.href}: unknown host ${url.hostname}`;
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return `could not read ${url.href}: the connection was closed`;
+  return `could not read ${url.href}: ${cause?.message ?? reasonOf(error)}`;
+}
+
+function formatSeconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`;
+}
