@@ -8,11 +8,16 @@ import { RedisRateLimitStore } from './redis-store.js';
  * and returns a store on it. Rejects when Redis cannot be reached.
  */
 export async function connectRedisRateLimitStore(url: string, { prefix, log }: { prefix?: string; log?: Log } = {}): Promise<RedisRateLimitStore> {
+  let connected = false;
   const client = createClient({
     url,
     // Fail a count at once while disconnected rather than queue it behind a dead connection.
     disableOfflineQueue: true,
-    socket: { connectTimeout: 3000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5000) },
+    socket: {
+      connectTimeout: 3000,
+      // At start-up, give up soon so the operator hears of it; once running, keep trying.
+      reconnectStrategy: (retries, cause) => (connected ? Math.min(100 * 2 ** retries, 2000) : retries >= 2 ? cause : 200),
+    },
   });
   let lastError = '';
   client.on('error', (error: Error) => {
@@ -26,6 +31,7 @@ export async function connectRedisRateLimitStore(url: string, { prefix, log }: {
   });
   try {
     await client.connect();
+    connected = true;
   } catch (error) {
     client.destroy();
     throw new Error(`Cannot reach Redis at ${safeAddress(url)}: ${(error as Error).message}`);

@@ -1,0 +1,70 @@
+// Starts a real redis-server of its own on a free port on 127.0.0.1, for the
+// shared rate-limit store's tests, and stops it afterwards.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export interface TestRedis {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Whether a redis-server binary is on PATH (`.ci/run` installs Debian's). */
+export function hasRedisServer(): boolean {
+  return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts redis-server on `port`, or on a free one. */
+export async function startRedis(port?: number): Promise<TestRedis> {
+  // A port picked free can be taken before redis binds it: try a few.
+  let lastError = '';
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const listenOn = port ?? (await freePort());
+    const child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(listenOn), '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const ready = await waitForReady(child);
+    if (ready === true) {
+      return {
+        port: listenOn,
+        url: `redis://127.0.0.1:${listenOn}`,
+        stop: () =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          }),
+      };
+    }
+    lastError = ready;
+    child.kill('SIGKILL');
+  }
+  throw new Error(`redis-server did not start: ${lastError}`);
+}
+
+function waitForReady(child: ChildProcess): Promise<true | string> {
+  return new Promise((resolve) => {
+    let output = '';
+    const timer = setTimeout(() => resolve(`not ready after 5 s: ${output}`), 5000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Ready to accept connections')) {
+        clearTimeout(timer);
+        resolve(true);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(`exited with ${code}: ${output}`);
+    });
+  });
+}
