@@ -45,7 +45,7 @@ async function handle(request: Request, context: ProxyRequestContext | undefined
   const pathname = new URL(request.url).pathname;
   const match = matchRoute(request.method, pathname, options);
   if (!match.ok) {
-    log('info', 'refused: no such route', { status: match.status, method: request.method, path: pathname.slice(0, 200) });
+    log('info', match.status === 405 ? 'refused: method not allowed' : 'refused: no such route', { status: match.status, method: request.method, path: pathname.slice(0, 200) });
     return match.status === 405
       ? errorResponse(405, 'Only POST is allowed here.', { Allow: 'POST, OPTIONS' })
       : errorResponse(404, 'Not found.');

@@ -90,7 +90,8 @@ export function relayBody(body: ReadableStream<Uint8Array>, options: RelayOption
         }
       },
       async cancel() {
-        finish({ kind: 'visitor-left' });
+        // A reader may stop at [DONE] without waiting for the connection to close: that answer was complete.
+        finish(ending.sawEnd ? { kind: 'complete' } : { kind: 'visitor-left' });
         options.abortUpstream('visitor-left');
         await reader.cancel().catch(() => {});
       },

@@ -1,0 +1,173 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { ProxyConfigError, createProxy, parseRateLimit, proxyOptionsFromEnv } from '../../src/proxy/index.js';
+import { readAgentStream } from '../../src/protocol/index.js';
+import { AGENT, SITE, TEST_KEY, assertNoKey, assertNoKeyInHead } from '../support/proxy-harness.js';
+import { startRecordingUpstream } from '../support/proxy-upstream.js';
+
+const BIN = fileURLToPath(new URL('../../bin/kagent-proxy.js', import.meta.url));
+const base = { apiKey: TEST_KEY, upstreamUrl: 'https://api.example.com', agentIds: [AGENT] };
+
+describe('proxy configuration', () => {
+  test('starting without a key, an upstream address or an agent id names what is missing', () => {
+    assert.throws(() => createProxy({} as never), (e: unknown) => e instanceof ProxyConfigError && /apiKey \(KAGENT_API_KEY\) is missing/.test(e.message) && /upstreamUrl \(KAGENT_UPSTREAM_URL\) is missing/.test(e.message) && /agentIds \(KAGENT_AGENT_IDS\)/.test(e.message));
+    assert.throws(() => createProxy({ ...base, apiKey: ' ' }), /apiKey \(KAGENT_API_KEY\) is missing/);
+    assert.throws(() => createProxy({ ...base, agentIds: [] }), /agentIds \(KAGENT_AGENT_IDS\) needs at least one agent id/);
+    assert.throws(() => createProxy({ ...base, upstreamUrl: 'not a url' }), /upstreamUrl \(KAGENT_UPSTREAM_URL\) is not an address/);
+  });
+
+  test('refuses options that cannot work, naming them', () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ upstreamUrl: 'ftp://api.example.com' }, /must be an http\(s\) address/],
+      [{ upstreamUrl: 'https://user:pw@api.example.com' }, /must not carry a user name or password/],
+      [{ agentIds: ['a/b'] }, /"a\/b" is not a usable id/],
+      [{ allowedOrigins: ['https://www.example.com/path'] }, /"https:\/\/www.example.com\/path" is not an origin/],
+      [{ allowedOrigins: ['www.example.com'] }, /is not an origin/],
+      [{ allowFields: ['isAdmin'] }, /allowFields: "isAdmin" is not a query body field/],
+      [{ pin: { temperature: 7 } }, /pin: temperature must be between 0 and 1/],
+      [{ pin: { query: 'x' } }, /pin: query cannot be pinned/],
+      [{ maxBodyBytes: 0 }, /maxBodyBytes must be a whole number/],
+      [{ perAddressLimit: { max: -1, windowSeconds: 60 } }, /perAddressLimit.max/],
+    ];
+    for (const [override, message] of cases) assert.throws(() => createProxy({ ...base, ...override } as never), message, JSON.stringify(override));
+  });
+
+  test('normalises allowed origins as browsers send them', async () => {
+    const proxy = createProxy({ ...base, allowedOrigins: ['HTTPS://WWW.Example.com:443/'], fetch: async () => new Response('{}', { headers: { 'content-type': 'application/json' } }) });
+    const response = await proxy(new Request(`http://p/agents/${AGENT}/query`, { method: 'POST', headers: { origin: SITE, 'content-type': 'application/json' }, body: '{"query":"x"}' }), { clientAddress: '192.0.2.1' });
+    assert.equal(response.status, 200);
+  });
+
+  test('reads every option from the environment', () => {
+    const options = proxyOptionsFromEnv({
+      KAGENT_API_KEY: ` ${TEST_KEY} `,
+      KAGENT_UPSTREAM_URL: 'https://api.example.com',
+      KAGENT_AGENT_IDS: 'a1, a2,,',
+      KAGENT_DATASTORE_IDS: 'd1',
+      KAGENT_ALLOWED_ORIGINS: 'https://www.example.com, http://localhost:5173',
+      KAGENT_ALLOW_REQUESTS_WITHOUT_ORIGIN: 'true',
+      KAGENT_BASE_PATH: '/api/kagent',
+      KAGENT_ALLOW_FIELDS: 'temperature,filters',
+      KAGENT_PIN: '{"modelName":"family_a_4_5_haiku"}',
+      KAGENT_MAX_BODY_BYTES: '8192',
+      KAGENT_MAX_QUERY_LENGTH: '1000',
+      KAGENT_MAX_TOP_K: '5',
+      KAGENT_UPSTREAM_TIMEOUT_SECONDS: '20',
+      KAGENT_RATE_LIMIT_PER_ADDRESS: '30/minute',
+      KAGENT_RATE_LIMIT_PER_VISITOR: 'off',
+      KAGENT_DAILY_BUDGET: '5000',
+      KAGENT_TRUSTED_PROXY_HOPS: '1',
+      KAGENT_REDIS_URL: 'redis://127.0.0.1:6379',
+    });
+    assert.deepEqual(options, {
+      apiKey: TEST_KEY,
+      upstreamUrl: 'https://api.example.com',
+      agentIds: ['a1', 'a2'],
+      datastoreIds: ['d1'],
+      allowedOrigins: ['https://www.example.com', 'http://localhost:5173'],
+      allowRequestsWithoutOrigin: true,
+      basePath: '/api/kagent',
+      allowFields: ['temperature', 'filters'],
+      pin: { modelName: 'family_a_4_5_haiku' },
+      maxBodyBytes: 8192,
+      maxQueryLength: 1000,
+      maxTopK: 5,
+      upstreamTimeoutMs: 20_000,
+      perAddressLimit: { max: 30, windowSeconds: 60 },
+      perVisitorLimit: false,
+      dailyBudget: 5000,
+      trustedProxyHops: 1,
+      redisUrl: 'redis://127.0.0.1:6379',
+    });
+    assert.equal(proxyOptionsFromEnv({ KAGENT_ALLOWED_ORIGINS: '*' }).allowedOrigins, '*');
+  });
+
+  test('names each environment variable it cannot read', () => {
+    assert.throws(
+      () => proxyOptionsFromEnv({ KAGENT_RATE_LIMIT_PER_ADDRESS: 'lots', KAGENT_PIN: '[1]', KAGENT_MAX_BODY_BYTES: '16k', KAGENT_TRUSTED_PROXY_HOPS: '-1' }),
+      (e: unknown) => e instanceof ProxyConfigError && /KAGENT_RATE_LIMIT_PER_ADDRESS must look like 20\/minute/.test(e.message) && /KAGENT_PIN must be a JSON object/.test(e.message) && /KAGENT_MAX_BODY_BYTES must be a whole number/.test(e.message) && /KAGENT_TRUSTED_PROXY_HOPS must be a whole number/.test(e.message),
+    );
+  });
+
+  test('rate limits read as count per duration', () => {
+    assert.deepEqual(parseRateLimit('20/minute'), { max: 20, windowSeconds: 60 });
+    assert.deepEqual(parseRateLimit('100 / hour'), { max: 100, windowSeconds: 3600 });
+    assert.deepEqual(parseRateLimit('5/30s'), { max: 5, windowSeconds: 30 });
+    assert.deepEqual(parseRateLimit('1000/day'), { max: 1000, windowSeconds: 86400 });
+    assert.equal(parseRateLimit('off'), false);
+    assert.equal(parseRateLimit('20'), undefined);
+    assert.equal(parseRateLimit('20/fortnight'), undefined);
+  });
+});
+
+/** Runs the kagent-proxy command; resolves with its output once it exits or prints its address. */
+function startCommand(env: Record<string, string>) {
+  const child = spawn(process.execPath, [BIN], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => (output += c));
+  child.stderr.on('data', (c: Buffer) => (output += c));
+  const listening = new Promise<string | undefined>((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), 15_000);
+    const check = () => {
+      const match = /listening on (http:\/\/[^"\s]+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!.replace(/\/$/, ''));
+      }
+    };
+    child.stdout.on('data', check);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(undefined);
+    });
+  });
+  return { child, listening, output: () => output, exited: once(child, 'exit') as Promise<[number | null]> };
+}
+
+describe('kagent-proxy command', () => {
+  test('without configuration, exits 1 naming the missing variables', async () => {
+    const run = startCommand({});
+    const [code] = await run.exited;
+    assert.equal(code, 1);
+    assert.match(run.output(), /KAGENT_API_KEY\) is missing/);
+    assert.match(run.output(), /KAGENT_UPSTREAM_URL\) is missing/);
+    assert.match(run.output(), /KAGENT_AGENT_IDS\) needs at least one agent id/);
+  });
+
+  test('with an unreachable Redis, exits 1 saying so, without the password', async () => {
+    const run = startCommand({ KAGENT_API_KEY: TEST_KEY, KAGENT_UPSTREAM_URL: 'http://127.0.0.1:9', KAGENT_AGENT_IDS: AGENT, KAGENT_REDIS_URL: 'redis://:hunter2@127.0.0.1:9', PORT: '0' });
+    const [code] = await run.exited;
+    assert.equal(code, 1);
+    assert.match(run.output(), /Cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:9/);
+    assert.doesNotMatch(run.output(), /hunter2/);
+    assertNoKey(run.output(), 'the command output');
+  });
+
+  test('serves a streamed answer to an allowed page and refuses the rest; its output never holds the key', async () => {
+    const upstream = await startRecordingUpstream();
+    const run = startCommand({ KAGENT_API_KEY: TEST_KEY, KAGENT_UPSTREAM_URL: upstream.url, KAGENT_AGENT_IDS: AGENT, KAGENT_ALLOWED_ORIGINS: SITE, PORT: '0' });
+    try {
+      const url = await run.listening;
+      assert.ok(url, `the command did not start: ${run.output()}`);
+      const response = await fetch(`${url}/agents/${AGENT}/query`, { method: 'POST', headers: { origin: SITE, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'hi', streaming: true }) });
+      assertNoKeyInHead(response);
+      assert.equal(response.status, 200);
+      const events = [];
+      for await (const event of readAgentStream(response.body!)) events.push(event);
+      assert.equal(events.at(-1)?.type, 'done');
+      const refused = await fetch(`${url}/agents/${AGENT}/query`, { method: 'DELETE', headers: { origin: SITE } });
+      assert.equal(refused.status, 405);
+      assertNoKey(await refused.text(), 'a refusal');
+      assert.equal(upstream.requests.length, 1);
+    } finally {
+      run.child.kill('SIGTERM');
+      await run.exited;
+      await upstream.close();
+    }
+    assert.match(run.output(), /"message":"answered"/);
+    assertNoKey(run.output(), 'the command output');
+  });
+});
