@@ -12,7 +12,7 @@ import {
   ftruncateSync,
   fstatSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Change, StoreState } from './records.js';
 
 /**
@@ -61,6 +61,9 @@ export class MemoryPersistence implements Persistence {
 
 export class DataDirInUseError extends Error {}
 
+/** Folders held by emulators of this process (the pid file cannot tell them apart). */
+const heldHere = new Set<string>();
+
 /**
  * A folder holding `snapshot.json` (the whole state, replaced atomically:
  * temp file, fsync, rename, fsync of the folder), `journal.jsonl` (one line per
@@ -83,7 +86,7 @@ export class DiskPersistence implements Persistence {
     this.#filesDir = join(dir, 'files');
     this.#journalPath = join(dir, 'journal.jsonl');
     this.#snapshotPath = join(dir, 'snapshot.json');
-    this.#lockPath = join(dir, 'emulator.pid');
+    this.#lockPath = resolve(dir, 'emulator.pid');
     this.#snapshotBytes = options.snapshotAfterBytes ?? 32 * 1024 * 1024;
     mkdirSync(this.#filesDir, { recursive: true });
     this.#lock();
@@ -91,6 +94,7 @@ export class DiskPersistence implements Persistence {
 
   /** One emulator per folder: two writers would interleave their journals. */
   #lock(): void {
+    if (heldHere.has(this.#lockPath)) throw new DataDirInUseError(`${this.#dir} is in use by another emulator of this process.`);
     if (existsSync(this.#lockPath)) {
       const pid = Number(readFileSync(this.#lockPath, 'utf8').trim());
       if (pid && pid !== process.pid && isRunning(pid)) {
@@ -98,6 +102,7 @@ export class DiskPersistence implements Persistence {
       }
     }
     writeFileDurably(this.#lockPath, new TextEncoder().encode(String(process.pid)));
+    heldHere.add(this.#lockPath);
   }
 
   load(): { snapshot: StoreState | undefined; commits: Change[][] } {
@@ -174,7 +179,7 @@ export class DiskPersistence implements Persistence {
   close(): void {
     if (this.#journal !== undefined) closeSync(this.#journal);
     this.#journal = undefined;
-    rmSync(this.#lockPath, { force: true });
+    if (heldHere.delete(this.#lockPath)) rmSync(this.#lockPath, { force: true });
   }
 }
 
