@@ -161,6 +161,8 @@ function resolve(href: string, base?: string): string | undefined {
     const url = new URL(href.trim(), base);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
     url.hash = '';
+    // "page?" and "page" are the same request.
+    if (!url.search) url.search = '';
     return url.href;
   } catch {
     return undefined;

@@ -32,6 +32,19 @@ export const DEFAULT_WEB_LIMITS: Required<Omit<WebLimits, 'signal'>> = {
 
 export const USER_AGENT = 'kagent-emulator (knowledge-agent ingestion; +https://www.npmjs.com/package/kagent-chat)';
 
+/** How `fetchBounded` may read one address. */
+export interface FetchLimits {
+  maxBytes: number;
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+  accept: string;
+  /** Asked before following a redirect to `url`: a reason to refuse it, or `undefined` to follow. */
+  checkRedirect?: ((url: URL) => string | undefined) | undefined;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 10;
+
 /** What was read from one address. */
 export interface FetchedResource {
   /** The address after redirects. */
@@ -43,6 +56,14 @@ export interface FetchedResource {
   bytes: Uint8Array;
   /** The body was longer than `maxBytes` and only its start was read. */
   truncated: boolean;
+}
+
+/** `url` as one page's address: without #fragment and without an empty "?" (the same request on the wire). */
+export function pageAddress(url: URL | string): string {
+  const address = new URL(url);
+  address.hash = '';
+  if (!address.search) address.search = '';
+  return address.href;
 }
 
 /** A parsed http(s) address, or an `IngestError` saying why `address` is not one. */
@@ -63,27 +84,45 @@ export function parseWebAddress(address: string): URL {
  * GETs `url` and reads at most `maxBytes` of its body within `timeoutMs` (headers and body
  * together). Network failures, timeouts and non-2xx answers become `IngestError`s.
  */
-export async function fetchBounded(url: URL, limits: { maxBytes: number; timeoutMs: number; signal?: AbortSignal | undefined; accept: string }): Promise<FetchedResource> {
+export async function fetchBounded(url: URL, limits: FetchLimits): Promise<FetchedResource> {
   const timeout = AbortSignal.timeout(limits.timeoutMs);
   const signal = limits.signal ? AbortSignal.any([limits.signal, timeout]) : timeout;
   let response: Response;
-  try {
-    response = await fetch(url, { headers: { accept: limits.accept, 'user-agent': USER_AGENT }, redirect: 'follow', signal });
-  } catch (error) {
-    throw new IngestError(failureReason(url, error, limits.timeoutMs, limits.signal));
+  let current = url;
+  // Redirects are followed here, one hop at a time, so every hop's address can be checked before it is visited.
+  for (let hops = 0; ; hops++) {
+    try {
+      response = await fetch(current, { headers: { accept: limits.accept, 'user-agent': USER_AGENT }, redirect: 'manual', signal });
+    } catch (error) {
+      throw new IngestError(failureReason(current, error, limits.timeoutMs, limits.signal));
+    }
+    const location = REDIRECTS.has(response.status) ? response.headers.get('location') : null;
+    if (location === null) break;
+    await response.body?.cancel().catch(() => {});
+    if (hops >= MAX_REDIRECTS) throw new IngestError(`${url.href} redirects more than ${MAX_REDIRECTS} times`);
+    let next: URL;
+    try {
+      next = new URL(location, current);
+    } catch {
+      throw new IngestError(`${current.href} redirects to a bad address: ${JSON.stringify(location)}`);
+    }
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new IngestError(`${current.href} redirects to a non-http(s) address (${next.protocol})`);
+    const refusal = limits.checkRedirect?.(next);
+    if (refusal) throw new IngestError(refusal);
+    current = next;
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => {});
-    throw new IngestError(`${url.href} answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
+    throw new IngestError(`${current.href} answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
   }
   const contentType = response.headers.get('content-type') ?? '';
   const [mediaType = '', ...parameters] = contentType.split(';').map((part) => part.trim());
   const charset = parameters.find((parameter) => /^charset=/i.test(parameter))?.slice(8).replace(/^["']|["']$/g, '');
   try {
     const { bytes, truncated } = await readAtMost(response, limits.maxBytes);
-    return { url: response.url || url.href, mediaType: mediaType.toLowerCase(), ...(charset ? { charset } : {}), bytes, truncated };
+    return { url: pageAddress(current), mediaType: mediaType.toLowerCase(), ...(charset ? { charset } : {}), bytes, truncated };
   } catch (error) {
-    throw new IngestError(failureReason(url, error, limits.timeoutMs, limits.signal));
+    throw new IngestError(failureReason(current, error, limits.timeoutMs, limits.signal));
   }
 }
 

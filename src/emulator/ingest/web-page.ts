@@ -1,7 +1,7 @@
 import { normaliseNewlines } from './decode-text.js';
 import { IngestError } from './errors.js';
 import { htmlToText } from './html-text.js';
-import { DEFAULT_WEB_LIMITS, fetchBounded, parseWebAddress, type FetchedResource, type WebLimits } from './web-fetch.js';
+import { DEFAULT_WEB_LIMITS, fetchBounded, parseWebAddress, type FetchedResource, type FetchLimits, type WebLimits } from './web-fetch.js';
 
 /** The readable text of one web page. */
 export interface WebPage {
@@ -38,9 +38,9 @@ export async function fetchWebPage(url: string, limits: Partial<WebLimits> = {})
 }
 
 /** Fetches and reads one page, links included; the text may be empty. */
-export async function readWebPage(url: URL, limits: Partial<WebLimits>): Promise<ReadPage> {
+export async function readWebPage(url: URL, limits: Partial<WebLimits>, checkRedirect?: FetchLimits['checkRedirect']): Promise<ReadPage> {
   const { maxBytes, timeoutMs } = { ...DEFAULT_WEB_LIMITS, ...limits };
-  const resource = await fetchBounded(url, { maxBytes, timeoutMs, signal: limits.signal, accept: ACCEPT });
+  const resource = await fetchBounded(url, { maxBytes, timeoutMs, signal: limits.signal, accept: ACCEPT, checkRedirect });
   const mediaType = resource.mediaType || sniffMediaType(resource.bytes);
   if (!PAGE_TYPES.has(mediaType)) {
     throw new IngestError(`${resource.url} is not a web page (its content type is ${mediaType || 'unknown'})`);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { IngestError, reasonOf } from './errors.js';
 import { readSitemap } from './sitemap.js';
-import { DEFAULT_WEB_LIMITS, parseWebAddress, type WebLimits } from './web-fetch.js';
+import { DEFAULT_WEB_LIMITS, pageAddress, parseWebAddress, type WebLimits } from './web-fetch.js';
 import { readWebPage, type ReadPage, type WebPage } from './web-page.js';
 
 /** Where a site crawl starts. */
@@ -42,7 +42,7 @@ export async function* crawlWebSite(start: CrawlStart, limits: Partial<WebLimits
     lastSkipReason = reason;
     start.onSkip?.(url, reason);
   };
-  const startUrl = parseWebAddress(start.sourceUrl);
+  const startUrl = new URL(pageAddress(parseWebAddress(start.sourceUrl)));
   const sitemapUrl = start.sitemap ? parseWebAddress(start.sitemap) : undefined;
 
   // One signal ends everything in flight: the caller's, the crawl's time limit, or leaving the loop early.
@@ -53,6 +53,19 @@ export async function* crawlWebSite(start: CrawlStart, limits: Partial<WebLimits
 
   const siteHosts = new Set([startUrl.host, ...(sitemapUrl ? [sitemapUrl.host] : [])]);
   const onSite = (url: URL) => siteHosts.has(url.host);
+  // A redirect is followed only to a page of the site that is not read already; another host is never visited.
+  const checkRedirect = (url: URL) => {
+    if (!onSite(url)) return `redirects to another host (${url.host})`;
+    const address = pageAddress(url);
+    if (queued.has(address)) return `redirects to ${address}, read already`;
+    queued.add(address);
+    return undefined;
+  };
+  // The start address may move the whole site (http to https, example.com to www.example.com): its redirects are followed anywhere.
+  const checkStartRedirect = (url: URL) => {
+    queued.add(pageAddress(url));
+    return undefined;
+  };
   const queued = new Set<string>();
   const queue: Visit[] = [];
   const enqueue = (address: string, depth: number) => {
@@ -62,7 +75,7 @@ export async function* crawlWebSite(start: CrawlStart, limits: Partial<WebLimits
     } catch {
       return onSkip(address, 'not a web address');
     }
-    url.hash = '';
+    url = new URL(pageAddress(url));
     if (queued.has(url.href)) return;
     queued.add(url.href);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return onSkip(url.href, `not an http(s) address`);
@@ -74,7 +87,6 @@ export async function* crawlWebSite(start: CrawlStart, limits: Partial<WebLimits
   let bytesRead = 0;
   let requests = 0;
   let returned = 0;
-  const firstAddress = sitemapUrl?.href ?? startUrl.href;
   try {
     if (sitemapUrl) {
       const sitemap = await readSitemap(sitemapUrl, { ...pageLimits, maxAddresses: maxRequests }, onSkip);
@@ -91,17 +103,22 @@ export async function* crawlWebSite(start: CrawlStart, limits: Partial<WebLimits
     const launch = (visit: Visit) => {
       const key = nextKey++;
       requests++;
-      const task = readWebPage(visit.url, pageLimits).then(
+      const isStart = !sitemapUrl && visit.url.href === startUrl.href;
+      const task = readWebPage(visit.url, pageLimits, isStart ? checkStartRedirect : checkRedirect).then(
         (page): Outcome => ({ visit, page }),
         (error): Outcome => ({ visit, error: error instanceof IngestError ? error.message : reasonOf(error) }),
       );
       running.set(key, task.then((outcome) => ({ key, outcome })));
     };
 
-    while (returned < maxPages && !signal.aborted) {
-      while (running.size < concurrency && queue.length > 0 && requests < maxRequests && bytesRead < maxTotalBytes) {
+    const fill = () => {
+      while (running.size < concurrency && queue.length > 0 && requests < maxRequests && bytesRead < maxTotalBytes && !signal.aborted) {
         launch(queue.shift()!);
       }
+    };
+
+    while (returned < maxPages && !signal.aborted) {
+      fill();
       if (running.size === 0) break;
       const { key, outcome } = await Promise.race(running.values());
       running.delete(key);
@@ -109,24 +126,17 @@ export async function* crawlWebSite(start: CrawlStart, limits: Partial<WebLimits
 
       if ('error' in outcome) {
         // Without its first page (or any sitemap page) there is no site to read.
-        if (visit.url.href === firstAddress && !sitemapUrl) throw new IngestError(outcome.error);
+        if (visit.url.href === startUrl.href && !sitemapUrl) throw new IngestError(outcome.error);
         onSkip(visit.url.href, outcome.error);
         continue;
       }
       const { page } = outcome;
       bytesRead += page.bytesRead;
       const finalUrl = new URL(page.url);
+      if (!sitemapUrl && visit.url.href === startUrl.href) siteHosts.add(finalUrl.host);
       if (!onSite(finalUrl)) {
         onSkip(visit.url.href, `redirects to another host (${finalUrl.host})`);
         continue;
-      }
-      if (page.url !== visit.url.href) {
-        // A redirect to a page already read (or queued) is that page, not a new one.
-        if (queued.has(page.url)) {
-          onSkip(visit.url.href, `redirects to ${page.url}, read already`);
-          continue;
-        }
-        queued.add(page.url);
       }
       if (!page.noFollow && visit.depth < maxDepth && !sitemapUrl) {
         for (const link of page.links) enqueue(link, visit.depth + 1);
@@ -146,6 +156,8 @@ export async function* crawlWebSite(start: CrawlStart, limits: Partial<WebLimits
       }
       readTexts.add(fingerprint);
       returned++;
+      // The next pages load while the caller handles this one.
+      if (returned < maxPages) fill();
       yield { url: page.url, title: page.title, text: page.text, ...(page.truncated ? { truncated: true } : {}) };
     }
     if (returned === 0 && !limits.signal?.aborted) {
