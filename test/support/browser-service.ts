@@ -1,6 +1,78 @@
 // Routes that browser tests reach on web-test-runner's own origin, over real HTTP.
 import { koaMiddleware } from './koa-adapter.js';
-import { SAMPLE_ANSWER, byteChunks, sampleStreamChunks, streamResponse } from './scripted-service.js';
+import {
+  HOSTILE_ANSWER,
+  SAMPLE_ANSWER,
+  WIDGET_ANSWER,
+  answerStream,
+  byteChunks,
+  errorLine,
+  sampleStreamChunks,
+  streamResponse,
+} from './scripted-service.js';
+import { answerEvent } from '../../src/protocol/index.js';
+
+/** What the widget scenarios saw, per agent id (each test uses its own). */
+interface AgentLog {
+  posts: number;
+  bodies: unknown[];
+  cancelled: number;
+}
+const logs = new Map<string, AgentLog>();
+const logOf = (agentId: string) => {
+  let log = logs.get(agentId);
+  if (!log) logs.set(agentId, (log = { posts: 0, bodies: [], cancelled: 0 }));
+  return log;
+};
+
+/** An error reply as the service writes one; 401 uses its plain-string shape, the rest the documented one. */
+function errorReply(status: number): Response {
+  const headers: Record<string, string> = status === 429 ? { 'Retry-After': '2' } : {};
+  const body = status === 401 ? { error: 'Unauthorized' } : { error: { code: `E${status}`, message: `Scripted failure ${status}` } };
+  return Response.json(body, { status, headers });
+}
+
+/**
+ * `POST /scripted/widget/<scenario>/agents/<agentId>/query` answers as the
+ * scenario says; `GET /scripted/widget-log/<agentId>` tells how many POSTs
+ * came, their bodies, and how many streams the client abandoned.
+ */
+async function widgetScenario(scenario: string, agentId: string, request: Request): Promise<Response> {
+  const log = logOf(agentId);
+  log.posts++;
+  const body = (await request.json().catch(() => undefined)) as { streaming?: boolean } | undefined;
+  log.bodies.push(body);
+  const onCancel = () => log.cancelled++;
+  const answer = (content: { answer: string } = WIDGET_ANSWER) =>
+    body?.streaming === false ? Response.json(content) : streamResponse(byteChunks(answerStream(content), 5), { onCancel });
+
+  const failOnce = /^first-(\d{3})$/.exec(scenario);
+  if (failOnce) return log.posts === 1 ? errorReply(Number(failOnce[1])) : answer();
+  const status = /^status-(\d{3})$/.exec(scenario);
+  if (status) return errorReply(Number(status[1]));
+  switch (scenario) {
+    case 'answer':
+      return answer();
+    case 'hostile':
+      return answer(HOSTILE_ANSWER);
+    case 'usage-limit-stream':
+      // A 200 stream that reports the usage limit, closed without the blank line after it.
+      return streamResponse([answerEvent('Partial '), answerEvent('words'), errorLine('USAGE_LIMIT').trimEnd() + '\n'], { onCancel });
+    case 'cut':
+    case 'cut-once':
+      if (scenario === 'cut-once' && log.posts > 1) return answer();
+      return streamResponse([answerEvent('The partial **answer** that'), answerEvent(' stops here')], { onCancel });
+    case 'not-event-stream':
+      return new Response('<html><body>Welcome</body></html>', { headers: { 'Content-Type': 'text/html' } });
+    case 'slow':
+      return streamResponse(
+        Array.from({ length: 400 }, (_, i) => answerEvent(`word${i} `)),
+        { delayMs: 25, onCancel },
+      );
+    default:
+      return Response.json({ error: { code: 'NOT_FOUND', message: `No scenario ${scenario}` } }, { status: 404 });
+  }
+}
 
 export function browserServiceMiddleware() {
   return koaMiddleware('/scripted/', async (request) => {
@@ -11,6 +83,10 @@ export function browserServiceMiddleware() {
       const chunks = Array.from({ length: 200 }, (_, i) => `event: answer\ndata: part${i}%20\n\n`);
       return streamResponse(chunks, { delayMs: 20 });
     }
+    const widget = /^\/scripted\/widget\/([\w-]+)\/agents\/([^/]+)\/query$/.exec(path);
+    if (widget && request.method === 'POST') return widgetScenario(widget[1]!, decodeURIComponent(widget[2]!), request);
+    const log = /^\/scripted\/widget-log\/([^/]+)$/.exec(path);
+    if (log) return Response.json(logOf(decodeURIComponent(log[1]!)));
     return Response.json({ error: { code: 'NOT_FOUND', message: `No scripted route ${path}` } }, { status: 404 });
   });
 }

@@ -1,0 +1,167 @@
+import { fetchEventSource } from '@microsoft/fetch-event-source';
+import * as v from 'valibot';
+import { AgentQueryAnswerRecord, AgentStreamDecoder, type AgentQueryAnswer, type AgentStreamEvent } from '../protocol/index.js';
+import { failureFromNetworkError, failureFromResponse, failureFromStreamError, type ChatFailure } from './failures.js';
+
+export interface AskOptions {
+  /** The proxy, or the service itself for a public agent. */
+  endpoint: string;
+  agentId: string;
+  query: string;
+  conversationId?: string;
+  visitorId?: string;
+  /** `true`: an event stream, shown as it arrives; `false`: one JSON answer. */
+  streaming: boolean;
+  /** Aborting stops the answer (Stop, or the element leaving the page). */
+  signal: AbortSignal;
+  /** Each piece of the answer as it arrives. */
+  onText?: (fragment: string) => void;
+}
+
+export type AskOutcome =
+  | { type: 'answered'; answer: string; response: AgentQueryAnswer | undefined }
+  | { type: 'failed'; failure: ChatFailure; partialAnswer: string }
+  | { type: 'stopped'; partialAnswer: string };
+
+/** `POST {endpoint}/agents/{agentId}/query`. */
+export function queryUrl(endpoint: string, agentId: string): string {
+  return `${endpoint.replace(/\/+$/, '')}/agents/${encodeURIComponent(agentId)}/query`;
+}
+
+const EVENT_STREAM = /^text\/event-stream\b/i;
+const isEventStream = (response: Response) => EVENT_STREAM.test(response.headers.get('content-type') ?? '');
+
+/** A failure found in `onopen`, carried out of fetch-event-source. */
+class FailedResponse extends Error {
+  constructor(readonly failure: ChatFailure) {
+    super(failure.kind);
+  }
+}
+
+/**
+ * Asks the agent once. Exactly one POST is made, whatever happens: no retry
+ * on an error, a closed stream, a 429 or a hidden tab. The visitor decides
+ * whether to ask again.
+ */
+export function askAgent(options: AskOptions): Promise<AskOutcome> {
+  return options.streaming ? askStreaming(options) : askForJson(options);
+}
+
+function requestBody(options: AskOptions, streaming: boolean): string {
+  const body: Record<string, unknown> = { query: options.query, streaming };
+  if (options.conversationId) body.conversationId = options.conversationId;
+  if (options.visitorId) body.visitorId = options.visitorId;
+  return JSON.stringify(body);
+}
+
+async function askStreaming(options: AskOptions): Promise<AskOutcome> {
+  const decoder = new AgentStreamDecoder();
+  // Our own controller, so the stream can be closed once [DONE] arrives.
+  const reading = new AbortController();
+  const stopByVisitor = () => reading.abort();
+  options.signal.addEventListener('abort', stopByVisitor, { once: true });
+  let opened = false;
+  let outcome: AskOutcome | undefined;
+
+  const settle = (event: AgentStreamEvent | undefined) => {
+    if (!event) return;
+    if (event.type === 'answer') {
+      if (event.text) options.onText?.(event.text);
+      return;
+    }
+    outcome =
+      event.type === 'done'
+        ? { type: 'answered', answer: event.answer, response: event.response }
+        : { type: 'failed', failure: failureFromStreamError(event), partialAnswer: event.partialAnswer };
+    reading.abort();
+  };
+
+  try {
+    if (options.signal.aborted) return { type: 'stopped', partialAnswer: '' };
+    await fetchEventSource(queryUrl(options.endpoint, options.agentId), {
+      method: 'POST',
+      // A plain object: fetch-event-source silently drops a Headers instance.
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: requestBody(options, true),
+      signal: reading.signal,
+      // Otherwise hiding the tab aborts the request and showing it again re-sends the question.
+      openWhenHidden: true,
+      fetch: fetchEndingLastEvent,
+      async onopen(response) {
+        if (!response.ok) throw new FailedResponse(await failureFromResponse(response));
+        if (!isEventStream(response)) {
+          await response.body?.cancel().catch(() => {});
+          throw new FailedResponse({ kind: 'unreadable', status: response.status, detail: `Expected an event stream, got ${response.headers.get('content-type') ?? 'no content type'}` });
+        }
+        opened = true;
+      },
+      onmessage(message) {
+        settle(decoder.push({ event: message.event, data: message.data }));
+      },
+      onerror(error) {
+        // Throwing stops fetch-event-source; returning would make it POST the question again.
+        throw error;
+      },
+    });
+  } catch (error) {
+    if (error instanceof FailedResponse) return { type: 'failed', failure: error.failure, partialAnswer: '' };
+    if (outcome) return outcome;
+    if (options.signal.aborted) return { type: 'stopped', partialAnswer: decoder.answer };
+    if (!opened) return { type: 'failed', failure: failureFromNetworkError(error), partialAnswer: '' };
+    // The connection broke mid-answer.
+    settle(decoder.end());
+  } finally {
+    options.signal.removeEventListener('abort', stopByVisitor);
+  }
+  if (outcome) return outcome;
+  if (options.signal.aborted) return { type: 'stopped', partialAnswer: decoder.answer };
+  // The stream closed without [DONE].
+  settle(decoder.end());
+  return outcome ?? { type: 'failed', failure: { kind: 'incomplete' }, partialAnswer: decoder.answer };
+}
+
+/**
+ * fetch for fetch-event-source: an event the server closes the connection on
+ * without the blank line after it (the service's `[ERROR]` line can end so)
+ * would be dropped; two line ends at the close dispatch it, as `src/protocol` does.
+ */
+async function fetchEndingLastEvent(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const response = await fetch(input, init);
+  if (!response.ok || !response.body || !isEventStream(response)) return response;
+  const lineEnds = new TransformStream<Uint8Array, Uint8Array>({
+    flush(controller) {
+      controller.enqueue(new Uint8Array([10, 10]));
+    },
+  });
+  return new Response(response.body.pipeThrough(lineEnds), { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+async function askForJson(options: AskOptions): Promise<AskOutcome> {
+  let response: Response;
+  try {
+    response = await fetch(queryUrl(options.endpoint, options.agentId), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: requestBody(options, false),
+      signal: options.signal,
+    });
+  } catch (error) {
+    if (options.signal.aborted) return { type: 'stopped', partialAnswer: '' };
+    return { type: 'failed', failure: failureFromNetworkError(error), partialAnswer: '' };
+  }
+  if (!response.ok) return { type: 'failed', failure: await failureFromResponse(response), partialAnswer: '' };
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch (error) {
+    if (options.signal.aborted) return { type: 'stopped', partialAnswer: '' };
+    return { type: 'failed', failure: { kind: 'unreadable', status: response.status, detail: `The answer is not JSON: ${(error as Error).message}` }, partialAnswer: '' };
+  }
+  const parsed = v.safeParse(AgentQueryAnswerRecord, body);
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    return { type: 'failed', failure: { kind: 'unreadable', status: response.status, detail: `The answer is not an agent answer: ${v.getDotPath(issue) ?? '(body)'} ${issue.message}` }, partialAnswer: '' };
+  }
+  if (parsed.output.answer) options.onText?.(parsed.output.answer);
+  return { type: 'answered', answer: parsed.output.answer, response: parsed.output };
+}

@@ -1,0 +1,92 @@
+import { INCOMPLETE_STREAM, parseRetryAfter, readErrorBody, type StreamErrorEvent } from '../protocol/index.js';
+
+/** What went wrong with a question, in the terms the visitor is told. */
+export const FAILURE_KINDS = [
+  'bad-request',
+  'unauthorized',
+  'usage-limit',
+  'not-found',
+  'rate-limited',
+  'server',
+  'offline',
+  'unreachable',
+  'incomplete',
+  'stream-error',
+  'unreadable',
+] as const;
+export type FailureKind = (typeof FAILURE_KINDS)[number];
+
+export interface ChatFailure {
+  kind: FailureKind;
+  /** HTTP status, when the service answered with one. */
+  status?: number;
+  /** The service's error code (`USAGE_LIMIT`, `NOT_FOUND`...), when it gave one. */
+  code?: string;
+  /** The service's own message, for developers (shown in the console, not to visitors). */
+  detail?: string;
+  /** Seconds to wait before asking again (429). */
+  retryAfter?: number;
+}
+
+/** Wait used when a 429 carries no readable `Retry-After`. */
+export const DEFAULT_RETRY_AFTER = 10;
+/** Longest wait honoured; a larger `Retry-After` is a server mistake, not a reason to lock the chat for days. */
+export const MAX_RETRY_AFTER = 3600;
+
+const KIND_BY_CODE: Record<string, FailureKind> = {
+  USAGE_LIMIT: 'usage-limit',
+  NOT_FOUND: 'not-found',
+  UNAUTHORIZED: 'unauthorized',
+  FORBIDDEN: 'unauthorized',
+  RATE_LIMITED: 'rate-limited',
+  [INCOMPLETE_STREAM]: 'incomplete',
+};
+
+function kindForStatus(status: number): FailureKind {
+  if (status === 401 || status === 403) return 'unauthorized';
+  if (status === 402) return 'usage-limit';
+  if (status === 404) return 'not-found';
+  if (status === 429) return 'rate-limited';
+  if (status >= 500) return 'server';
+  return 'bad-request';
+}
+
+/** Reads a failed response (either error body shape, or none) into a failure. */
+export async function failureFromResponse(response: Response): Promise<ChatFailure> {
+  let body: unknown;
+  try {
+    const text = await response.text();
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+  } catch {
+    body = undefined;
+  }
+  const { code, message } = readErrorBody(body);
+  const kind = code === 'USAGE_LIMIT' ? 'usage-limit' : kindForStatus(response.status);
+  const failure: ChatFailure = { kind, status: response.status };
+  if (code) failure.code = code;
+  if (message) failure.detail = message;
+  if (kind === 'rate-limited') {
+    const wait = parseRetryAfter(response.headers.get('retry-after')) ?? DEFAULT_RETRY_AFTER;
+    failure.retryAfter = Math.min(MAX_RETRY_AFTER, Math.max(1, wait));
+  }
+  return failure;
+}
+
+/** A `[ERROR]...` line, or a stream that closed before `[DONE]`. */
+export function failureFromStreamError(event: StreamErrorEvent): ChatFailure {
+  const kind: FailureKind = event.usageLimit ? 'usage-limit' : ((event.code ? KIND_BY_CODE[event.code] : undefined) ?? 'stream-error');
+  const failure: ChatFailure = { kind, detail: event.message };
+  if (event.code) failure.code = event.code;
+  if (kind === 'rate-limited') failure.retryAfter = DEFAULT_RETRY_AFTER;
+  return failure;
+}
+
+/** fetch failed before any response: offline, or the endpoint is unreachable. */
+export function failureFromNetworkError(error: unknown): ChatFailure {
+  const kind = typeof navigator !== 'undefined' && navigator.onLine === false ? 'offline' : 'unreachable';
+  return { kind, detail: error instanceof Error ? error.message : String(error) };
+}

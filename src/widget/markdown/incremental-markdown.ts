@@ -1,0 +1,250 @@
+import { Lexer, Marked, type Token, type Tokens } from 'marked';
+import { sanitizeToNodes } from './sanitize.js';
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+
+// Raw HTML in an answer is shown as the text it is: the model's markup never
+// becomes elements, and every block renders to self-contained HTML.
+const markdown = new Marked({
+  gfm: true,
+  breaks: false,
+  async: false,
+  renderer: {
+    html: (token: Tokens.HTML | Tokens.Tag) => ('block' in token && token.block ? `<p>${escapeHtml(token.text.trim())}</p>\n` : escapeHtml(token.text)),
+  },
+});
+
+type Links = Record<string, { href: string | null; title: string | null }>;
+
+/** Renders markdown to sanitized DOM nodes in one go. */
+export function renderMarkdown(text: string): Node[] {
+  return sanitizeToNodes(markdown.parser(markdown.lexer(normalizeNewlines(text))));
+}
+
+function normalizeNewlines(text: string): string {
+  return text.replace(/\r\n?/g, '\n');
+}
+
+/** Counters that let tests and benchmarks see how much work rendering did. */
+export interface RenderStats {
+  /** Renders done (at most one per animation frame while streaming). */
+  renders: number;
+  /** Characters handed to the markdown lexer, over all renders. */
+  lexedChars: number;
+  /** The most characters one render lexed. */
+  maxLexedChars: number;
+}
+
+export interface IncrementalMarkdownOptions {
+  /** Schedules a render; defaults to `requestAnimationFrame`. */
+  schedule?: (render: () => void) => number;
+  cancel?: (handle: number) => void;
+  /** Called after each render, e.g. to keep the view scrolled. */
+  onRender?: () => void;
+  /** Most characters one render takes on; the rest waits for the next frame. */
+  maxCharsPerRender?: number;
+}
+
+const MAX_CHARS_PER_RENDER = 6000;
+
+/**
+ * Shows a markdown answer that arrives in fragments. Fragments are collected
+ * and rendered at most once per animation frame. Blocks that can no longer
+ * change are rendered once and then left alone: each render lexes, parses and
+ * sanitizes only the open tail of the answer (the last block, and the one
+ * before it while the last block's first line is unfinished, since that line
+ * decides where the two split). The cost of a render therefore does not grow
+ * with the length of the answer, and the finished DOM equals what rendering
+ * the whole answer at once gives.
+ */
+export class IncrementalMarkdown {
+  readonly element: HTMLElement;
+  readonly stats: RenderStats = { renders: 0, lexedChars: 0, maxLexedChars: 0 };
+  #options: IncrementalMarkdownOptions;
+  #text = '';
+  #pendingCarriageReturn = false;
+  /** Characters of `#text` that are rendered into blocks that no longer change. */
+  #frozenLength = 0;
+  /** Whether a frozen block holds a `[`, i.e. could use a reference link defined later. */
+  #frozenMayReference = false;
+  /** Reference link definitions found in frozen blocks, for lexing the tail. */
+  #links: Links = Object.create(null);
+  #openNodes: Node[] = [];
+  #renderedLength = 0;
+  #frame: number | undefined;
+  #finished = false;
+  #whenFinished: (() => void)[] = [];
+
+  constructor(element: HTMLElement, options: IncrementalMarkdownOptions = {}) {
+    this.element = element;
+    this.#options = options;
+  }
+
+  /** The markdown received so far. */
+  get text(): string {
+    return this.#text;
+  }
+
+  /** Adds a fragment of the answer; it shows by the next animation frame. */
+  append(fragment: string): void {
+    if (this.#finished || fragment === '') return;
+    // Newlines are normalised here, as marked would, so offsets into the text stay exact.
+    if (this.#pendingCarriageReturn && fragment.startsWith('\n')) fragment = fragment.slice(1);
+    this.#pendingCarriageReturn = fragment.endsWith('\r');
+    this.#text += normalizeNewlines(fragment);
+    this.#schedule();
+  }
+
+  /** Renders what has arrived now, instead of at the next frame. */
+  flush(): void {
+    this.#cancelFrame();
+    this.#render();
+  }
+
+  /**
+   * The answer is complete: no more text is accepted, and the rest renders
+   * now (a large backlog over the next frames). Resolves once all is shown.
+   */
+  finish(): Promise<void> {
+    this.#finished = true;
+    this.#cancelFrame();
+    const rendered = new Promise<void>((resolve) => this.#whenFinished.push(resolve));
+    this.#render();
+    return rendered;
+  }
+
+  /** Shows a whole answer at once (e.g. one restored after a reload). */
+  static renderInto(element: HTMLElement, text: string): IncrementalMarkdown {
+    const view = new IncrementalMarkdown(element, { maxCharsPerRender: Infinity });
+    view.append(text);
+    void view.finish();
+    return view;
+  }
+
+  #schedule(): void {
+    if (this.#frame !== undefined) return;
+    const schedule = this.#options.schedule ?? ((render) => requestAnimationFrame(render));
+    this.#frame = schedule(() => {
+      this.#frame = undefined;
+      this.#render();
+    });
+  }
+
+  #cancelFrame(): void {
+    if (this.#frame === undefined) return;
+    (this.#options.cancel ?? cancelAnimationFrame)(this.#frame);
+    this.#frame = undefined;
+  }
+
+  #render(): void {
+    const final = this.#finished;
+    if (!final && this.#renderedLength === this.#text.length) return;
+    let tail = this.#text.slice(this.#frozenLength);
+    // A burst of text is rendered a slice per frame, so no single task grows long.
+    const sliceLength = this.#options.maxCharsPerRender ?? MAX_CHARS_PER_RENDER;
+    let partial = tail.length > sliceLength;
+    if (partial) tail = tail.slice(0, sliceLength);
+    let tokens = this.#lex(tail);
+    let openFrom = final && !partial ? tokens.length : openBlockIndex(tokens);
+    if (partial && openFrom === 0) {
+      // One block longer than a slice: it has to be taken whole.
+      tail = this.#text.slice(this.#frozenLength);
+      partial = false;
+      tokens = this.#lex(tail);
+      openFrom = final ? tokens.length : openBlockIndex(tokens);
+    }
+    // Offsets are only trusted when the tokens cover the tail exactly; otherwise nothing is frozen.
+    if (openFrom > 0 && rawLength(tokens) !== tail.length) openFrom = 0;
+
+    const frozen = tokens.slice(0, openFrom);
+    if (frozen.length) {
+      const definitions = newDefinitions(frozen, this.#links);
+      if (definitions.length && this.#frozenMayReference) {
+        // A reference defined now may be used by a block already shown: start over.
+        this.#restart();
+        this.#render();
+        return;
+      }
+      for (const definition of definitions) this.#links[definition.tag] = { href: definition.href, title: definition.title };
+      this.#replaceOpen(this.#toNodes(frozen));
+      this.#openNodes = [];
+      this.#frozenLength += rawLength(frozen);
+      if (frozen.some((token) => token.raw.includes('['))) this.#frozenMayReference = true;
+    }
+    this.#replaceOpen(this.#toNodes(tokens.slice(openFrom)));
+    this.stats.renders++;
+    this.#options.onRender?.();
+    if (partial) {
+      this.#renderedLength = -1;
+      this.#schedule();
+      return;
+    }
+    this.#renderedLength = this.#text.length;
+    if (final) for (const resolve of this.#whenFinished.splice(0)) resolve();
+  }
+
+  #lex(tail: string): Token[] {
+    this.stats.lexedChars += tail.length;
+    this.stats.maxLexedChars = Math.max(this.stats.maxLexedChars, tail.length);
+    const lexer = new Lexer(markdown.defaults);
+    Object.assign(lexer.tokens.links, this.#links);
+    return lexer.lex(tail);
+  }
+
+  #toNodes(tokens: Token[]): Node[] {
+    if (!tokens.some((token) => token.type !== 'space' && token.type !== 'def')) return [];
+    return sanitizeToNodes(markdown.parser(tokens));
+  }
+
+  /** Puts `nodes` where the open tail's nodes are. */
+  #replaceOpen(nodes: Node[]): void {
+    for (const node of this.#openNodes) node.parentNode?.removeChild(node);
+    this.element.append(...nodes);
+    this.#openNodes = nodes;
+  }
+
+  #restart(): void {
+    this.element.replaceChildren();
+    this.#openNodes = [];
+    this.#frozenLength = 0;
+    this.#frozenMayReference = false;
+    this.#links = Object.create(null);
+  }
+}
+
+/** Index of the first token that may still change as text is appended. */
+function openBlockIndex(tokens: Token[]): number {
+  const last = lastContentIndex(tokens, tokens.length);
+  if (last < 0) return tokens.length;
+  // Until the last block's first line is complete, that line may still join the block before it.
+  if (tokens[last]!.raw.includes('\n')) return last;
+  return Math.max(0, lastContentIndex(tokens, last));
+}
+
+function lastContentIndex(tokens: Token[], before: number): number {
+  for (let i = before - 1; i >= 0; i--) if (tokens[i]!.type !== 'space') return i;
+  return -1;
+}
+
+function rawLength(tokens: Token[]): number {
+  let length = 0;
+  for (const token of tokens) length += token.raw.length;
+  return length;
+}
+
+/** Reference definitions in `tokens` (at any depth) not yet in `links`. */
+function newDefinitions(tokens: Token[], links: Links): Tokens.Def[] {
+  const found: Tokens.Def[] = [];
+  const visit = (list: Token[]) => {
+    for (const token of list) {
+      if (token.type === 'def') {
+        const definition = token as Tokens.Def;
+        if (!(definition.tag in links) && !found.some((d) => d.tag === definition.tag)) found.push(definition);
+      } else if (token.type === 'blockquote') visit((token as Tokens.Blockquote).tokens);
+      else if (token.type === 'list') for (const item of (token as Tokens.List).items) visit(item.tokens);
+    }
+  };
+  visit(tokens);
+  return found;
+}

@@ -1,0 +1,89 @@
+// Every piece of text the visitor sees or hears, in one table, so a language
+// or a site's own wording is one object to supply.
+import type { FailureKind } from './failures.js';
+
+export interface ChatStrings {
+  /** Accessible name of the whole chat. */
+  chatLabel: string;
+  /** Shown before the first question. */
+  emptyState: string;
+  /** Shown when the page set no `agent-id` or `endpoint`. */
+  notConfigured: string;
+  /** Label of the question box. */
+  questionLabel: string;
+  questionPlaceholder: string;
+  send: string;
+  stop: string;
+  retry: string;
+  newConversation: string;
+  /** Screen-reader prefix of a visitor's message. */
+  visitorSaid: string;
+  /** Screen-reader prefix of an answer. */
+  agentSaid: string;
+  /** Announced while an answer is on its way. */
+  answering: string;
+  /** Heading of the sources under an answer. */
+  sourcesHeading: string;
+  /** Used when a source has no name. */
+  unnamedSource: string;
+  sourcePage: (page: number, totalPages?: number) => string;
+  /** `score` is between 0 and 1. */
+  sourceRelevance: (score: number) => string;
+  /** Accessible name of a `[n]` citation marker. */
+  citationLabel: (number: number, sourceName: string) => string;
+  /** Under an answer that was cut off. */
+  answerIncomplete: string;
+  /** Under an answer the visitor stopped. */
+  answerStopped: string;
+  /** One clear message per kind of failure. */
+  failures: Record<FailureKind, string>;
+  /** While a rate limit lasts. */
+  retryIn: (seconds: number) => string;
+  /** Once it is over. */
+  retryNow: string;
+}
+
+/** `65` -> `1 min 5 s`. */
+export function formatSeconds(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  const rest = seconds % 60;
+  return rest ? `${minutes} min ${rest} s` : `${minutes} min`;
+}
+
+export const ENGLISH: ChatStrings = {
+  chatLabel: 'Chat with our assistant',
+  emptyState: 'Ask a question and the answer will cite the documents it comes from.',
+  notConfigured: 'This chat is not set up yet.',
+  questionLabel: 'Your question',
+  questionPlaceholder: 'Ask a question…',
+  send: 'Send',
+  stop: 'Stop',
+  retry: 'Retry',
+  newConversation: 'New conversation',
+  visitorSaid: 'You asked:',
+  agentSaid: 'Assistant:',
+  answering: 'The assistant is answering…',
+  sourcesHeading: 'Sources',
+  unnamedSource: 'Untitled source',
+  sourcePage: (page, totalPages) => (totalPages ? `page ${page} of ${totalPages}` : `page ${page}`),
+  sourceRelevance: (score) => `${Math.round(score * 100)}% relevant`,
+  citationLabel: (number, sourceName) => `Source ${number}: ${sourceName}`,
+  answerIncomplete: 'This answer was cut off before it was complete.',
+  answerStopped: 'You stopped this answer.',
+  failures: {
+    'bad-request': 'The assistant could not accept this question. Try rewording it.',
+    unauthorized: 'This chat is not allowed to reach the assistant right now.',
+    'usage-limit': 'The assistant has reached its usage limit. Please try again later.',
+    'not-found': 'This assistant could not be found. It may have been removed.',
+    'rate-limited': 'Too many questions at once.',
+    server: 'The assistant ran into a problem. Please try again in a moment.',
+    offline: 'You seem to be offline. Check your connection, then retry.',
+    unreachable: 'The assistant could not be reached. Check your connection, then retry.',
+    incomplete: 'The answer was cut off before it was complete.',
+    'stream-error': 'The assistant ran into a problem while answering.',
+    unreadable: 'The assistant sent a reply this chat could not read.',
+  },
+  retryIn: (seconds) => `You can ask again in ${formatSeconds(seconds)}.`,
+  retryNow: 'You can ask again now.',
+};

@@ -1,0 +1,244 @@
+import { expect } from '@open-wc/testing';
+import '../../src/widget/index.js';
+import { agentLog, ask, eventually, lastAnswer, mountChat, part, parts, removeAllChats, settled, sleep, uniqueAgent, waitFor } from './widget-helpers.js';
+
+describe('<kagent-chat> asking and answering', () => {
+  beforeEach(() => localStorage.clear());
+  afterEach(removeAllChats);
+
+  it('streams a markdown answer split mid-character, with its sources, in exactly one POST', async () => {
+    const agent = uniqueAgent('stream');
+    const chat = await mountChat(agent, 'answer');
+    await ask(chat, 'How do I reset my password?');
+    await settled(chat);
+
+    const answer = lastAnswer(chat)!;
+    expect(answer.querySelector('strong')?.textContent).to.equal('Settings');
+    expect(answer.querySelector('ul')?.textContent).to.contain('Choose Reset ✓ 🎉');
+    expect(answer.textContent).to.contain('Café déjà vu');
+    expect(answer.textContent).not.to.contain('\uFFFD');
+
+    const log = await agentLog(agent);
+    expect(log.posts).to.equal(1);
+    expect(log.bodies[0]).to.include({ query: 'How do I reset my password?', streaming: true });
+  });
+
+  it('lists one source per datasource, best first, with name, link, page and relevance', async () => {
+    const chat = await mountChat(uniqueAgent('sources'), 'answer');
+    await ask(chat, 'Sources?');
+    await settled(chat);
+    const sources = parts(chat, 'source');
+    expect(sources.map((s) => s.textContent!.replace(/\s+/g, ' ').trim())).to.deep.equal([
+      'Guide.pdf · page 3 of 10 · 91% relevant',
+      'Billing FAQ · 82% relevant',
+    ]);
+    const link = sources[0]!.querySelector('a')!;
+    expect(link.getAttribute('href')).to.equal('https://example.com/guide.pdf');
+    expect(link.getAttribute('target')).to.equal('_blank');
+    expect(link.getAttribute('rel')).to.equal('noopener noreferrer');
+  });
+
+  it('turns [n] markers into keyboard-reachable, named links to their source, leaving unknown numbers and code alone', async () => {
+    const chat = await mountChat(uniqueAgent('cite'), 'answer');
+    await ask(chat, 'Cite?');
+    await settled(chat);
+    const answer = lastAnswer(chat)!;
+    const markers = [...answer.querySelectorAll<HTMLAnchorElement>('.citation')];
+    expect(markers.map((m) => m.getAttribute('href'))).to.deep.equal(['https://example.com/guide.pdf', 'https://example.com/billing']);
+    expect(markers[0]!.getAttribute('aria-label')).to.equal('Source 1: Guide.pdf · page 3 of 10 · 91% relevant');
+    expect(markers[0]!.tabIndex).to.equal(0);
+    expect(answer.textContent).to.contain('no source here [3]');
+    expect(answer.querySelector('pre')!.textContent).to.contain('code keeps [1] as written');
+
+    // The source shows on focus (and hover), hidden otherwise.
+    const card = markers[0]!.querySelector<HTMLElement>('.citation-card')!;
+    expect(getComputedStyle(card).display).to.equal('none');
+    markers[0]!.focus();
+    // :focus-visible follows keyboard focus; a script focus after no pointer use counts as such in Chromium.
+    expect(chat.shadowRoot!.activeElement).to.equal(markers[0]);
+    expect(card.textContent).to.equal('Guide.pdf · page 3 of 10 · 91% relevant');
+  });
+
+  it('asks for the JSON answer when streaming="false"', async () => {
+    const agent = uniqueAgent('json');
+    const chat = await mountChat(agent, 'answer', { streaming: 'false' });
+    expect(chat.streaming).to.equal(false);
+    await ask(chat, 'JSON please');
+    await settled(chat);
+    expect(lastAnswer(chat)!.querySelector('strong')?.textContent).to.equal('Settings');
+    expect(parts(chat, 'source')).to.have.length(2);
+    const log = await agentLog(agent);
+    expect(log.posts).to.equal(1);
+    expect(log.bodies[0]!.streaming).to.equal(false);
+  });
+
+  it('sends the stored visitor and conversation ids and adopts the ones the service returns', async () => {
+    const agent = uniqueAgent('ids');
+    const chat = await mountChat(agent, 'answer');
+    await ask(chat, 'First');
+    await settled(chat);
+    await ask(chat, 'Second');
+    await settled(chat);
+    const log = await agentLog(agent);
+    expect(log.bodies[0]!.visitorId).to.match(/^[0-9a-f]{32}$/);
+    expect(log.bodies[0]!.conversationId).to.match(/^[0-9a-f]{32}$/);
+    expect(log.bodies[1]).to.include({ conversationId: 'conv_from_service', visitorId: 'visitor_from_service' });
+  });
+
+  it('keeps two agents on one page apart: separate requests, transcripts and stored conversations', async () => {
+    const first = uniqueAgent('two-a');
+    const second = uniqueAgent('two-b');
+    const a = await mountChat(first, 'answer');
+    const b = await mountChat(second, 'answer');
+    await ask(a, 'Question for A');
+    await settled(a);
+    expect(parts(b, 'question')).to.have.length(0);
+    await ask(b, 'Question for B');
+    await settled(b);
+    expect((await agentLog(first)).posts).to.equal(1);
+    expect((await agentLog(second)).posts).to.equal(1);
+    const keys = Object.keys(localStorage).filter((key) => key.startsWith('kagent-chat:'));
+    expect(keys).to.have.length(2);
+    expect(keys.some((key) => key.endsWith(encodeURIComponent(first)))).to.equal(true);
+    expect(parts(a, 'question').map((q) => q.textContent!.trim())).to.deep.equal(['You asked: Question for A']);
+  });
+
+  it('restores the transcript after a reload, with a versioned stored shape, and "New conversation" starts over', async () => {
+    const agent = uniqueAgent('reload');
+    let chat = await mountChat(agent, 'answer');
+    await ask(chat, 'Remember me');
+    await settled(chat);
+    const key = Object.keys(localStorage).find((k) => k.endsWith(encodeURIComponent(agent)))!;
+    const stored = JSON.parse(localStorage.getItem(key)!);
+    expect(stored.version).to.equal(1);
+    expect(stored.turns[0]).to.include({ question: 'Remember me', state: 'answered' });
+
+    chat.remove();
+    chat = await mountChat(agent, 'answer');
+    expect(parts(chat, 'question').map((q) => q.textContent)).to.deep.equal(['You asked: Remember me']);
+    expect(lastAnswer(chat)!.querySelector('strong')?.textContent).to.equal('Settings');
+    expect(lastAnswer(chat)!.querySelectorAll('.citation')).to.have.length(2);
+    expect(parts(chat, 'source')).to.have.length(2);
+
+    (part(chat, 'new-conversation') as HTMLButtonElement).click();
+    await chat.updateComplete;
+    expect(parts(chat, 'question')).to.have.length(0);
+    const after = JSON.parse(localStorage.getItem(key)!);
+    expect(after.turns).to.have.length(0);
+    expect(after.conversationId).not.to.equal(stored.conversationId);
+    expect(after.visitorId).to.equal(stored.visitorId);
+  });
+
+  it('keeps a partial answer, marked incomplete with Retry, when the page reloads mid-answer', async () => {
+    const agent = uniqueAgent('reload-mid');
+    let chat = await mountChat(agent, 'slow');
+    await ask(chat, 'A long one');
+    await waitFor(() => lastAnswer(chat)?.textContent?.includes('word40'), 'part of the answer', 8000);
+    await sleep(1100); // the stream is saved about once a second
+    chat.remove();
+    chat = await mountChat(agent, 'slow');
+    expect(lastAnswer(chat)!.textContent).to.contain('word1');
+    expect(part(chat, 'failure')!.textContent).to.contain('This answer was cut off before it was complete.');
+    expect(part(chat, 'retry')).to.exist;
+  });
+
+  it('falls back to memory, without breaking the chat, when localStorage cannot even be reached', async () => {
+    const descriptor = Object.getOwnPropertyDescriptor(window, 'localStorage')!;
+    Object.defineProperty(window, 'localStorage', { configurable: true, get: () => { throw new DOMException('denied', 'SecurityError'); } });
+    try {
+      const agent = uniqueAgent('no-storage');
+      let chat = await mountChat(agent, 'answer');
+      await ask(chat, 'Still works?');
+      await settled(chat);
+      expect(lastAnswer(chat)!.textContent).to.contain('Reset your password');
+      // Within the page the conversation is still there for a new element.
+      chat.remove();
+      chat = await mountChat(agent, 'answer');
+      expect(parts(chat, 'question')).to.have.length(1);
+    } finally {
+      Object.defineProperty(window, 'localStorage', descriptor);
+    }
+  });
+
+  it('falls back to memory when writing throws (quota) and reading throws', async () => {
+    const setItem = Storage.prototype.setItem;
+    const getItem = Storage.prototype.getItem;
+    Storage.prototype.setItem = () => { throw new DOMException('full', 'QuotaExceededError'); };
+    Storage.prototype.getItem = () => { throw new DOMException('denied', 'SecurityError'); };
+    try {
+      const agent = uniqueAgent('quota');
+      const chat = await mountChat(agent, 'answer');
+      await ask(chat, 'Quota?');
+      await settled(chat);
+      expect(lastAnswer(chat)!.textContent).to.contain('Reset your password');
+      expect(parts(chat, 'failure')).to.have.length(0);
+    } finally {
+      Storage.prototype.setItem = setItem;
+      Storage.prototype.getItem = getItem;
+    }
+  });
+
+  it('Stop aborts the stream, keeps what arrived and offers Retry', async () => {
+    const agent = uniqueAgent('stop');
+    const chat = await mountChat(agent, 'slow');
+    await ask(chat, 'Go on');
+    await waitFor(() => lastAnswer(chat)?.textContent?.includes('word5'), 'the first words');
+    (part(chat, 'stop') as HTMLButtonElement).click();
+    await settled(chat);
+    expect(part(chat, 'note')!.textContent).to.contain('You stopped this answer.');
+    expect(lastAnswer(chat)!.textContent).to.contain('word5');
+    expect(part(chat, 'retry')).to.exist;
+    const log = await eventually(async () => { const l = await agentLog(agent); return l.cancelled === 1 && l; }, 'the server to see the stream closed');
+    expect(log.posts).to.equal(1);
+  });
+
+  it('removing the element aborts the answer under way', async () => {
+    const agent = uniqueAgent('remove');
+    const chat = await mountChat(agent, 'slow');
+    await ask(chat, 'Go on');
+    await waitFor(() => lastAnswer(chat)?.textContent?.includes('word2'), 'the first words');
+    chat.remove();
+    const log = await eventually(async () => { const l = await agentLog(agent); return l.cancelled > 0 && l; }, 'the server to see the stream closed');
+    expect(log.cancelled).to.equal(1);
+    expect(log.posts).to.equal(1);
+  });
+
+  it('hiding and showing the tab mid-answer neither aborts nor re-sends the question', async () => {
+    const agent = uniqueAgent('hidden');
+    const chat = await mountChat(agent, 'slow');
+    await ask(chat, 'Go on');
+    await waitFor(() => lastAnswer(chat)?.textContent?.includes('word2'), 'the first words');
+    const hidden = Object.getOwnPropertyDescriptor(Document.prototype, 'hidden')!;
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+    document.dispatchEvent(new Event('visibilitychange'));
+    await sleep(100);
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => false });
+    document.dispatchEvent(new Event('visibilitychange'));
+    await sleep(200);
+    delete (document as unknown as Record<string, unknown>).hidden;
+    expect(Object.getOwnPropertyDescriptor(Document.prototype, 'hidden')).to.deep.equal(hidden);
+    const log = await agentLog(agent);
+    expect(log.posts).to.equal(1);
+    expect(log.cancelled).to.equal(0);
+    (part(chat, 'stop') as HTMLButtonElement).click();
+  });
+
+  it('sends on Enter, adds a line on Shift+Enter, and refuses an empty question', async () => {
+    const agent = uniqueAgent('keys');
+    const chat = await mountChat(agent, 'answer');
+    const input = part(chat, 'input') as HTMLTextAreaElement;
+    input.value = '   ';
+    input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, composed: true, cancelable: true }));
+    await chat.updateComplete;
+    expect(parts(chat, 'question')).to.have.length(0);
+    const shift = new KeyboardEvent('keydown', { key: 'Enter', shiftKey: true, bubbles: true, cancelable: true });
+    input.dispatchEvent(shift);
+    expect(shift.defaultPrevented).to.equal(false);
+    input.value = 'By keyboard';
+    input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true }));
+    await settled(chat);
+    expect(parts(chat, 'question').map((q) => q.textContent)).to.deep.equal(['You asked: By keyboard']);
+    expect(input.value).to.equal('');
+    expect((await agentLog(agent)).posts).to.equal(1);
+  });
+});
