@@ -37,15 +37,6 @@ export function recogniseFileKind(bytes: Uint8Array): string | undefined {
   return found?.kind;
 }
 
-/** Whether the bytes start with `prefix` (ASCII). */
-export function startsWithAscii(bytes: Uint8Array, prefix: string): boolean {
-  if (bytes.length < prefix.length) return false;
-  for (let index = 0; index < prefix.length; index++) {
-    if (bytes[index] !== prefix.charCodeAt(index)) return false;
-  }
-  return true;
-}
-
 /** ", but it looks like a PNG image" when the bytes are recognisably something else, else "". */
 export function looksLikeSuffix(bytes: Uint8Array): string {
   const kind = recogniseFileKind(bytes);
