@@ -1,4 +1,5 @@
 // `kagent-emulator`: serves the emulator, or manages its keys (`key create|revoke|list`).
+import { existsSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { askRunningEmulator, type AdminRequest } from './admin.js';
 import { createEmulator } from './emulator.js';
@@ -99,7 +100,10 @@ async function serveCommand(args: string[]): Promise<void> {
     log: (message) => process.stderr.write(`${message}\n`),
   };
   if (values['data-dir']) options.dataDir = values['data-dir'];
-  if (values.seed) options.seed = values.seed;
+  if (values.seed) {
+    if (!existsSync(values.seed) || !statSync(values.seed).isDirectory()) throw new UsageError(`--seed must be a folder, got ${values.seed}`);
+    options.seed = values.seed;
+  }
   if (values['llm-url']) options.llmUrl = values['llm-url'];
   if (values['llm-model']) options.llmModel = values['llm-model'];
   const usageLimit = whole('usage-limit', values['usage-limit']);

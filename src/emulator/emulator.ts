@@ -114,10 +114,18 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   }
   const ingestion = new Ingestion(store, { webLimits: settings.webLimits, log: settings.log });
   const context: EmulatorContext = { store, settings, limiter: new RateLimiter(), ingestion };
-  const demo = ensureDemo(store, options);
-  removeOrphanFiles(store);
-  ingestion.resume();
-  if (options.seed) seedFolder(context, demo, options.seed);
+  let demo: DemoInfo;
+  try {
+    demo = ensureDemo(store, options);
+    removeOrphanFiles(store);
+    ingestion.resume();
+    if (options.seed) seedFolder(context, demo, options.seed);
+  } catch (error) {
+    // A seed folder that cannot be read, say: free the data folder before reporting it.
+    ingestion.close();
+    store.close();
+    throw error;
+  }
   let closed = false;
 
   return {

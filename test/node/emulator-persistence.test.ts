@@ -44,7 +44,7 @@ describe('restart', () => {
       assert.equal(hit?.datasource_id, upload.id);
       const conversations = await second.client.agents.conversations(agent.id);
       assert.deepEqual(conversations.data.map((c) => c.id), [answer.conversationId]);
-      assert.equal((conversations.data[0] as { messages: unknown[] }).messages.length, 2);
+      assert.equal((conversations.data[0] as unknown as { messages: unknown[] }).messages.length, 2);
       assert.equal((await second.api('GET', '/v1/agents', undefined, kept.key)).status, 200);
       assert.equal((await second.api('GET', '/v1/agents', undefined, revoked.key)).status, 401);
       const file = await fetch(answer.sources[0]!.source_url!.replace(first.url, second.url));
