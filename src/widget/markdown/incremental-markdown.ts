@@ -216,7 +216,8 @@ export class IncrementalMarkdown {
 /** Index of the first token that may still change as text is appended. */
 function openBlockIndex(tokens: Token[]): number {
   const last = lastContentIndex(tokens, tokens.length);
-  if (last < 0) return tokens.length;
+  // Only blank text so far: it may yet be the indentation of a block.
+  if (last < 0) return 0;
   // Until the last block's first line is complete, that line may still join the block before it.
   if (tokens[last]!.raw.includes('\n')) return last;
   return Math.max(0, lastContentIndex(tokens, last));

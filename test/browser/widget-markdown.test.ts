@@ -1,0 +1,122 @@
+import { expect } from '@open-wc/testing';
+import { IncrementalMarkdown, renderMarkdown } from '../../src/widget/index.js';
+import { fragmentsOf, markdownAnswer } from '../support/scripted-service.js';
+
+/** The DOM that rendering `text` at once gives, as HTML. */
+function wholeRender(text: string): string {
+  const holder = document.createElement('div');
+  holder.append(...renderMarkdown(text));
+  return holder.innerHTML;
+}
+
+/** Streams `fragments` with a render after each, as if every fragment had its own frame. */
+async function streamRender(fragments: string[]): Promise<{ html: string; view: IncrementalMarkdown }> {
+  const holder = document.createElement('div');
+  const view = new IncrementalMarkdown(holder, { schedule: () => 0, cancel: () => {} });
+  for (const fragment of fragments) {
+    view.append(fragment);
+    view.flush();
+  }
+  await view.finish();
+  return { html: holder.innerHTML, view };
+}
+
+/** Cuts `text` at pseudo-random places (every character boundary is a possible cut). */
+function randomCuts(text: string, seed: number): string[] {
+  let state = seed;
+  const fragments: string[] = [];
+  for (let i = 0; i < text.length; ) {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    const size = 1 + (state % 9);
+    fragments.push(text.slice(i, i + size));
+    i += size;
+  }
+  return fragments;
+}
+
+// Texts whose meaning changes as later characters arrive: each is a trap for a renderer that freezes blocks too early.
+const TRICKY = [
+  'para\n#not a heading after all',
+  'para\n```a`b\nstill para',
+  'para\n---\nnext',
+  'para\n===\n\nafter the heading',
+  'Title\n-\n\ntext',
+  '1. one\n\n2. two\n\n3. three\n\nafter',
+  '- a\n\n  continued in the item\n- b\n\nout',
+  '- a\n- b\n\n- c (loose now)\n\ntail',
+  '> quote\nlazy continuation\n\nout',
+  '| a | b |\n| --- | --- |\n| 1 | 2 |\nrow without pipes\n\nafter table',
+  'before\n\n```js\nconst x = 1;\n\nconst y = 2;\n```\n\nafter code',
+  '    indented code\n\n    more code\n\npara',
+  'See [the guide][g] and [1].\n\nMore text.\n\n[g]: https://example.com/guide "Guide"\n\nEnd [g].',
+  'Line with trailing spaces  \nhard break\r\nwindows line\rold mac line',
+  '*emphasis that* closes **later and later** ~~struck~~ `code with * star`',
+  'Autolinks www.example.com and https://example.com/path?q=1 and mail@example.com.',
+  '<div>\nraw html block\n</div>\n\n<b>inline</b> html',
+  '- [ ] task\n- [x] done task',
+  'Ünïcödé ✓ 🎉 and combining é and 中文 text\n\n## 見出し',
+];
+
+describe('incremental markdown rendering', () => {
+  it('ends with exactly the DOM of rendering the whole answer at once, for tricky texts cut anywhere', async () => {
+    for (const [index, text] of TRICKY.entries()) {
+      for (const seed of [1, 2, 3]) {
+        const { html } = await streamRender(randomCuts(text, seed * 7919 + index));
+        expect(html, `${JSON.stringify(text)} cut with seed ${seed}`).to.equal(wholeRender(text));
+      }
+      // One character at a time is the harshest cut.
+      const { html } = await streamRender([...text]);
+      expect(html, `${JSON.stringify(text)} one character at a time`).to.equal(wholeRender(text));
+    }
+  });
+
+  it('ends with the whole-render DOM for long generated answers', async () => {
+    for (const seed of [1, 2, 3, 4]) {
+      const text = markdownAnswer(6000, seed);
+      const { html } = await streamRender(fragmentsOf(text, 1500));
+      expect(html, `answer seed ${seed}`).to.equal(wholeRender(text));
+    }
+  });
+
+  it('does not lex complete blocks again: the work per render stays bounded as the answer grows', async () => {
+    const text = markdownAnswer(40_000, 5);
+    const { view } = await streamRender(fragmentsOf(text, 8000));
+    // Each render lexes only the open tail: a block or two, never the answer so far.
+    expect(view.stats.maxLexedChars).to.be.below(2000);
+    expect(view.stats.lexedChars / view.stats.renders).to.be.below(700);
+  });
+
+  it('renders at most once per animation frame, however many fragments arrive', async () => {
+    const holder = document.createElement('div');
+    const view = new IncrementalMarkdown(holder);
+    for (const fragment of fragmentsOf(markdownAnswer(3000, 2), 500)) view.append(fragment);
+    expect(view.stats.renders).to.equal(0);
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+    expect(view.stats.renders).to.equal(1);
+    expect(holder.textContent!.length).to.be.above(1000);
+  });
+
+  it('spreads a large burst over several frames so no render takes on more than a slice', async () => {
+    const holder = document.createElement('div');
+    const text = markdownAnswer(50_000, 6);
+    const view = new IncrementalMarkdown(holder);
+    view.append(text);
+    await view.finish();
+    expect(view.stats.renders).to.be.above(5);
+    expect(view.stats.maxLexedChars).to.be.at.most(8000);
+    expect(holder.innerHTML).to.equal(wholeRender(text));
+  });
+
+  it('links open in a new tab without opener or referrer; images load lazily without referrer', () => {
+    const holder = document.createElement('div');
+    holder.append(...renderMarkdown('[site](https://example.com) ![alt](https://example.com/a.png) <https://auto.example.com>'));
+    for (const link of holder.querySelectorAll('a')) {
+      expect(link.getAttribute('target')).to.equal('_blank');
+      expect(link.getAttribute('rel')).to.equal('noopener noreferrer');
+    }
+    expect(holder.querySelectorAll('a')).to.have.length(2);
+    const image = holder.querySelector('img')!;
+    expect(image.getAttribute('referrerpolicy')).to.equal('no-referrer');
+  });
+});
