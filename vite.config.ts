@@ -1,7 +1,31 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
-// The demo page is served from demo/; library builds are configured beside the widget.
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+// `vite` serves the demo page from demo/; `vite build` makes the script-tag
+// file dist/kagent-chat.js: one IIFE with Lit, marked, DOMPurify and
+// fetch-event-source inside, that defines <kagent-chat> when loaded.
+// (The npm ES modules, dependencies left external, come from tsc.)
 export default defineConfig({
-  root: 'demo',
+  root: here('./demo'),
   server: { host: '127.0.0.1' },
+  publicDir: false,
+  build: {
+    outDir: here('./dist'),
+    // tsc writes the npm modules into dist/ too.
+    emptyOutDir: false,
+    target: 'es2022',
+    sourcemap: true,
+    lib: {
+      entry: here('./src/widget/index.ts'),
+      name: 'KagentChat',
+      formats: ['iife'],
+      fileName: () => 'kagent-chat.js',
+    },
+    rolldownOptions: {
+      // Only the entry defines anything; every other module is pure, so what the widget doesn't use is dropped.
+      treeshake: { moduleSideEffects: (id: string) => id.endsWith('/src/widget/index.ts') },
+    },
+  },
 });
