@@ -151,6 +151,19 @@ export function slowHeaders(ms: number, then: UpstreamBehaviour = answer()): Ups
   };
 }
 
+/** A stream that never ends: one answer event every `everyMs`, until the caller leaves (at most 30 s). */
+export function endlessStream(everyMs = 50): UpstreamBehaviour {
+  return async (_req, res) => {
+    res.writeHead(200, EVENT_STREAM_HEADERS);
+    const deadline = Date.now() + 30_000;
+    while (!res.destroyed && Date.now() < deadline) {
+      res.write(answerEvent('more '));
+      await sleep(everyMs);
+    }
+    res.end();
+  };
+}
+
 /** Sends the first event, then holds the rest until `release()`. */
 export function heldStream(): { behaviour: UpstreamBehaviour; release: () => void; finished: () => boolean } {
   let release!: () => void;
