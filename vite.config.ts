@@ -3,6 +3,15 @@ import { defineConfig } from 'vite';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
+/** Squeezes the whitespace out of Lit `css` templates, which minifiers leave as written. */
+const minifyCss = (css: string) =>
+  css
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/\s+/g, ' ')
+    .replace(/\s*([{}:;,>])\s*/g, '$1')
+    .replace(/;}/g, '}')
+    .trim();
+
 // `vite` serves the demo page from demo/; `vite build` makes the script-tag
 // file dist/kagent-chat.js: one IIFE with Lit, marked, DOMPurify and
 // fetch-event-source inside, that defines <kagent-chat> when loaded.
@@ -11,6 +20,16 @@ export default defineConfig({
   root: here('./demo'),
   server: { host: '127.0.0.1' },
   publicDir: false,
+  plugins: [
+    {
+      name: 'kagent-minify-styles',
+      apply: 'build',
+      transform(code, id) {
+        if (!id.endsWith('.styles.ts')) return undefined;
+        return { code: code.replace(/css`([^`]*)`/g, (_, body: string) => `css\`${minifyCss(body)}\``), map: null };
+      },
+    },
+  ],
   build: {
     outDir: here('./dist'),
     // tsc writes the npm modules into dist/ too.

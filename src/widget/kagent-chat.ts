@@ -1,5 +1,4 @@
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
-import { property } from 'lit/decorators.js';
 import { citationDetails, citationsFrom, type Citation } from './citations.js';
 import { ConversationController } from './conversation-controller.js';
 import type { Turn } from './conversation-store.js';
@@ -57,17 +56,25 @@ const onUnlessFalse = {
 export class KagentChat extends LitElement {
   static override styles = styles;
 
+  // Static properties rather than decorators: nothing for the bundler to lower, and a smaller script-tag file.
+  static override properties = {
+    agentId: { attribute: 'agent-id', reflect: true },
+    endpoint: { reflect: true },
+    streaming: { converter: onUnlessFalse, reflect: true },
+    strings: { attribute: false },
+  };
+
   /** The agent to ask (`POST {endpoint}/agents/{agent-id}/query`). */
-  @property({ attribute: 'agent-id', reflect: true }) agentId = '';
+  agentId = '';
 
   /** Where questions go: the proxy's address, or the service itself for a public agent. */
-  @property({ reflect: true }) endpoint = '';
+  endpoint = '';
 
   /** Stream answers as they are written (default). `streaming="false"` asks for the whole answer as JSON. */
-  @property({ converter: onUnlessFalse, reflect: true }) streaming = true;
+  streaming = true;
 
   /** Every text the chat shows, for another language or a site's own wording. */
-  @property({ attribute: false }) strings: ChatStrings = ENGLISH;
+  strings: ChatStrings = ENGLISH;
 
   #conversation = new ConversationController(this, {
     onRender: () => this.#followAnswer(),

@@ -119,4 +119,22 @@ describe('incremental markdown rendering', () => {
     const image = holder.querySelector('img')!;
     expect(image.getAttribute('referrerpolicy')).to.equal('no-referrer');
   });
+
+  it('keeps the harmless attributes markdown makes: list start, table alignment, code language', () => {
+    const holder = document.createElement('div');
+    holder.append(...renderMarkdown('3. three\n4. four\n\n| left | right |\n| :--- | ---: |\n| a | b |\n\n```ts\nx\n```'));
+    expect(holder.querySelector('ol')!.getAttribute('start')).to.equal('3');
+    expect([...holder.querySelectorAll('th')].map((th) => th.getAttribute('align'))).to.deep.equal(['left', 'right']);
+    expect(holder.querySelector('code')!.className).to.equal('language-ts');
+  });
+
+  it('keeps task-list boxes, never editable', () => {
+    const holder = document.createElement('div');
+    holder.append(...renderMarkdown('- [x] done\n- [ ] to do'));
+    const boxes = [...holder.querySelectorAll('input')];
+    expect(boxes.map((box) => [box.type, box.checked, box.disabled])).to.deep.equal([
+      ['checkbox', true, true],
+      ['checkbox', false, true],
+    ]);
+  });
 });

@@ -44,13 +44,18 @@ export interface IncrementalMarkdownOptions {
   onRender?: () => void;
   /** Most characters one render takes on; the rest waits for the next frame. */
   maxCharsPerRender?: number;
+  /** Least time between two renders, in ms: text arriving faster is shown in steps this far apart. */
+  minInterval?: number;
 }
 
 const MAX_CHARS_PER_RENDER = 6000;
+// Ten updates a second still read as typing, and keep a fast stream's total work
+// within a few renders of the finished answer (bench/widget.bench.ts).
+const MIN_INTERVAL_MS = 100;
 
 /**
  * Shows a markdown answer that arrives in fragments. Fragments are collected
- * and rendered at most once per animation frame. Blocks that can no longer
+ * and rendered at most once per animation frame, and at most every 100 ms. Blocks that can no longer
  * change are rendered once and then left alone: each render lexes, parses and
  * sanitizes only the open tail of the answer (the last block, and the one
  * before it while the last block's first line is unfinished, since that line
@@ -73,6 +78,8 @@ export class IncrementalMarkdown {
   #openNodes: Node[] = [];
   #renderedLength = 0;
   #frame: number | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #lastRender = -Infinity;
   #finished = false;
   #whenFinished: (() => void)[] = [];
 
@@ -123,7 +130,15 @@ export class IncrementalMarkdown {
   }
 
   #schedule(): void {
-    if (this.#frame !== undefined) return;
+    if (this.#frame !== undefined || this.#timer !== undefined) return;
+    const wait = this.#lastRender + (this.#options.minInterval ?? MIN_INTERVAL_MS) - performance.now();
+    if (wait > 0) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        this.#schedule();
+      }, wait);
+      return;
+    }
     const schedule = this.#options.schedule ?? ((render) => requestAnimationFrame(render));
     this.#frame = schedule(() => {
       this.#frame = undefined;
@@ -132,6 +147,8 @@ export class IncrementalMarkdown {
   }
 
   #cancelFrame(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
     if (this.#frame === undefined) return;
     (this.#options.cancel ?? cancelAnimationFrame)(this.#frame);
     this.#frame = undefined;
@@ -173,10 +190,13 @@ export class IncrementalMarkdown {
       if (frozen.some((token) => token.raw.includes('['))) this.#frozenMayReference = true;
     }
     this.#replaceOpen(this.#toNodes(tokens.slice(openFrom)));
+    this.#lastRender = performance.now();
     this.stats.renders++;
     this.#options.onRender?.();
     if (partial) {
       this.#renderedLength = -1;
+      // The rest of a burst follows at the next frame, not after the pause between updates.
+      this.#lastRender = -Infinity;
       this.#schedule();
       return;
     }

@@ -36,7 +36,8 @@ function getPurifier(): DOMPurify {
     ALLOWED_ATTR,
     ALLOW_DATA_ATTR: false,
     ALLOW_ARIA_ATTR: false,
-    ALLOWED_URI_REGEXP: SAFE_LINK,
+    // DOMPurify's own address rule stays (it also judges plain values such as type="checkbox");
+    // the stricter rules for href and src are applied below.
     RETURN_DOM_FRAGMENT: true,
   });
   instance.addHook('afterSanitizeAttributes', (node) => {
