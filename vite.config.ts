@@ -16,10 +16,11 @@ const minifyCss = (css: string) =>
 // file dist/kagent-chat.js: one IIFE with Lit, marked, DOMPurify and
 // fetch-event-source inside, that defines <kagent-chat> when loaded.
 // (The npm ES modules, dependencies left external, come from tsc.)
-export default defineConfig({
+export default defineConfig(({ command }) => ({
   root: here('./demo'),
   server: { host: '127.0.0.1' },
-  publicDir: false,
+  // The demo page loads the built script-tag file; a build must not copy dist/ into itself.
+  publicDir: command === 'serve' ? here('./dist') : false,
   plugins: [
     {
       name: 'kagent-minify-styles',
@@ -47,4 +48,4 @@ export default defineConfig({
       treeshake: { moduleSideEffects: (id: string) => id.endsWith('/src/widget/index.ts') },
     },
   },
-});
+}));
