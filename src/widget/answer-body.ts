@@ -3,6 +3,10 @@ import { IncrementalMarkdown } from './markdown/incremental-markdown.js';
 import type { Source } from '../protocol/index.js';
 import type { ChatStrings } from './strings.js';
 
+// Restored answers render one after another, a frame apart, so a long transcript never blocks the page.
+let restoring: Promise<void> = Promise.resolve();
+const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+
 /**
  * The rendered answer of one turn: a node the element's template places, whose
  * content the incremental markdown renderer owns while the answer streams.
@@ -38,11 +42,13 @@ export class AnswerBody {
     linkCitationMarkers(this.element, citationsFrom(sources), strings);
   }
 
-  /** An answer shown whole, e.g. restored after a reload. */
-  static complete(text: string, sources: readonly Source[], strings: ChatStrings): AnswerBody {
-    const body = new AnswerBody();
-    body.#markdown = IncrementalMarkdown.renderInto(body.element, text);
-    linkCitationMarkers(body.element, citationsFrom(sources), strings);
+  /** An answer restored after a reload: it renders after the ones restored before it, a slice per frame. */
+  static restored(text: string, sources: readonly Source[], strings: ChatStrings, onRender?: () => void): AnswerBody {
+    const body = new AnswerBody(onRender);
+    restoring = restoring.then(nextFrame).then(() => {
+      body.append(text);
+      return body.finish(sources, strings);
+    });
     return body;
   }
 }

@@ -69,14 +69,9 @@ export class ConversationController implements ReactiveController {
     return this.#store?.inMemory ?? false;
   }
 
-  /** The rendered answer of a turn, created on first use. */
+  /** The rendered answer of a turn. */
   bodyOf(turn: Turn): AnswerBody | undefined {
-    let body = this.#bodies.get(turn.id);
-    if (!body && turn.answer) {
-      body = AnswerBody.complete(turn.answer, turn.state === 'answered' ? turn.sources : [], this.#host.strings);
-      this.#bodies.set(turn.id, body);
-    }
-    return body;
+    return this.#bodies.get(turn.id);
   }
 
   /** Loads the conversation kept for the current endpoint and agent. */
@@ -90,11 +85,16 @@ export class ConversationController implements ReactiveController {
     }
     this.#store = new ConversationStore(this.#host.endpoint, this.#host.agentId);
     const conversation = this.#store.load();
-    for (const turn of conversation.turns) {
+    // The newest answers are the ones in view: they render first.
+    for (const turn of [...conversation.turns].reverse()) {
       // Cut short by a reload: keep what arrived and offer Retry.
       if (turn.state === 'sending' || turn.state === 'answering') {
         turn.state = 'failed';
         turn.failure = { kind: 'incomplete' };
+      }
+      if (turn.answer) {
+        const sources = turn.state === 'answered' ? turn.sources : [];
+        this.#bodies.set(turn.id, AnswerBody.restored(turn.answer, sources, this.#host.strings, this.#onRender));
       }
     }
     this.#conversation = conversation;

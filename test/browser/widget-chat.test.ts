@@ -1,5 +1,7 @@
 import { expect } from '@open-wc/testing';
 import '../../src/widget/index.js';
+import { ConversationStore, type StoredConversation } from '../../src/widget/index.js';
+import { markdownAnswer } from '../support/scripted-service.js';
 import { agentLog, ask, eventually, lastAnswer, mountChat, part, parts, removeAllChats, settled, sleep, uniqueAgent, waitFor } from './widget-helpers.js';
 
 describe('<kagent-chat> asking and answering', () => {
@@ -116,8 +118,9 @@ describe('<kagent-chat> asking and answering', () => {
     chat.remove();
     chat = await mountChat(agent, 'answer');
     expect(parts(chat, 'question').map((q) => q.textContent)).to.deep.equal(['You asked: Remember me']);
+    // Restored answers render over the next frames, with their citations.
+    await waitFor(() => lastAnswer(chat)?.querySelectorAll('.citation').length === 2, 'the restored answer');
     expect(lastAnswer(chat)!.querySelector('strong')?.textContent).to.equal('Settings');
-    expect(lastAnswer(chat)!.querySelectorAll('.citation')).to.have.length(2);
     expect(parts(chat, 'source')).to.have.length(2);
 
     (part(chat, 'new-conversation') as HTMLButtonElement).click();
@@ -129,6 +132,28 @@ describe('<kagent-chat> asking and answering', () => {
     expect(after.visitorId).to.equal(stored.visitorId);
   });
 
+  it('restores a long transcript a frame at a time, newest answer first', async () => {
+    const agent = uniqueAgent('long-restore');
+    const endpoint = '/scripted/widget/answer';
+    const turns = Array.from({ length: 12 }, (_, i) => ({
+      id: `t${i}`,
+      question: `Question ${i}`,
+      answer: `## Answer ${i}\n\n${markdownAnswer(4000, i + 1)}`,
+      sources: [],
+      state: 'answered',
+    }));
+    new ConversationStore(endpoint, agent).save({ version: 1, visitorId: 'v', conversationId: 'c', turns } as StoredConversation);
+    const chat = await mountChat(agent, 'answer');
+    const answers = () => parts(chat, 'answer-text');
+    expect(answers()).to.have.length(12);
+    // Nothing is rendered while the element first renders: the work waits for frames.
+    expect(answers().every((a) => a.childElementCount === 0)).to.equal(true);
+    await waitFor(() => answers().at(-1)!.childElementCount > 0, 'the newest answer');
+    expect(answers()[0]!.childElementCount).to.equal(0);
+    await waitFor(() => answers().every((a) => a.childElementCount > 0), 'every answer', 8000);
+    expect(answers()[3]!.querySelector('h2')!.textContent).to.equal('Answer 3');
+  });
+
   it('keeps a partial answer, marked incomplete with Retry, when the page reloads mid-answer', async () => {
     const agent = uniqueAgent('reload-mid');
     let chat = await mountChat(agent, 'slow');
@@ -137,7 +162,7 @@ describe('<kagent-chat> asking and answering', () => {
     await sleep(1100); // the stream is saved about once a second
     chat.remove();
     chat = await mountChat(agent, 'slow');
-    expect(lastAnswer(chat)!.textContent).to.contain('word1');
+    await waitFor(() => lastAnswer(chat)?.textContent?.includes('word1'), 'the restored partial answer');
     expect(part(chat, 'failure')!.textContent).to.contain('This answer was cut off before it was complete.');
     expect(part(chat, 'retry')).to.exist;
   });

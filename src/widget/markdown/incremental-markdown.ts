@@ -121,14 +121,6 @@ export class IncrementalMarkdown {
     return rendered;
   }
 
-  /** Shows a whole answer at once (e.g. one restored after a reload). */
-  static renderInto(element: HTMLElement, text: string): IncrementalMarkdown {
-    const view = new IncrementalMarkdown(element, { maxCharsPerRender: Infinity });
-    view.append(text);
-    void view.finish();
-    return view;
-  }
-
   #schedule(): void {
     if (this.#frame !== undefined || this.#timer !== undefined) return;
     const wait = this.#lastRender + (this.#options.minInterval ?? MIN_INTERVAL_MS) - performance.now();
