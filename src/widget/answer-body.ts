@@ -45,10 +45,14 @@ export class AnswerBody {
   /** An answer restored after a reload: it renders after the ones restored before it, a slice per frame. */
   static restored(text: string, sources: readonly Source[], strings: ChatStrings, onRender?: () => void): AnswerBody {
     const body = new AnswerBody(onRender);
-    restoring = restoring.then(nextFrame).then(() => {
-      body.append(text);
-      return body.finish(sources, strings);
-    });
+    restoring = restoring
+      .then(nextFrame)
+      .then(() => {
+        body.append(text);
+        return body.finish(sources, strings);
+      })
+      // One answer that fails to render must not hold up the others.
+      .catch((error: unknown) => console.error('kagent-chat: could not render a restored answer', error));
     return body;
   }
 }
