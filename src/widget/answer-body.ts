@@ -22,16 +22,6 @@ export class AnswerBody {
     this.#markdown = new IncrementalMarkdown(this.element, onRender ? { onRender } : {});
   }
 
-  /** The markdown received so far. */
-  get text(): string {
-    return this.#markdown.text;
-  }
-
-  /** How much rendering work was done, for tests and benchmarks. */
-  get stats() {
-    return this.#markdown.stats;
-  }
-
   append(fragment: string): void {
     this.#markdown.append(fragment);
   }

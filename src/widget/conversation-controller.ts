@@ -45,11 +45,6 @@ export class ConversationController implements ReactiveController {
     return this.#conversation?.turns ?? [];
   }
 
-  /** The conversation's ids, as sent with each question. */
-  get ids(): { visitorId: string; conversationId: string } | undefined {
-    return this.#conversation && { visitorId: this.#conversation.visitorId, conversationId: this.#conversation.conversationId };
-  }
-
   /** Whether the element knows where to ask. */
   get configured(): boolean {
     return Boolean(this.#host.endpoint && this.#host.agentId);
@@ -62,11 +57,6 @@ export class ConversationController implements ReactiveController {
 
   get canAsk(): boolean {
     return this.configured && !this.busy && !this.cooldown.active;
-  }
-
-  /** Storage is unusable; the conversation lasts as long as the page. */
-  get inMemory(): boolean {
-    return this.#store?.inMemory ?? false;
   }
 
   /** The rendered answer of a turn. */

@@ -171,6 +171,7 @@ describe('<kagent-chat> asking and answering', () => {
     const descriptor = Object.getOwnPropertyDescriptor(window, 'localStorage')!;
     Object.defineProperty(window, 'localStorage', { configurable: true, get: () => { throw new DOMException('denied', 'SecurityError'); } });
     try {
+      expect(new ConversationStore('/scripted/widget/answer', 'any').inMemory).to.equal(true);
       const agent = uniqueAgent('no-storage');
       let chat = await mountChat(agent, 'answer');
       await ask(chat, 'Still works?');
