@@ -1,5 +1,4 @@
-import * as v from 'valibot';
-import { AgentQueryAnswerRecord, readAgentStream, type AgentStreamEvent, type DoneEvent } from '../protocol/index.js';
+import { describeProblems, readAgentQueryAnswer, readAgentStream, type AgentStreamEvent, type DoneEvent } from '../protocol/index.js';
 import { KagentError } from './errors.js';
 
 /**
@@ -72,7 +71,7 @@ export class AgentAnswerStream implements AsyncIterable<AgentStreamEvent> {
 }
 
 async function answerAsDoneEvent(response: Response): Promise<DoneEvent> {
-  const result = v.safeParse(AgentQueryAnswerRecord, await response.json().catch(() => undefined));
-  if (!result.success) throw new KagentError({ status: response.status, code: 'INVALID_RESPONSE', message: 'The answer is not an agent query answer.' });
-  return { type: 'done', answer: result.output.answer, response: result.output };
+  const result = readAgentQueryAnswer(await response.json().catch(() => undefined));
+  if (!result.ok) throw new KagentError({ status: response.status, code: 'INVALID_RESPONSE', message: `The answer is not an agent query answer: ${describeProblems(result.problems)}` });
+  return { type: 'done', answer: result.value.answer, response: result.value };
 }

@@ -1,6 +1,5 @@
 import * as v from 'valibot';
 import {
-  AgentQueryAnswerRecord,
   AgentRecord,
   ConversationRecord,
   DatasourceRecord,
@@ -21,6 +20,7 @@ import {
   checkV1Upsert,
   checkWebDatasource,
   describeProblems,
+  readAgentQueryAnswer,
   uploadMimeTypeOf,
   type Agent,
   type AgentQueryAnswer,
@@ -120,7 +120,9 @@ export class KagentClient {
     query: async (agentId: string, body: Omit<AgentQueryBody, 'streaming'>, options: CallOptions = {}): Promise<AgentQueryAnswer> => {
       checked(checkAgentQuery(body));
       const response = await this.#send('POST', `${this.#prefix}/agents/${id(agentId)}/query`, { json: body, signal: options.signal });
-      return this.#read(response, AgentQueryAnswerRecord);
+      const result = readAgentQueryAnswer(await this.#read(response, v.unknown()));
+      if (!result.ok) throw invalidResponse(response, describeProblems(result.problems));
+      return result.value;
     },
 
     /**
@@ -294,14 +296,7 @@ export class KagentClient {
       throw new KagentError({ status: response.status, code: 'INVALID_RESPONSE', message: `The service's answer is not JSON (${response.headers.get('Content-Type') ?? 'no content type'}).` });
     }
     const result = v.safeParse(schema, json);
-    if (!result.success) {
-      const issue = result.issues[0];
-      throw new KagentError({
-        status: response.status,
-        code: 'INVALID_RESPONSE',
-        message: `The service's answer has an unexpected shape: ${v.getDotPath(issue) ?? '(body)'} ${issue.message}`,
-      });
-    }
+    if (!result.success) throw invalidResponse(response, `${v.getDotPath(result.issues[0]) ?? '(body)'} ${result.issues[0].message}`);
     return result.output;
   }
 
@@ -328,6 +323,10 @@ export class KagentClient {
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `KagentClient ${JSON.stringify(this.toJSON())}`;
   }
+}
+
+function invalidResponse(response: Response, problem: string): KagentError {
+  return new KagentError({ status: response.status, code: 'INVALID_RESPONSE', message: `The service's answer has an unexpected shape: ${problem}` });
 }
 
 /** Throws the refusal of a body that failed its check. */

@@ -20,6 +20,7 @@ export {
 } from './fields.js';
 export * from './check.js';
 export * from './records.js';
+export * from './answer.js';
 export * from './requests.js';
 export * from './errors.js';
 export * from './stream.js';

@@ -5,7 +5,6 @@ import {
   DATASTORE_TYPES,
   PROMPT_TYPES,
   VISIBILITIES,
-  metadataObject,
   text,
 } from './fields.js';
 import type { DatasourceStatus, DatasourceType, DatastoreType, PromptType, Visibility } from './fields.js';
@@ -78,42 +77,6 @@ export const DatastoreFragmentRecord = v.looseObject({
   offset: v.optional(number()),
 });
 export type DatastoreFragment = v.InferOutput<typeof DatastoreFragmentRecord>;
-
-/** One of the chunks an answer was grounded in (wire-format.md: every field may be missing). */
-export const SourceRecord = v.looseObject({
-  chunk_id: v.optional(text()),
-  datasource_id: v.optional(text()),
-  datasource_name: v.optional(text()),
-  datasource_type: v.optional(known<DatasourceType>(DATASOURCE_TYPES)),
-  source_url: v.optional(v.nullable(text())),
-  mime_type: v.optional(v.nullable(text())),
-  page_number: v.optional(v.nullable(number())),
-  total_pages: v.optional(v.nullable(number())),
-  custom_id: v.optional(v.nullable(text())),
-  score: v.optional(number()),
-});
-export type Source = v.InferOutput<typeof SourceRecord>;
-
-export const UsageRecord = v.looseObject({
-  completionTokens: v.optional(number()),
-  promptTokens: v.optional(number()),
-  totalTokens: v.optional(number()),
-  cost: v.optional(number()),
-});
-export type Usage = v.InferOutput<typeof UsageRecord>;
-
-/** The answer of an agent query: the JSON body, or the assembled `endpoint_response` of a stream. */
-export const AgentQueryAnswerRecord = v.looseObject({
-  answer: text(),
-  conversationId: text(),
-  visitorId: text(),
-  sources: v.optional(v.array(SourceRecord, 'must be an array'), []),
-  messageId: v.optional(text()),
-  usage: v.optional(v.nullable(UsageRecord)),
-  approvals: v.optional(v.unknown()),
-  metadata: v.optional(v.nullable(metadataObject())),
-});
-export type AgentQueryAnswer = v.InferOutput<typeof AgentQueryAnswerRecord>;
 
 /** `{ids}`: the answer of the deprecated upsert. */
 export const UpsertAnswerRecord = v.looseObject({ ids: v.array(text()) });

@@ -1,5 +1,5 @@
-import * as v from 'valibot';
-import { AgentQueryAnswerRecord, type AgentQueryAnswer } from './records.js';
+import { readAgentQueryAnswer, type AgentQueryAnswer } from './answer.js';
+import { describeProblems } from './check.js';
 
 /** One server-sent event as an SSE parser hands it over. `event` is `''` or absent for unnamed events. */
 export interface StreamMessage {
@@ -136,13 +136,12 @@ export class AgentStreamDecoder {
       event.responseProblem = `endpoint_response is not JSON: ${(error as Error).message}`;
       return event;
     }
-    const result = v.safeParse(AgentQueryAnswerRecord, parsed);
-    if (result.success) {
-      event.response = result.output;
-      if (!event.answer) event.answer = result.output.answer;
+    const result = readAgentQueryAnswer(parsed);
+    if (result.ok) {
+      event.response = result.value;
+      if (!event.answer) event.answer = result.value.answer;
     } else {
-      const issue = result.issues[0];
-      event.responseProblem = `endpoint_response is not an answer: ${v.getDotPath(issue) ?? '(body)'} ${issue.message}`;
+      event.responseProblem = `endpoint_response is not an answer: ${describeProblems(result.problems)}`;
     }
     return event;
   }

@@ -1,6 +1,5 @@
 import { fetchEventSource } from '@microsoft/fetch-event-source';
-import * as v from 'valibot';
-import { AgentQueryAnswerRecord, AgentStreamDecoder, type AgentQueryAnswer, type AgentStreamEvent } from '../protocol/index.js';
+import { AgentStreamDecoder, describeProblems, readAgentQueryAnswer, type AgentQueryAnswer, type AgentStreamEvent } from '../protocol/index.js';
 import { failureFromNetworkError, failureFromResponse, failureFromStreamError, type ChatFailure } from './failures.js';
 
 export interface AskOptions {
@@ -183,11 +182,10 @@ async function askForJson(options: AskOptions): Promise<AskOutcome> {
     if (options.signal.aborted) return { type: 'stopped', partialAnswer: '' };
     return { type: 'failed', failure: { kind: 'unreadable', status: response.status, detail: `The answer is not JSON: ${(error as Error).message}` }, partialAnswer: '' };
   }
-  const parsed = v.safeParse(AgentQueryAnswerRecord, body);
-  if (!parsed.success) {
-    const issue = parsed.issues[0];
-    return { type: 'failed', failure: { kind: 'unreadable', status: response.status, detail: `The answer is not an agent answer: ${v.getDotPath(issue) ?? '(body)'} ${issue.message}` }, partialAnswer: '' };
+  const parsed = readAgentQueryAnswer(body);
+  if (!parsed.ok) {
+    return { type: 'failed', failure: { kind: 'unreadable', status: response.status, detail: `The answer is not an agent answer: ${describeProblems(parsed.problems)}` }, partialAnswer: '' };
   }
-  if (parsed.output.answer) options.onText?.(parsed.output.answer);
-  return { type: 'answered', answer: parsed.output.answer, response: parsed.output };
+  if (parsed.value.answer) options.onText?.(parsed.value.answer);
+  return { type: 'answered', answer: parsed.value.answer, response: parsed.value };
 }

@@ -148,6 +148,13 @@ describe('stream decoder, on malformed input', () => {
     assert.match(done?.type === 'done' ? done.responseProblem ?? '' : '', /answer/);
   });
 
+  test('an odd source field is dropped, not the answer\'s sources', async () => {
+    const response = { answer: 'Hi', conversationId: 'c', visitorId: 'v', sources: [{ datasource_name: 'Good.pdf', page_number: 'three', score: 0.8 }, 'junk', { datasource_name: 7, source_url: 'https://x.test' }] };
+    const wire = `event: endpoint_response\ndata: ${enc(JSON.stringify(response))}\n\nevent: \ndata: [DONE]\n\n`;
+    const done = (await eventsOf(wire)).at(-1);
+    assert.deepEqual(done?.type === 'done' && done.response?.sources, [{ datasource_name: 'Good.pdf', score: 0.8 }, { source_url: 'https://x.test' }]);
+  });
+
   test('bad percent-encoding keeps the readable text instead of failing the fragment', async () => {
     const wire = `event: answer\ndata: 100%25 sure%ZZ then %E2%9C%93 and %FF!\n\nevent: \ndata: [DONE]\n\n`;
     const events = await eventsOf(wire);
