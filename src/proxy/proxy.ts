@@ -44,16 +44,21 @@ async function handle(request: Request, context: ProxyRequestContext | undefined
   // Only the path is read from the URL: its host comes from the visitor's Host header and decides nothing.
   const pathname = new URL(request.url).pathname;
   const match = matchRoute(request.method, pathname, options);
+  const origin = checkOrigin(request.headers.get('origin'), options);
   if (!match.ok) {
     log('info', match.status === 405 ? 'refused: method not allowed' : 'refused: no such route', { status: match.status, method: request.method, path: pathname.slice(0, 200) });
+    // A page the operator allows gets a refusal it can read, so its visitor sees
+    // "not found" rather than a failed network request; nothing goes upstream.
+    const readable = origin.allowed && origin.allowOrigin !== undefined;
+    if (readable && request.method === 'OPTIONS') return new Response(null, { status: 204, headers: preflightHeaders(origin.allowOrigin) });
+    const cors = readable ? corsHeaders(origin.allowOrigin) : {};
     return match.status === 405
-      ? errorResponse(405, 'Only POST is allowed here.', { Allow: 'POST, OPTIONS' })
-      : errorResponse(404, 'Not found.');
+      ? errorResponse(405, 'Only POST is allowed here.', { ...cors, Allow: 'POST, OPTIONS' })
+      : errorResponse(404, 'Not found.', cors);
   }
   const { route } = match;
   const where = { route: route.kind, id: route.id };
 
-  const origin = checkOrigin(request.headers.get('origin'), options);
   if (!origin.allowed) {
     log('info', `refused: ${origin.reason}`, { ...where, status: 403, origin: request.headers.get('origin')?.slice(0, 200) });
     return errorResponse(403, 'This site may not use this service.', { Vary: 'Origin' });

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AGENT, rawRequest, startProxyHarness, type ProxyHarness } from '../support/proxy-harness.js';
+import { AGENT, SITE, rawRequest, startProxyHarness, type ProxyHarness } from '../support/proxy-harness.js';
 
 // Every endpoint of the service interface (spec section 4) other than the
 // allowed agent query, as a visitor might try it through the proxy.
@@ -61,6 +61,22 @@ describe('proxy routes', () => {
       assert.equal(JSON.parse(answer.text).error.code, answer.status === 404 ? 'NOT_FOUND' : 'METHOD_NOT_ALLOWED');
     }
     assert.equal(h.upstream.requests.length, 0, 'the upstream saw a refused request');
+  });
+
+  test('an allowed page can read the refusal of an agent the proxy does not serve, and the upstream sees nothing', async () => {
+    const path = '/agents/agent_not_allowed/query';
+    const preflight = await rawRequest(h.url, { method: 'OPTIONS', path, headers: { 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers['access-control-allow-origin'], SITE);
+    const answer = await rawRequest(h.url, { path, body: '{"query":"hi"}' });
+    assert.equal(answer.status, 404);
+    assert.equal(answer.headers['access-control-allow-origin'], SITE, 'readable by the page');
+    const foreign = await rawRequest(h.url, { path, body: '{"query":"hi"}', headers: { origin: 'https://evil.example' } });
+    assert.equal(foreign.status, 404);
+    assert.equal(foreign.headers['access-control-allow-origin'], undefined, 'another site learns nothing it can read');
+    const foreignPreflight = await rawRequest(h.url, { method: 'OPTIONS', path, headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    assert.equal(foreignPreflight.status, 404);
+    assert.equal(h.upstream.requests.length, 0);
   });
 
   test('405 names the allowed methods', async () => {
