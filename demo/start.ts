@@ -1,0 +1,207 @@
+// `npm start`: the demo page with <kagent-chat>, answering through the proxy
+// from a local emulator seeded with this project's own README and docs, or,
+// with KAGENT_UPSTREAM_URL, KAGENT_API_KEY and KAGENT_AGENT_IDS set, from
+// that service. The API key stays in this process: the page only ever talks
+// to the proxy.
+import { readFile, readdir } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { serve } from 'srvx';
+import { KagentClient } from '../src/client/index.js';
+import { startEmulator, type RunningEmulator } from '../src/emulator/index.js';
+import { ProxyConfigError, proxyOptionsFromEnv, type ProxyLogEntry } from '../src/proxy/index.js';
+import { serveProxy, type RunningProxy } from '../src/proxy/node.js';
+
+const root = new URL('../', import.meta.url);
+const env = process.env;
+
+/** Ports from the environment; `0` picks free ones (the end-to-end test does). */
+const ports = {
+  page: port('PORT', 5173),
+  proxy: port('KAGENT_PROXY_PORT', 8788),
+  emulator: port('KAGENT_EMULATOR_PORT', 8787),
+};
+const host = '127.0.0.1';
+
+const running: { close(): Promise<void> }[] = [];
+let stopping = false;
+
+async function main(): Promise<void> {
+  const upstream = upstreamFromEnv();
+  const bundle = await readFile(new URL('dist/kagent-chat.js', root), 'utf8').catch(() => fail('dist/kagent-chat.js is missing: run `npm run build` (npm start does it for you).'));
+
+  // The page's server starts first: the proxy must know the page's origin.
+  const page = listen('page', ports.page, (request) => servePage(request, bundle));
+  const pageServer = await page;
+  running.push(pageServer);
+
+  let apiKey: string, upstreamUrl: string, agentIds: string[];
+  if (upstream) {
+    ({ apiKey, upstreamUrl, agentIds } = upstream);
+    console.log(`Answering from ${upstreamUrl} (agents ${agentIds.join(', ')}).`);
+  } else {
+    const emulator = await startLocalService();
+    apiKey = emulator.demo.apiKey;
+    upstreamUrl = emulator.url;
+    agentIds = [emulator.demo.agentId];
+  }
+
+  let proxy: RunningProxy;
+  try {
+    const options = proxyOptionsFromEnv({
+      ...env,
+      KAGENT_API_KEY: apiKey,
+      KAGENT_UPSTREAM_URL: upstreamUrl,
+      KAGENT_AGENT_IDS: agentIds.join(','),
+      KAGENT_ALLOWED_ORIGINS: env.KAGENT_ALLOWED_ORIGINS ?? pageServer.origin,
+    });
+    proxy = await serveProxy({ ...options, log: quietLog }, { port: ports.proxy, host });
+  } catch (error) {
+    if (error instanceof ProxyConfigError) fail(`The proxy cannot start: ${error.message}`);
+    if (isPortInUse(error)) fail(portInUseMessage('proxy', 'KAGENT_PROXY_PORT', ports.proxy));
+    throw error;
+  }
+  running.push(proxy);
+  pageConfig = { agentId: agentIds[0]!, endpoint: proxy.url.replace(/\/$/, '') };
+
+  console.log(`\n  kagent-chat demo:  ${pageServer.origin}/\n`);
+  console.log(`  The page talks to the proxy at ${pageConfig.endpoint}; the API key stays in this process.`);
+  console.log('  Press Ctrl-C to stop.\n');
+}
+
+/** The emulator, with this project's README and docs as its knowledge base. */
+async function startLocalService(): Promise<RunningEmulator> {
+  let emulator: RunningEmulator;
+  try {
+    emulator = await startEmulator({ port: ports.emulator, host, log: () => {}, ...(env.KAGENT_DEMO_KEY ? { demoApiKey: env.KAGENT_DEMO_KEY } : {}) });
+  } catch (error) {
+    if (isPortInUse(error)) fail(portInUseMessage('local service (emulator)', 'KAGENT_EMULATOR_PORT', ports.emulator));
+    throw error;
+  }
+  running.push(emulator);
+  const files = ['README.md', ...(await readdir(new URL('docs/', root))).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+  const client = new KagentClient({ baseUrl: emulator.url, apiKey: emulator.demo.apiKey });
+  let shown = -1;
+  const progress = (done: number) => {
+    if (done === shown) return;
+    shown = done;
+    const line = `Reading the knowledge base: ${done} of ${files.length} documents`;
+    // A terminal gets one line that counts up; a log gets one line per step.
+    process.stdout.write(process.stdout.isTTY ? `\r${line}` : `${line}\n`);
+  };
+  progress(0);
+  let done = 0;
+  for (const path of files) {
+    const bytes = await readFile(new URL(path, root));
+    await client.datasources.uploadFile({ datastoreId: emulator.demo.datastoreId, file: new Blob([bytes], { type: 'text/markdown' }), fileName: path });
+  }
+  // Uploads are acknowledged at once and read in the background: follow them to the end.
+  while (done < files.length) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const response = await fetch(`${emulator.url}/datastores/${emulator.demo.datastoreId}/datasources?limit=100`, {
+      headers: { Authorization: `Bearer ${emulator.demo.apiKey}` },
+    });
+    const { data } = (await response.json()) as { data: { status: string; name: string; errorMessage?: string }[] };
+    for (const source of data) if (source.status === 'error') console.warn(`\n${source.name} could not be read: ${source.errorMessage}`);
+    done = data.filter((source) => source.status === 'synched' || source.status === 'error').length;
+    progress(done);
+  }
+  if (process.stdout.isTTY) process.stdout.write('\n');
+  return emulator;
+}
+
+/** What the page needs to know: set once the proxy is up. */
+let pageConfig: { agentId: string; endpoint: string } | undefined;
+
+async function servePage(request: Request, bundle: string): Promise<Response> {
+  const { pathname } = new URL(request.url);
+  if (request.method !== 'GET' && request.method !== 'HEAD') return new Response('Method not allowed', { status: 405 });
+  if (pathname === '/kagent-chat.js') return new Response(bundle, { headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' } });
+  if (pathname === '/kagent-chat.js.map') {
+    const map = await readFile(new URL('dist/kagent-chat.js.map', root), 'utf8').catch(() => undefined);
+    return map ? new Response(map, { headers: { 'Content-Type': 'application/json' } }) : new Response('Not found', { status: 404 });
+  }
+  if (pathname === '/demo-config.json') {
+    if (!pageConfig) return Response.json({ error: { code: 'UNAVAILABLE', message: 'Still starting' } }, { status: 503 });
+    return Response.json(pageConfig, { headers: { 'Cache-Control': 'no-store' } });
+  }
+  if (pathname === '/' || pathname === '/index.html') {
+    const html = await readFile(new URL('demo/index.html', root), 'utf8');
+    return new Response(html, { headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache' } });
+  }
+  return new Response('Not found', { status: 404 });
+}
+
+interface Listening {
+  origin: string;
+  close(): Promise<void>;
+}
+
+async function listen(name: string, port: number, fetch: (request: Request) => Response | Promise<Response>): Promise<Listening> {
+  const server = serve({ fetch, port, hostname: host, silent: true, gracefulShutdown: false, error: () => new Response('Internal error', { status: 500 }) });
+  try {
+    await server.ready();
+  } catch (error) {
+    if (isPortInUse(error)) fail(portInUseMessage(name, 'PORT', port));
+    throw error;
+  }
+  const actual = (server.node!.server!.address() as AddressInfo).port;
+  return { origin: `http://${host}:${actual}`, close: () => server.close(true) };
+}
+
+/** The real service, when all three variables are set; none of them: the emulator. */
+function upstreamFromEnv(): { apiKey: string; upstreamUrl: string; agentIds: string[] } | undefined {
+  const names = ['KAGENT_UPSTREAM_URL', 'KAGENT_API_KEY', 'KAGENT_AGENT_IDS'] as const;
+  const set = names.filter((name) => env[name]?.trim());
+  if (set.length === 0) return undefined;
+  if (set.length < names.length) {
+    fail(`To answer from a real service, set all of ${names.join(', ')}; missing: ${names.filter((n) => !set.includes(n)).join(', ')}.`);
+  }
+  return {
+    upstreamUrl: env.KAGENT_UPSTREAM_URL!.trim(),
+    apiKey: env.KAGENT_API_KEY!.trim(),
+    agentIds: env.KAGENT_AGENT_IDS!.split(',').map((id) => id.trim()).filter(Boolean),
+  };
+}
+
+/** The proxy's log, short: refusals and failures only (the entries never hold the key). */
+function quietLog(entry: ProxyLogEntry): void {
+  if (entry.level !== 'info') console.warn(`proxy ${entry.level}: ${entry.message}`);
+}
+
+function port(name: string, fallback: number): number {
+  const value = env[name];
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d+$/.test(value) || Number(value) > 65535) fail(`${name} must be a port number (0 to 65535), got ${JSON.stringify(value)}.`);
+  return Number(value);
+}
+
+function isPortInUse(error: unknown): boolean {
+  return (error as { code?: string } | undefined)?.code === 'EADDRINUSE';
+}
+
+function portInUseMessage(what: string, variable: string, port: number): string {
+  return `Port ${port} is already in use, so the ${what} cannot start. Stop what uses it, or pick another port: ${variable}=${port + 10} npm start`;
+}
+
+function fail(message: string): never {
+  console.error(`\n${message}`);
+  void stop(1);
+  throw new Error(message);
+}
+
+async function stop(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  await Promise.allSettled(running.reverse().map((server) => server.close()));
+  process.exit(code);
+}
+
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
+
+main().catch((error: unknown) => {
+  if (!stopping) {
+    console.error(error instanceof Error ? error.message : error);
+    void stop(1);
+  }
+});

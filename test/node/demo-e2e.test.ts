@@ -1,0 +1,172 @@
+// `npm start`, end to end: the real command (page server, proxy and emulator
+// on 127.0.0.1) driven by Debian's Chromium through puppeteer-core.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { findChrome } from '../../scripts/find-chrome.js';
+
+const KEY = `kagent_demo_e2e_${Math.random().toString(36).slice(2)}_KEY`;
+let start: ChildProcess;
+let pageUrl: string;
+let output = '';
+let browser: Browser;
+/** Every response the browser received: address, headers and body. */
+const seen: { url: string; text: string }[] = [];
+
+before(async () => {
+  start = spawn('npm', ['start', '--silent'], {
+    cwd: new URL('../../', import.meta.url),
+    env: { ...process.env, PORT: '0', KAGENT_PROXY_PORT: '0', KAGENT_EMULATOR_PORT: '0', KAGENT_DEMO_KEY: KEY },
+    detached: true, // its own process group, so the test can stop npm, node and all
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  pageUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start printed no address within 90 s:\n${output}`)), 90_000);
+    const read = (chunk: Buffer) => {
+      output += chunk;
+      const match = /kagent-chat demo:\s+(http:\/\/127\.0\.0\.1:\d+\/)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    start.stdout!.on('data', read);
+    start.stderr!.on('data', read);
+    start.on('exit', (code) => reject(new Error(`npm start exited (${code}):\n${output}`)));
+  });
+  browser = await puppeteer.launch({
+    executablePath: findChrome(),
+    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  if (start?.pid) {
+    try {
+      process.kill(-start.pid, 'SIGINT');
+    } catch {
+      // already gone
+    }
+  }
+});
+
+async function openPage(url: string): Promise<Page> {
+  const page = await browser.newPage();
+  // Headers of every response; bodies of those that finish (page, script, config).
+  page.on('response', (response) => seen.push({ url: response.url(), text: `${response.status()} ${JSON.stringify(response.headers())}` }));
+  page.on('requestfinished', async (request) => {
+    const text = await request.response()?.text().catch(() => '');
+    if (text) seen.push({ url: request.url(), text });
+  });
+  // A streamed answer is closed by the widget once done, so the browser never
+  // hands its body over: the page's own fetch keeps a copy of every body it reads.
+  await page.evaluateOnNewDocument(() => {
+    const bodies: { url: string; text: string }[] = [];
+    (window as unknown as { seenBodies: typeof bodies }).seenBodies = bodies;
+    const original = window.fetch;
+    window.fetch = async (...args) => {
+      const response = await original(...args);
+      const entry = { url: response.url, text: `${response.status} ` };
+      bodies.push(entry);
+      const reader = response.clone().body?.getReader();
+      const decoder = new TextDecoder();
+      void (async () => {
+        for (;;) {
+          const { done, value } = await reader!.read();
+          if (done) break;
+          entry.text += decoder.decode(value, { stream: true });
+        }
+      })().catch(() => {});
+      return response;
+    };
+  });
+  await page.goto(url);
+  await waitInChat(page, 'textarea[part="input"]:not([disabled])');
+  return page;
+}
+
+async function ask(page: Page, question: string): Promise<void> {
+  await page.type('kagent-chat >>> textarea[part="input"]', question);
+  await page.keyboard.press('Enter');
+}
+
+/**
+ * Waits for `selector` inside the widget's shadow root. Polled: a selector
+ * wait watches the document's mutations, which do not see inside the shadow root.
+ */
+async function waitInChat(page: Page, selector: string, timeout = 30_000): Promise<void> {
+  await page
+    .waitForFunction((s) => Boolean(document.querySelector('kagent-chat')?.shadowRoot?.querySelector(s)), { polling: 100, timeout }, selector)
+    .catch(async (error: Error) => {
+      throw new Error(`${error.message} waiting for ${selector}; the chat reads: ${(await texts(page, '[part="transcript"]')).join('')}`);
+    });
+}
+
+/** The bodies the page's fetch received so far; kept for the key scan. */
+async function fetchedBodies(page: Page): Promise<{ url: string; text: string }[]> {
+  const bodies = await page.evaluate(() => (window as unknown as { seenBodies: { url: string; text: string }[] }).seenBodies);
+  fetched.push(...bodies);
+  return bodies;
+}
+const fetched: { url: string; text: string }[] = [];
+
+const texts = (page: Page, selector: string) =>
+  page.$$eval(`kagent-chat >>> ${selector}`, (nodes) => nodes.map((node) => (node as HTMLElement).innerText.trim()));
+
+test('a question gets a streamed answer whose sources name the seeded documents', { timeout: 60_000 }, async () => {
+  const page = await openPage(pageUrl);
+  await ask(page, 'How do I deploy the proxy to Cloudflare Workers?');
+  await waitInChat(page, 'li[part="source"]');
+  const bodies = await fetchedBodies(page);
+  const stream = bodies.find((body) => /\/agents\/[^/]+\/query$/.test(body.url));
+  assert.ok(stream, 'the page asked the proxy');
+  assert.match(stream.text, /^200 event: answer\ndata: [^\n]+\n\n/, 'the answer came as an event stream');
+  assert.match(stream.text, /event: \ndata: \[DONE\]/);
+  const answer = (await texts(page, '[part="answer"]')).join('\n');
+  assert.ok(answer.length > 40, `a real answer: ${answer}`);
+  const sources = (await texts(page, 'li[part="source"]')).join('\n');
+  assert.match(sources, /proxy\.md|README\.md/, `sources name seeded documents: ${sources}`);
+
+  // A reload keeps the conversation.
+  await page.reload();
+  await waitInChat(page, '[part="answer"]');
+  assert.match((await texts(page, '[part="question"]')).join(''), /Cloudflare Workers/);
+  assert.equal((await texts(page, '[part="answer"]')).join('\n'), answer);
+
+  // New conversation starts over.
+  await page.click('kagent-chat >>> button[part="new-conversation"]');
+  await page.waitForFunction(() => !document.querySelector('kagent-chat')?.shadowRoot?.querySelector('[part="question"]'));
+  await page.reload();
+  await waitInChat(page, 'textarea[part="input"]');
+  assert.deepEqual(await texts(page, '[part="question"]'), [], 'the old conversation does not come back');
+
+  // Storage holds ids and the transcript, never the key.
+  await fetchedBodies(page);
+  const storage = await page.evaluate(() => JSON.stringify({ ...localStorage }));
+  assert.ok(!storage.includes(KEY));
+  const html = await page.content();
+  assert.ok(!html.includes(KEY));
+  await page.close();
+});
+
+test('a page asking for an agent the proxy does not serve gets a clear refusal', { timeout: 60_000 }, async () => {
+  const page = await openPage(`${pageUrl}?agent=someone-elses-agent`);
+  await ask(page, 'Hello?');
+  await waitInChat(page, '[part="failure"]');
+  const failure = await page.$('kagent-chat >>> [part="failure"]');
+  assert.equal(await failure!.evaluate((node) => node.getAttribute('data-kind')), 'not-found');
+  assert.ok((await failure!.evaluate((node) => (node as HTMLElement).innerText)).length > 10, 'a message a person can read');
+  const refusal = (await fetchedBodies(page)).find((body) => body.url.includes('/agents/someone-elses-agent/query'));
+  assert.match(refusal?.text ?? '', /^404 .*NOT_FOUND/);
+  await page.close();
+});
+
+test('no response the page received, nor the output of npm start, holds the API key', () => {
+  assert.ok(seen.length >= 6, `the browser saw the page, the script and the answers (${seen.length} responses)`);
+  assert.ok(seen.some((response) => response.url.endsWith('/kagent-chat.js')), 'the script was scanned too');
+  assert.ok(fetched.some((body) => body.text.includes('[DONE]')), 'the streamed answers were scanned too');
+  for (const response of [...seen, ...fetched]) assert.ok(!response.text.includes(KEY), `the key is in ${response.url}`);
+  assert.ok(!output.includes(KEY), 'the key is in the output of npm start');
+});
