@@ -35,6 +35,20 @@ export function sentencesOf(text: string): string[] {
   return sentences;
 }
 
+/** Code, commands and configuration read badly when quoted as a sentence. */
+function looksLikeCode(sentence: string): boolean {
+  const symbols = sentence.match(/[{}()[\];=<>`$\\|]/g)?.length ?? 0;
+  return symbols / sentence.length > 0.04 || /^(import|export|const|let|var|npm|npx|\$|\/\/)\s/.test(sentence);
+}
+
+/** The sentences worth quoting: prose of a few words, when the fragment has any; else whatever it has. */
+function quotable(sentences: string[]): string[] {
+  const prose = sentences.filter((sentence) => sentence.split(' ').length >= 4 && !looksLikeCode(sentence));
+  if (prose.length > 0) return prose;
+  const long = sentences.filter((sentence) => sentence.split(' ').length >= 4);
+  return long.length > 0 ? long : sentences;
+}
+
 /** How many of the question's terms a sentence holds. */
 function overlap(sentence: string, questionTerms: ReadonlySet<string>): number {
   let count = 0;
@@ -48,9 +62,8 @@ export function composeAnswer(question: string, sources: readonly Retrieved[]): 
   const questionTerms = new Set(searchTerms(question));
   const points: { index: number; text: string }[] = [];
   for (const [index, hit] of sources.slice(0, SOURCES_QUOTED).entries()) {
-    // Headings and labels are no answer: quote sentences of a few words at least.
-    const all = sentencesOf(hit.fragment.text);
-    const sentences = all.filter((sentence) => sentence.split(' ').length >= 4).length > 0 ? all.filter((sentence) => sentence.split(' ').length >= 4) : all;
+    // Headings, labels and code are no answer: quote prose of a few words when there is some.
+    const sentences = quotable(sentencesOf(hit.fragment.text));
     const ranked = sentences
       .map((sentence, position) => ({ sentence, position, score: overlap(sentence, questionTerms) }))
       .filter((entry) => entry.score > 0)
