@@ -17,9 +17,6 @@ export const styles = css`
     font: 15px/1.5 var(--kagent-font);
     contain: content;
   }
-  [hidden] {
-    display: none !important;
-  }
   .sr-only {
     position: absolute;
     width: 1px;
@@ -199,15 +196,6 @@ export const styles = css`
     color: var(--kagent-danger);
     font-size: 14px;
     margin: 4px 0 0;
-  }
-  .typing::after {
-    content: '▍';
-    animation: blink 1s steps(2) infinite;
-  }
-  @keyframes blink {
-    50% {
-      opacity: 0;
-    }
   }
   form {
     display: flex;

@@ -86,6 +86,37 @@ describe('incremental markdown rendering', () => {
     expect(view.stats.lexedChars / view.stats.renders).to.be.below(700);
   });
 
+  it('shows, after every render, what rendering the text so far at once gives (the open block is updated in place)', () => {
+    // (Except a reference definition still being written: it applies to blocks above it once it is complete.)
+    for (const [index, text] of TRICKY.filter((text) => !text.includes(']: ')).entries()) {
+      const holder = document.createElement('div');
+      const view = new IncrementalMarkdown(holder, { schedule: () => 0, cancel: () => {} });
+      for (const fragment of randomCuts(text, 31 + index)) {
+        view.append(fragment);
+        view.flush();
+        expect(holder.innerHTML, `${JSON.stringify(view.text)} of ${JSON.stringify(text)}`).to.equal(wholeRender(view.text));
+      }
+    }
+  });
+
+  it('keeps the nodes of the open block that did not change, so the browser redoes only what changed', () => {
+    const holder = document.createElement('div');
+    const view = new IncrementalMarkdown(holder, { schedule: () => 0, cancel: () => {} });
+    view.append('Intro.\n\n- first item\n- second it');
+    view.flush();
+    const [first, second] = holder.querySelectorAll('li');
+    const secondText = second!.firstChild;
+    view.append('em grows\n- third');
+    view.flush();
+    const items = holder.querySelectorAll('li');
+    expect(items).to.have.length(3);
+    // The same nodes, not equal copies: the first item is untouched, the second only had its text changed.
+    expect(items[0]).to.equal(first);
+    expect(items[1]).to.equal(second);
+    expect(items[1]!.firstChild).to.equal(secondText);
+    expect(secondText!.nodeValue).to.equal('second item grows');
+  });
+
   it('renders at most once per animation frame, however many fragments arrive', async () => {
     const holder = document.createElement('div');
     const view = new IncrementalMarkdown(holder);

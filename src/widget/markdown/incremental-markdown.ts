@@ -1,4 +1,5 @@
 import { Lexer, Marked, type Token, type Tokens } from 'marked';
+import { morphNodes } from './morph.js';
 import { sanitizeToNodes } from './sanitize.js';
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -176,12 +177,13 @@ export class IncrementalMarkdown {
         return;
       }
       for (const definition of definitions) this.#links[definition.tag] = { href: definition.href, title: definition.title };
-      this.#replaceOpen(this.#toNodes(frozen));
-      this.#openNodes = [];
       this.#frozenLength += rawLength(frozen);
       if (frozen.some((token) => token.raw.includes('['))) this.#frozenMayReference = true;
     }
-    this.#replaceOpen(this.#toNodes(tokens.slice(openFrom)));
+    const frozenNodes = frozen.length ? this.#toNodes(frozen) : [];
+    // The shown open tail is updated, not replaced: unchanged nodes stay, so the browser restyles and lays out only what changed.
+    const shown = morphNodes(this.element, this.#openNodes, [...frozenNodes, ...this.#toNodes(tokens.slice(openFrom))], null);
+    this.#openNodes = shown.slice(frozenNodes.length);
     this.#lastRender = performance.now();
     this.stats.renders++;
     this.#options.onRender?.();
@@ -207,13 +209,6 @@ export class IncrementalMarkdown {
   #toNodes(tokens: Token[]): Node[] {
     if (!tokens.some((token) => token.type !== 'space' && token.type !== 'def')) return [];
     return sanitizeToNodes(markdown.parser(tokens));
-  }
-
-  /** Puts `nodes` where the open tail's nodes are. */
-  #replaceOpen(nodes: Node[]): void {
-    for (const node of this.#openNodes) node.parentNode?.removeChild(node);
-    this.element.append(...nodes);
-    this.#openNodes = nodes;
   }
 
   #restart(): void {
