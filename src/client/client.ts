@@ -8,9 +8,11 @@ import {
   UPLOAD_MIME_TYPES,
   UpdateDocumentAnswerRecord,
   UpsertAnswerRecord,
+  checkAgentCreate,
   checkAgentQuery,
   checkAgentUpdate,
   checkConversationsQuery,
+  checkDatastoreCreate,
   checkDatastoreQuery,
   checkDatastoreUpdate,
   checkFileDatasourceFields,
@@ -23,6 +25,7 @@ import {
   readAgentQueryAnswer,
   uploadMimeTypeOf,
   type Agent,
+  type AgentCreateBody,
   type AgentQueryAnswer,
   type AgentQueryBody,
   type AgentUpdateBody,
@@ -30,6 +33,7 @@ import {
   type Conversation,
   type Datasource,
   type Datastore,
+  type DatastoreCreateBody,
   type DatastoreFragment,
   type DatastoreQueryBody,
   type DatastoreUpdateBody,
@@ -157,6 +161,19 @@ export class KagentClient {
       return this.#readList(response, AgentRecord);
     },
 
+    /** `POST /agents`: not in the interface description; the emulator's design. */
+    create: async (body: AgentCreateBody, options: CallOptions = {}): Promise<Agent> => {
+      checked(checkAgentCreate(body));
+      const response = await this.#send('POST', `${this.#prefix}/agents`, { json: body, signal: options.signal });
+      return this.#read(response, AgentRecord);
+    },
+
+    /** `GET /agents/{id}`: not in the interface description; the emulator's design. */
+    get: async (agentId: string, options: CallOptions = {}): Promise<Agent> => {
+      const response = await this.#send('GET', `${this.#prefix}/agents/${id(agentId)}`, { signal: options.signal });
+      return this.#read(response, AgentRecord);
+    },
+
     /** `GET /v1/agents/{id}/conversations`: at most `limit`, only those after `after`. */
     conversations: async (
       agentId: string,
@@ -195,6 +212,31 @@ export class KagentClient {
       return this.#read(response, DatastoreRecord);
     },
 
+    /** `POST /datastores`: not in the interface description; the emulator's design. */
+    create: async (body: DatastoreCreateBody, options: CallOptions = {}): Promise<Datastore> => {
+      checked(checkDatastoreCreate(body));
+      const response = await this.#send('POST', `${this.#prefix}/datastores`, { json: body, signal: options.signal });
+      return this.#read(response, DatastoreRecord);
+    },
+
+    /** `GET /datastores`: not in the interface description; the emulator's design. */
+    list: async (options: CallOptions = {}): Promise<ListResponse<Datastore>> => {
+      const response = await this.#send('GET', `${this.#prefix}/datastores`, { signal: options.signal });
+      return this.#readList(response, DatastoreRecord);
+    },
+
+    /** `GET /datastores/{id}`: not in the interface description; the emulator's design. */
+    get: async (datastoreId: string, options: CallOptions = {}): Promise<Datastore> => {
+      const response = await this.#send('GET', `${this.#prefix}/datastores/${id(datastoreId)}`, { signal: options.signal });
+      return this.#read(response, DatastoreRecord);
+    },
+
+    /** `GET /datastores/{id}/datasources`: not in the interface description; the emulator's design. */
+    datasources: async (datastoreId: string, options: CallOptions = {}): Promise<ListResponse<Datasource>> => {
+      const response = await this.#send('GET', `${this.#prefix}/datastores/${id(datastoreId)}/datasources`, { signal: options.signal });
+      return this.#readList(response, DatasourceRecord);
+    },
+
     /** `POST /v1/datastores/{id}/upsert`: adds documents, or replaces those whose `id` exists. The answer's shape is not documented. */
     upsert: async (datastoreId: string, body: V1UpsertBody, options: CallOptions = {}): Promise<Record<string, unknown>> => {
       checked(checkV1Upsert(body));
@@ -223,6 +265,12 @@ export class KagentClient {
     createFromWeb: async (body: WebDatasourceBody, options: CallOptions = {}): Promise<Datasource> => {
       checked(checkWebDatasource(body));
       const response = await this.#send('POST', `${this.#prefix}/datasources`, { json: body, signal: options.signal });
+      return this.#read(response, DatasourceRecord);
+    },
+
+    /** `GET /datasources/{id}`: not in the interface description; the emulator's design. Its `status` tells how ingestion goes. */
+    get: async (datasourceId: string, options: CallOptions = {}): Promise<Datasource> => {
+      const response = await this.#send('GET', `${this.#prefix}/datasources/${id(datasourceId)}`, { signal: options.signal });
       return this.#read(response, DatasourceRecord);
     },
 

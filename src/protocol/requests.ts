@@ -14,6 +14,7 @@ import {
   penalty,
   temperature,
   text,
+  textList,
   topP,
   wholeNumberFrom,
 } from './fields.js';
@@ -90,6 +91,25 @@ export const AgentUpdateBody = agentUpdate(false);
 export const StrictAgentUpdateBody = agentUpdate(true);
 export type AgentUpdateBody = v.InferOutput<typeof AgentUpdateBody>;
 
+// Creating agents and datastores is not in the interface description (4.10);
+// these bodies are the emulator's design, shaped like the updates.
+
+const agentCreate = (strict: boolean) =>
+  jsonObject(
+    {
+      ...agentUpdate(strict).pipe[1].entries,
+      name: nonEmptyText(),
+      /** The datastores the agent answers from. */
+      datastoreIds: v.optional(textList()),
+    },
+    objectMessage,
+  );
+
+/** `POST /agents` (not in the interface description): the update's fields, `name` required. */
+export const AgentCreateBody = agentCreate(false);
+export const StrictAgentCreateBody = agentCreate(true);
+export type AgentCreateBody = v.InferOutput<typeof AgentCreateBody>;
+
 /** The body of every delete (4.3, 4.6, 4.4a): an empty JSON object. */
 export const EmptyBody = v.strictObject({}, 'must be an empty JSON object');
 export type EmptyBody = v.InferOutput<typeof EmptyBody>;
@@ -116,6 +136,17 @@ export const DatastoreUpdateBody = jsonObject(
   objectMessage,
 );
 export type DatastoreUpdateBody = v.InferOutput<typeof DatastoreUpdateBody>;
+
+/** `POST /datastores` (not in the interface description): the update's fields and `visibility`, `name` required. */
+export const DatastoreCreateBody = jsonObject(
+  {
+    ...DatastoreUpdateBody.pipe[1].entries,
+    name: nonEmptyText(),
+    visibility: v.optional(oneOf(VISIBILITIES)),
+  },
+  objectMessage,
+);
+export type DatastoreCreateBody = v.InferOutput<typeof DatastoreCreateBody>;
 
 /** `POST /datasources`, JSON form: a web page or a web site (4.7). */
 export const WebDatasourceBody = v.pipe(
@@ -247,6 +278,9 @@ export const checkAgentQuery = (input: unknown, options: CheckOptions = {}): Che
   checkWith(options.strictModelNames ? StrictAgentQueryBody : AgentQueryBody, input);
 export const checkAgentUpdate = (input: unknown, options: CheckOptions = {}): CheckResult<AgentUpdateBody> =>
   checkWith(options.strictModelNames ? StrictAgentUpdateBody : AgentUpdateBody, input);
+export const checkAgentCreate = (input: unknown, options: CheckOptions = {}): CheckResult<AgentCreateBody> =>
+  checkWith(options.strictModelNames ? StrictAgentCreateBody : AgentCreateBody, input);
+export const checkDatastoreCreate = (input: unknown): CheckResult<DatastoreCreateBody> => checkWith(DatastoreCreateBody, input);
 export const checkEmptyBody = (input: unknown): CheckResult<EmptyBody> => checkWith(EmptyBody, input);
 export const checkDatastoreQuery = (input: unknown): CheckResult<DatastoreQueryBody> => checkWith(DatastoreQueryBody, input);
 export const checkDatastoreUpdate = (input: unknown): CheckResult<DatastoreUpdateBody> => checkWith(DatastoreUpdateBody, input);

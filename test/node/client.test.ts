@@ -26,6 +26,13 @@ const routes: Record<string, (request: Request) => Response | Promise<Response>>
   'POST /agents/a1/query': () => Response.json(SAMPLE_ANSWER),
   'POST /v1/agents/a1/query': () => Response.json(SAMPLE_ANSWER),
   'PATCH /agents/a1': () => Response.json({ ...agent, name: 'Renamed' }),
+  'POST /agents': () => Response.json(agent, { status: 201 }),
+  'GET /agents/a1': () => Response.json(agent),
+  'POST /datastores': () => Response.json(datastore, { status: 201 }),
+  'GET /datastores': () => Response.json({ data: [datastore], meta: { page: 1, limit: 20, total: 1 } }),
+  'GET /datastores/ds1': () => Response.json(datastore),
+  'GET /datastores/ds1/datasources': () => Response.json({ data: [datasource], meta: { page: 1, limit: 20, total: 1 } }),
+  'GET /datasources/src1': () => Response.json({ ...datasource, status: 'synched' }),
   'DELETE /agents/a1': () => Response.json(agent),
   'GET /v1/agents': () => Response.json({ data: [agent], meta: { page: 1, limit: 20, total: 1 } }),
   'GET /v1/agents/a1/conversations': () => Response.json({ data: [{ id: 'conv1', createdAt: '2026-11-20T10:00:00Z' }], meta: { page: 1, limit: 5, total: 1 } }),
@@ -118,6 +125,22 @@ describe('client, every endpoint over real HTTP', () => {
     assert.equal(seen[3]?.path, '/v1/agents/a1/conversations');
     assert.equal(seen[3]?.search, '?limit=5&after=2026-11-01T00%3A00%3A00.000Z');
     assert.equal(conversations.data[0]?.id, 'conv1');
+  });
+
+  test('the create, get and list operations the interface leaves out (as the emulator has them)', async () => {
+    const c = client();
+    assert.equal((await c.agents.create({ name: 'Helper', datastoreIds: ['ds1'], temperature: 0.1 })).id, 'a1');
+    assert.deepEqual(JSON.parse(seen[0]!.body), { name: 'Helper', datastoreIds: ['ds1'], temperature: 0.1 });
+    assert.equal((await c.agents.get('a1')).name, 'Helper');
+    assert.equal((await c.datastores.create({ name: 'Docs', visibility: 'public' })).id, 'ds1');
+    assert.equal(seen[2]?.path, '/datastores');
+    assert.equal((await c.datastores.list()).data[0]?.id, 'ds1');
+    assert.equal((await c.datastores.get('ds1')).type, 'qdrant');
+    assert.equal((await c.datastores.datasources('ds1')).data[0]?.id, 'src1');
+    assert.equal((await c.datasources.get('src1')).status, 'synched');
+    assert.deepEqual(seen.map((r) => `${r.method} ${r.path}`), ['POST /agents', 'GET /agents/a1', 'POST /datastores', 'GET /datastores', 'GET /datastores/ds1', 'GET /datastores/ds1/datasources', 'GET /datasources/src1']);
+    const error = await failure(() => c.datastores.create({ name: '' }));
+    assert.equal(error.problems[0]?.field, 'name');
   });
 
   test('a list that comes as a bare array is read as the list form', async () => {

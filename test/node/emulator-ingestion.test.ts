@@ -47,14 +47,13 @@ after(async () => {
 });
 
 async function newDatastore(): Promise<string> {
-  const response = await emulator.api('POST', '/v1/datastores', { name: 'Ingestion' });
-  return ((await response.json()) as { id: string }).id;
+  return (await emulator.client.datastores.create({ name: 'Ingestion' })).id;
 }
 
 describe('files', () => {
   test('each of the eight types is parsed, searchable, and named as the source of an answer', async () => {
     const datastoreId = await newDatastore();
-    const agent = (await (await emulator.api('POST', '/v1/agents', { name: 'Files', datastoreIds: [datastoreId] })).json()) as { id: string };
+    const agent = await emulator.client.agents.create({ name: 'Files', datastoreIds: [datastoreId] });
     const samples = await smallSamples();
     const ids = new Map<SampleKind, string>();
     for (const [kind, sample] of Object.entries(samples) as [SampleKind, (typeof samples)[SampleKind]][]) {
@@ -83,6 +82,10 @@ describe('files', () => {
     assert.equal(pdfAnswer.sources[0]?.page_number, 1);
     assert.equal(pdfAnswer.sources[0]?.total_pages, 2);
     assert.equal(typeof pdf?.offset, 'number');
+    // And streamed, as the widget asks.
+    const streamed = await emulator.client.agents.stream(agent.id, { query: UNIQUE.docx }).final();
+    assert.equal(streamed.response?.sources[0]?.datasource_name, samples.docx.fileName);
+    assert.match(streamed.answer, /\[1\]/);
   });
 
   test('a file that does not parse ends in status error with a reason, and the emulator keeps serving', async () => {

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { StrictAgentUpdateBody, checkEmptyBody, checkWith, type ListResponse } from '../../protocol/index.js';
-import { jsonObject, nonEmptyText, textList } from '../../protocol/fields.js';
+import { StrictAgentCreateBody, StrictAgentUpdateBody, checkEmptyBody, checkWith, type ListResponse } from '../../protocol/index.js';
+import { jsonObject, textList } from '../../protocol/fields.js';
 import { reachable, nowIso, type RequestContext } from '../context.js';
 import { readJson, pageOf, valid } from '../http/body.js';
 import { HttpError, json } from '../http/responses.js';
@@ -14,8 +14,6 @@ import type { AgentRow } from '../store/records.js';
 /** The agent's fields of `PATCH /agents/{id}`, plus the datastores it answers from. */
 const AgentChangeBody = jsonObject({ ...StrictAgentUpdateBody.pipe[1].entries, datastoreIds: v.optional(textList()) }, 'must be a JSON object');
 
-/** `POST /agents`: the same fields, `name` required. */
-const AgentCreateBody = jsonObject({ ...AgentChangeBody.pipe[1].entries, name: nonEmptyText() }, 'must be a JSON object');
 
 export const DEFAULT_MODEL_NAME = 'claude_4_5_haiku';
 
@@ -29,7 +27,7 @@ export function listAgents(context: RequestContext): Response {
 
 /** `POST /agents`: 201 with the new agent. */
 export async function createAgent(context: RequestContext): Promise<Response> {
-  const body = valid(checkWith(AgentCreateBody, await readJson(context.request)));
+  const body = valid(checkWith(StrictAgentCreateBody, await readJson(context.request)));
   const datastoreIds = ownDatastores(context, body.datastoreIds ?? []);
   const now = nowIso();
   const row: AgentRow = {

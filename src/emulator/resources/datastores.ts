@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { DatastoreUpdateBody, VISIBILITIES, checkDatastoreQuery, checkEmptyBody, checkWith, type ListResponse } from '../../protocol/index.js';
-import { jsonObject, nonEmptyText, oneOf } from '../../protocol/fields.js';
+import { DatastoreCreateBody, DatastoreUpdateBody, VISIBILITIES, checkDatastoreQuery, checkEmptyBody, checkWith, type ListResponse } from '../../protocol/index.js';
+import { jsonObject, oneOf } from '../../protocol/fields.js';
 import { fileUrlFor, nowIso, reachable, type RequestContext } from '../context.js';
 import { pageOf, readJson, valid } from '../http/body.js';
 import { HttpError, json } from '../http/responses.js';
@@ -14,7 +14,6 @@ import type { Store } from '../store/store.js';
 
 /** `PATCH /datastores/{id}` fields, plus `visibility`, which section 3 says is set through updates. */
 const DatastoreChangeBody = jsonObject({ ...DatastoreUpdateBody.pipe[1].entries, visibility: v.optional(oneOf(VISIBILITIES)) }, 'must be a JSON object');
-const DatastoreCreateBody = jsonObject({ ...DatastoreChangeBody.pipe[1].entries, name: nonEmptyText() }, 'must be a JSON object');
 
 /** Results of a datastore query when the body gives no `topK`. */
 export const DEFAULT_TOP_K = 5;
