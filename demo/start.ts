@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const pageServer = await page;
   running.push(pageServer);
 
-  let apiKey: string, upstreamUrl: string, agentIds: string[];
+  let apiKey: string, upstreamUrl: string, agentIds: string[], localService: string | undefined;
   if (upstream) {
     ({ apiKey, upstreamUrl, agentIds } = upstream);
     console.log(`Answering from ${upstreamUrl} (agents ${agentIds.join(', ')}).`);
@@ -43,6 +43,7 @@ async function main(): Promise<void> {
     apiKey = emulator.demo.apiKey;
     upstreamUrl = emulator.url;
     agentIds = [emulator.demo.agentId];
+    localService = emulator.url;
   }
 
   let proxy: RunningProxy;
@@ -65,6 +66,7 @@ async function main(): Promise<void> {
 
   console.log(`\n  kagent-chat demo:  ${pageServer.origin}/\n`);
   console.log(`  The page talks to the proxy at ${pageConfig.endpoint}; the API key stays in this process.`);
+  if (localService) console.log(`  The proxy asks the local service (emulator) at ${localService}.`);
   console.log('  Press Ctrl-C to stop.\n');
 }
 

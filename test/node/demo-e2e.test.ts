@@ -43,9 +43,9 @@ before(async () => {
 
 after(async () => {
   await browser?.close();
-  if (start?.pid) {
+  if (start?.pid && start.exitCode === null) {
     try {
-      process.kill(-start.pid, 'SIGINT');
+      process.kill(-start.pid, 'SIGKILL');
     } catch {
       // already gone
     }
@@ -169,4 +169,35 @@ test('no response the page received, nor the output of npm start, holds the API 
   assert.ok(fetched.some((body) => body.text.includes('[DONE]')), 'the streamed answers were scanned too');
   for (const response of [...seen, ...fetched]) assert.ok(!response.text.includes(KEY), `the key is in ${response.url}`);
   assert.ok(!output.includes(KEY), 'the key is in the output of npm start');
+});
+
+test('a port already in use gets a clear message, not a stack trace', { timeout: 30_000 }, async () => {
+  const port = new URL(pageUrl).port;
+  const second = spawn(process.execPath, ['--import', 'tsx', 'demo/start.ts'], {
+    cwd: new URL('../../', import.meta.url),
+    env: { ...process.env, PORT: port, KAGENT_PROXY_PORT: '0', KAGENT_EMULATOR_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let said = '';
+  second.stdout!.on('data', (chunk: Buffer) => (said += chunk));
+  second.stderr!.on('data', (chunk: Buffer) => (said += chunk));
+  const code = await new Promise<number | null>((resolve) => second.on('exit', resolve));
+  assert.equal(code, 1);
+  assert.match(said, new RegExp(`Port ${port} is already in use, so the page cannot start\\. .*PORT=\\d+ npm start`));
+  assert.doesNotMatch(said, /\n\s+at /, 'no stack trace');
+});
+
+test('Ctrl-C stops the page, the proxy and the emulator', { timeout: 30_000 }, async () => {
+  const config = (await (await fetch(new URL('demo-config.json', pageUrl))).json()) as { endpoint: string };
+  const emulator = /local service \(emulator\) at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+  assert.ok(emulator, 'npm start says where the emulator is');
+  assert.equal((await fetch(`${emulator}/v1/agents`)).status, 401, 'the emulator is up and wants a key');
+  // As a terminal's Ctrl-C does: SIGINT to npm and the node process under it.
+  const exited = new Promise<[number | null, string | null]>((resolve) => start.on('exit', (code, signal) => resolve([code, signal])));
+  process.kill(-start.pid!, 'SIGINT');
+  const [code, signal] = await exited;
+  assert.ok(code === 0 || signal === 'SIGINT', `npm start ended with ${code ?? signal}`);
+  for (const address of [pageUrl, config.endpoint, emulator]) {
+    await assert.rejects(fetch(address), `${address} still answers`);
+  }
 });
