@@ -15,7 +15,9 @@ export function morphNodes(parent: Node, shown: readonly Node[], fresh: readonly
   for (; i < fresh.length; i++) {
     const old = shown[i];
     const node = fresh[i]!;
-    if (old && morphable(old, node)) {
+    // Unchanged (compared natively, the common case): nothing to do.
+    if (old?.isEqualNode(node)) result.push(old);
+    else if (old && morphable(old, node)) {
       morph(old, node);
       result.push(old);
     } else {
