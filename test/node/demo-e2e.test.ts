@@ -4,6 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { startEmulator } from '../../src/emulator/index.js';
 import { findChrome } from '../../scripts/find-chrome.js';
 
 const KEY = `kagent_demo_e2e_${Math.random().toString(36).slice(2)}_KEY`;
@@ -199,5 +200,48 @@ test('Ctrl-C stops the page, the proxy and the emulator', { timeout: 30_000 }, a
   assert.ok(code === 0 || signal === 'SIGINT', `npm start ended with ${code ?? signal}`);
   for (const address of [pageUrl, config.endpoint, emulator]) {
     await assert.rejects(fetch(address), `${address} still answers`);
+  }
+});
+
+test('with KAGENT_UPSTREAM_URL, KAGENT_API_KEY and KAGENT_AGENT_IDS, the page is served through the proxy to that service', { timeout: 60_000 }, async () => {
+  // Another service, standing in for the real one, with its own key.
+  const service = await startEmulator({ port: 0, pace: 0, log: () => {}, demoApiKey: `${KEY}_upstream` });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'demo/start.ts'], {
+    cwd: new URL('../../', import.meta.url),
+    env: { ...process.env, PORT: '0', KAGENT_PROXY_PORT: '0', KAGENT_UPSTREAM_URL: service.url, KAGENT_API_KEY: service.demo.apiKey, KAGENT_AGENT_IDS: service.demo.agentId },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let said = '';
+  try {
+    const page = await new Promise<string>((resolve, reject) => {
+      const read = (chunk: Buffer) => {
+        said += chunk;
+        const match = /kagent-chat demo:\s+(http:\/\/127\.0\.0\.1:\d+\/)/.exec(said);
+        if (match) resolve(match[1]!);
+      };
+      child.stdout!.on('data', read);
+      child.stderr!.on('data', read);
+      child.on('exit', (code) => reject(new Error(`start exited (${code}): ${said}`)));
+    });
+    assert.match(said, new RegExp(`Answering from ${service.url.replace(/[.:/]/g, '\\$&')}`));
+    assert.doesNotMatch(said, /Reading the knowledge base/, 'no emulator of its own');
+    const config = (await (await fetch(new URL('demo-config.json', page))).json()) as { endpoint: string; agentId: string };
+    assert.equal(config.agentId, service.demo.agentId);
+    const answer = await fetch(`${config.endpoint}/agents/${config.agentId}/query`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Origin: new URL(page).origin },
+      body: JSON.stringify({ query: 'Hello', streaming: true }),
+    });
+    assert.equal(answer.status, 200);
+    const text = await answer.text();
+    assert.match(text, /event: \ndata: \[DONE\]/);
+    assert.ok(!text.includes(service.demo.apiKey) && !said.includes(service.demo.apiKey), 'the key stays in the proxy');
+  } finally {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.on('exit', resolve));
+      child.kill('SIGINT');
+      await exited;
+    }
+    await service.close();
   }
 });
