@@ -1,15 +1,15 @@
 // `npm start`: the demo page with <kagent-chat>, answering through the proxy
-// from a local emulator seeded with this project's own README and docs, or,
-// with KAGENT_UPSTREAM_URL, KAGENT_API_KEY and KAGENT_AGENT_IDS set, from
-// that service. The API key stays in this process: the page only ever talks
-// to the proxy.
+// (the `kagent-proxy` command, in a process of its own that alone holds the
+// API key) from a local emulator seeded with this project's own README and
+// docs, or, with KAGENT_UPSTREAM_URL, KAGENT_API_KEY and KAGENT_AGENT_IDS
+// set, from that service. The page only ever talks to the proxy.
+import { spawn } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { serve } from 'srvx';
 import { KagentClient } from '../src/client/index.js';
 import { startEmulator, type RunningEmulator } from '../src/emulator/index.js';
-import { ProxyConfigError, proxyOptionsFromEnv, type ProxyLogEntry } from '../src/proxy/index.js';
-import { serveProxy, type RunningProxy } from '../src/proxy/node.js';
 
 const root = new URL('../', import.meta.url);
 const env = process.env;
@@ -46,26 +46,17 @@ async function main(): Promise<void> {
     localService = emulator.url;
   }
 
-  let proxy: RunningProxy;
-  try {
-    const options = proxyOptionsFromEnv({
-      ...env,
-      KAGENT_API_KEY: apiKey,
-      KAGENT_UPSTREAM_URL: upstreamUrl,
-      KAGENT_AGENT_IDS: agentIds.join(','),
-      KAGENT_ALLOWED_ORIGINS: env.KAGENT_ALLOWED_ORIGINS ?? pageServer.origin,
-    });
-    proxy = await serveProxy({ ...options, log: quietLog }, { port: ports.proxy, host });
-  } catch (error) {
-    if (error instanceof ProxyConfigError) fail(`The proxy cannot start: ${error.message}`);
-    if (isPortInUse(error)) fail(portInUseMessage('proxy', 'KAGENT_PROXY_PORT', ports.proxy));
-    throw error;
-  }
+  const proxy = await startProxy({
+    KAGENT_API_KEY: apiKey,
+    KAGENT_UPSTREAM_URL: upstreamUrl,
+    KAGENT_AGENT_IDS: agentIds.join(','),
+    KAGENT_ALLOWED_ORIGINS: env.KAGENT_ALLOWED_ORIGINS ?? pageServer.origin,
+  });
   running.push(proxy);
   pageConfig = { agentId: agentIds[0]!, endpoint: proxy.url.replace(/\/$/, '') };
 
   console.log(`\n  kagent-chat demo:  ${pageServer.origin}/\n`);
-  console.log(`  The page talks to the proxy at ${pageConfig.endpoint}; the API key stays in this process.`);
+  console.log(`  The page talks to the proxy at ${pageConfig.endpoint}; only the proxy holds the API key.`);
   if (localService) console.log(`  The proxy asks the local service (emulator) at ${localService}.`);
   console.log('  Press Ctrl-C to stop.\n');
 }
@@ -165,9 +156,49 @@ function upstreamFromEnv(): { apiKey: string; upstreamUrl: string; agentIds: str
   };
 }
 
-/** The proxy's log, short: refusals and failures only (the entries never hold the key). */
-function quietLog(entry: ProxyLogEntry): void {
-  if (entry.level !== 'info') console.warn(`proxy ${entry.level}: ${entry.message}`);
+/**
+ * The `kagent-proxy` command, configured through its environment (your other
+ * KAGENT_ variables, such as rate limits, pass on to it). Its log is shown
+ * short: warnings and failures only (its entries never hold the key).
+ */
+function startProxy(settings: Record<string, string>): Promise<Listening & { url: string }> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('bin/kagent-proxy.js', root))], {
+    env: { ...env, ...settings, PORT: String(ports.proxy), HOST: host },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const closed = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const close = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await closed;
+  };
+  return new Promise((resolve, reject) => {
+    let errors = '';
+    let pending = '';
+    child.stderr!.on('data', (chunk: Buffer) => (errors += chunk));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      pending += chunk;
+      const lines = pending.split('\n');
+      pending = lines.pop()!;
+      for (const line of lines) {
+        let entry: { level?: string; message?: string };
+        try {
+          entry = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        const listening = /^kagent proxy listening on (\S+)/.exec(entry.message ?? '');
+        if (listening) resolve({ url: listening[1]!, origin: new URL(listening[1]!).origin, close });
+        else if (entry.level === 'warn' || entry.level === 'error') console.warn(`proxy ${entry.level}: ${entry.message}`);
+      }
+    });
+    child.on('exit', (code) => {
+      const reason = /EADDRINUSE/.test(errors)
+        ? portInUseMessage('proxy', 'KAGENT_PROXY_PORT', ports.proxy)
+        : `The proxy stopped (exit code ${code}): ${errors.trim() || 'no reason given'}`;
+      abort(reason);
+      reject(new Error(reason));
+    });
+  });
 }
 
 function port(name: string, fallback: number): number {
@@ -185,9 +216,16 @@ function portInUseMessage(what: string, variable: string, port: number): string 
   return `Port ${port} is already in use, so the ${what} cannot start. Stop what uses it, or pick another port: ${variable}=${port + 10} npm start`;
 }
 
-function fail(message: string): never {
+/** Says what is wrong and stops everything. */
+function abort(message: string): void {
+  if (stopping) return;
   console.error(`\n${message}`);
   void stop(1);
+}
+
+/** `abort`, and ends the calling code too. */
+function fail(message: string): never {
+  abort(message);
   throw new Error(message);
 }
 
