@@ -55,6 +55,11 @@ const TRICKY = [
   '<div>\nraw html block\n</div>\n\n<b>inline</b> html',
   '- [ ] task\n- [x] done task',
   'Ünïcödé ✓ 🎉 and combining é and 中文 text\n\n## 見出し',
+  // After a blank line only a list or indented code takes in the next line: the block above may be frozen early.
+  'para\n\n===\nafter\n\n---\nend',
+  '> quote\n\n> another quote\n\n    code after a blank\n\n    still code\n\ntext',
+  '1. item\n\n   continued item\n\n2. next\n\n  x\n\n| a |\n| - |\n| 1 |\n\n| b |\nlast',
+  '<div>\nhtml\n\nafter html\n\n```\nfenced\n\nstill fenced\n```\n\n- a\n\n      indented in list',
 ];
 
 describe('incremental markdown rendering', () => {

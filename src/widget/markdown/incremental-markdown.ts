@@ -180,9 +180,9 @@ export class IncrementalMarkdown {
       this.#frozenLength += rawLength(frozen);
       if (frozen.some((token) => token.raw.includes('['))) this.#frozenMayReference = true;
     }
-    const frozenNodes = frozen.length ? this.#toNodes(frozen) : [];
+    const [frozenNodes, openNodes] = this.#toNodesSplit(frozen, tokens.slice(openFrom));
     // The shown open tail is updated, not replaced: unchanged nodes stay, so the browser restyles and lays out only what changed.
-    const shown = morphNodes(this.element, this.#openNodes, [...frozenNodes, ...this.#toNodes(tokens.slice(openFrom))], null);
+    const shown = morphNodes(this.element, this.#openNodes, [...frozenNodes, ...openNodes], null);
     this.#openNodes = shown.slice(frozenNodes.length);
     this.#lastRender = performance.now();
     this.stats.renders++;
@@ -206,6 +206,21 @@ export class IncrementalMarkdown {
     return lexer.lex(tail);
   }
 
+  /**
+   * The nodes of the blocks now frozen and of the open ones, sanitized in one
+   * go: each block renders to one element and a line break, so the nodes split
+   * after the frozen blocks' pairs. Should the nodes not have that shape, the
+   * two are rendered apart.
+   */
+  #toNodesSplit(frozen: Token[], open: Token[]): [Node[], Node[]] {
+    if (!frozen.length) return [[], this.#toNodes(open)];
+    const nodes = this.#toNodes([...frozen, ...open]);
+    const split = 2 * contentBlocks(frozen);
+    const paired = nodes.every((node, i) => (i % 2 ? node.nodeType === Node.TEXT_NODE && node.nodeValue === '\n' : node.nodeType === Node.ELEMENT_NODE));
+    if (paired && nodes.length === split + 2 * contentBlocks(open)) return [nodes.slice(0, split), nodes.slice(split)];
+    return [this.#toNodes(frozen), this.#toNodes(open)];
+  }
+
   #toNodes(tokens: Token[]): Node[] {
     if (!tokens.some((token) => token.type !== 'space' && token.type !== 'def')) return [];
     return sanitizeToNodes(markdown.parser(tokens));
@@ -227,7 +242,28 @@ function openBlockIndex(tokens: Token[]): number {
   if (last < 0) return 0;
   // Until the last block's first line is complete, that line may still join the block before it.
   if (tokens[last]!.raw.includes('\n')) return last;
-  return Math.max(0, lastContentIndex(tokens, last));
+  const before = lastContentIndex(tokens, last);
+  if (before < 0) return 0;
+  // Unless a blank line separates them: past one, only a list or indented code can take in a new line.
+  const previous = tokens[before]!;
+  const canContinue = previous.type === 'list' || (previous.type === 'code' && (previous as Tokens.Code).codeBlockStyle === 'indented');
+  if (!canContinue && BLANK_LINE_AT_END.test(rawText(tokens.slice(before, last)))) return last;
+  return before;
+}
+
+const BLANK_LINE_AT_END = /\n[ \t]*\n$/;
+
+function rawText(tokens: Token[]): string {
+  let text = '';
+  for (const token of tokens) text += token.raw;
+  return text;
+}
+
+/** Blocks that render to something (blank space and link definitions render to nothing). */
+function contentBlocks(tokens: Token[]): number {
+  let count = 0;
+  for (const token of tokens) if (token.type !== 'space' && token.type !== 'def') count++;
+  return count;
 }
 
 function lastContentIndex(tokens: Token[], before: number): number {
