@@ -4,6 +4,7 @@ import type { ServerRequest } from 'srvx';
 import { createProxy, type ProxyHandler } from './proxy.js';
 import type { ProxyOptions } from './options.js';
 import { internalErrorResponse } from './responses.js';
+import { createNodeFetch } from './node-fetch.js';
 
 export interface ServeProxyOptions {
   /** Default: 8787. `0` picks a free port. */
@@ -21,9 +22,12 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
-/** Serves a proxy (or the options to make one) on Node. */
+/**
+ * Serves a proxy (or the options to make one) on Node. Made from options, it
+ * calls the service with `createNodeFetch()` unless `fetch` is given.
+ */
 export async function serveProxy(proxy: ProxyHandler | ProxyOptions, { port = 8787, host = '127.0.0.1', gracefulShutdown = false }: ServeProxyOptions = {}): Promise<RunningProxy> {
-  const handler = typeof proxy === 'function' ? proxy : createProxy(proxy);
+  const handler = typeof proxy === 'function' ? proxy : createProxy({ ...proxy, fetch: proxy.fetch ?? createNodeFetch() });
   const server = serve({
     port,
     hostname: host,
@@ -42,4 +46,5 @@ export async function serveProxy(proxy: ProxyHandler | ProxyOptions, { port = 87
   };
 }
 
-export { createProxy };
+export { createProxy, createNodeFetch };
+export type { NodeFetchOptions } from './node-fetch.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { createProxy, proxyOptionsFromEnv } from '../../src/proxy/index.js';
-import { serveProxy } from '../../src/proxy/node.js';
+import { createNodeFetch, serveProxy } from '../../src/proxy/node.js';
 
 export interface RunningRuntime {
   name: string;
@@ -40,7 +40,8 @@ async function bundle(entry: string, conditions: string[]): Promise<string> {
 
 export async function startNodeRuntime(env: Record<string, string>): Promise<RunningRuntime> {
   const lines: string[] = [];
-  const proxy = createProxy({ ...proxyOptionsFromEnv(env), log: (entry) => lines.push(JSON.stringify(entry)) });
+  // As the kagent-proxy command runs it: upstream calls through the Node entry's node:http fetch.
+  const proxy = createProxy({ ...proxyOptionsFromEnv(env), fetch: createNodeFetch(), log: (entry) => lines.push(JSON.stringify(entry)) });
   const running = await serveProxy(proxy, { port: 0 });
   return { name: 'node', url: running.url.replace(/\/$/, ''), output: () => lines.join('\n'), close: running.close };
 }

@@ -1,0 +1,103 @@
+// Node: a `fetch` for the proxy's upstream calls built on node:http, which
+// costs about a third of the CPU of Node's built-in fetch (undici) per request
+// (docs/benchmarks.md, Proxy). It covers exactly what the proxy asks for and
+// hands anything else to the global fetch.
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate, constants as zlib } from 'node:zlib';
+
+export interface NodeFetchOptions {
+  /** Most connections kept open to the service. Default: 256. */
+  maxSockets?: number;
+  /** How long an unused connection stays open, in ms. Default: 4000 (under Node's server default of 5 s). */
+  keepAliveMs?: number;
+}
+
+/**
+ * A Web-compatible `fetch` for requests with a string or byte body (or none)
+ * and `redirect: 'manual'`: the response's body is decoded as fetch does
+ * (gzip, deflate, br) and `signal` aborts the request, before or during the
+ * answer. Redirects are never followed. Any other request goes to the global fetch.
+ */
+export function createNodeFetch({ maxSockets = 256, keepAliveMs = 4000 }: NodeFetchOptions = {}): typeof fetch {
+  const agents = {
+    'http:': new HttpAgent({ keepAlive: true, keepAliveMsecs: keepAliveMs, maxSockets, scheduling: 'lifo', timeout: keepAliveMs }),
+    'https:': new HttpsAgent({ keepAlive: true, keepAliveMsecs: keepAliveMs, maxSockets, scheduling: 'lifo', timeout: keepAliveMs }),
+  };
+  return (input, init = {}) => {
+    const body = init.body;
+    const simple = !(input instanceof Request) && init.redirect === 'manual' && (body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array);
+    const url = simple ? new URL(String(input)) : undefined;
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return globalThis.fetch(input, init);
+    return send(url, init, body as string | Uint8Array | null | undefined, agents[url.protocol]);
+  };
+}
+
+function send(url: URL, init: RequestInit, body: string | Uint8Array | null | undefined, agent: HttpAgent): Promise<Response> {
+  const signal = init.signal ?? undefined;
+  if (signal?.aborted) return Promise.reject(abortError(signal));
+  const headers: Record<string, string> = {};
+  new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+  // Like fetch: ask for compressed answers, and decode them below.
+  headers['accept-encoding'] ??= 'gzip, deflate, br';
+  if (body != null) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+
+  return new Promise((resolve, reject) => {
+    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method: init.method ?? 'GET', headers, agent });
+    // The request's own error handler rejects with the signal's reason.
+    const onAbort = () => request.destroy(new DOMException('This operation was aborted', 'AbortError'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    request.once('error', (error) => {
+      signal?.removeEventListener('abort', onAbort);
+      reject(signal?.aborted ? abortError(signal) : new TypeError('fetch failed', { cause: error }));
+    });
+    request.once('response', (incoming: IncomingMessage) => {
+      // From here an abort ends the body instead: the reader sees it fail.
+      incoming.once('close', () => signal?.removeEventListener('abort', onAbort));
+      resolve(toResponse(incoming, init.method === 'HEAD'));
+    });
+    request.end(body ?? undefined);
+  });
+}
+
+function toResponse(incoming: IncomingMessage, head: boolean): Response {
+  const status = incoming.statusCode ?? 502;
+  const headers = new Headers();
+  const raw = incoming.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    try {
+      headers.append(raw[i]!, raw[i + 1]!);
+    } catch {
+      // A header value fetch would refuse is dropped, not fatal.
+    }
+  }
+  const noBody = head || status === 204 || status === 205 || status === 304 || status < 200;
+  if (noBody) {
+    incoming.resume();
+    return new Response(null, { status, statusText: incoming.statusMessage ?? '', headers });
+  }
+  const decoded = decode(incoming, headers.get('content-encoding'));
+  return new Response(Readable.toWeb(decoded) as ReadableStream<Uint8Array>, { status, statusText: incoming.statusMessage ?? '', headers });
+}
+
+/** The body decoded as fetch decodes it; a decoding error fails the body, and closing it closes the connection. */
+function decode(incoming: IncomingMessage, encoding: string | null): Readable {
+  const coding = encoding?.trim().toLowerCase();
+  const decoder =
+    coding === 'gzip' || coding === 'x-gzip'
+      ? createGunzip({ flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH })
+      : coding === 'deflate'
+        ? createInflate({ flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH })
+        : coding === 'br'
+          ? createBrotliDecompress({ flush: zlib.BROTLI_OPERATION_FLUSH, finishFlush: zlib.BROTLI_OPERATION_FLUSH })
+          : undefined;
+  if (!decoder) return incoming;
+  incoming.on('error', (error) => decoder.destroy(error));
+  decoder.on('close', () => incoming.destroy());
+  return incoming.pipe(decoder);
+}
+
+function abortError(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
