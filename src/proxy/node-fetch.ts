@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, constants as zlib } from 'node:zlib';
 
 export interface NodeFetchOptions {
-  /** Most connections kept open to the service. Default: 256. */
+  /** Most connections open to the service at once; each held stream takes one. Default: no limit, as Node's fetch. */
   maxSockets?: number;
   /** How long an unused connection stays open, in ms. Default: 4000 (under Node's server default of 5 s). */
   keepAliveMs?: number;
@@ -20,7 +20,7 @@ export interface NodeFetchOptions {
  * (gzip, deflate, br) and `signal` aborts the request, before or during the
  * answer. Redirects are never followed. Any other request goes to the global fetch.
  */
-export function createNodeFetch({ maxSockets = 256, keepAliveMs = 4000 }: NodeFetchOptions = {}): typeof fetch {
+export function createNodeFetch({ maxSockets = Infinity, keepAliveMs = 4000 }: NodeFetchOptions = {}): typeof fetch {
   const agents = {
     'http:': new HttpAgent({ keepAlive: true, keepAliveMsecs: keepAliveMs, maxSockets, scheduling: 'lifo', timeout: keepAliveMs }),
     'https:': new HttpsAgent({ keepAlive: true, keepAliveMsecs: keepAliveMs, maxSockets, scheduling: 'lifo', timeout: keepAliveMs }),
