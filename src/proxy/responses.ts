@@ -1,5 +1,7 @@
 import { errorBody, errorCodeForStatus } from '../protocol/index.js';
 
+const encoder = new TextEncoder();
+
 /** Headers on every answer the proxy writes. */
 const BASE_HEADERS: Record<string, string> = {
   'Cache-Control': 'no-store',
@@ -8,9 +10,10 @@ const BASE_HEADERS: Record<string, string> = {
 
 /** An error in the service's documented shape (section 7). */
 export function errorResponse(status: number, message: string, headers: Record<string, string> = {}, code = errorCodeForStatus(status)): Response {
-  return new Response(JSON.stringify(errorBody(code, message)), {
+  const body = encoder.encode(JSON.stringify(errorBody(code, message)));
+  return new Response(body, {
     status,
-    headers: { ...BASE_HEADERS, 'Content-Type': 'application/json; charset=utf-8', ...headers },
+    headers: { ...BASE_HEADERS, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(body.byteLength), ...headers },
   });
 }
 

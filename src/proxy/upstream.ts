@@ -7,7 +7,10 @@ import { upstreamPath, type Route } from './route.js';
 
 /** Statuses whose meaning the visitor can act on; their body is rebuilt from its code and message only. */
 const PASSED_ON = new Set([400, 402, 404, 429]);
+const encoder = new TextEncoder();
 const MAX_ERROR_BODY_BYTES = 16 * 1024;
+/** Largest JSON answer passed on; an answer with its sources is a few KiB. */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 const MAX_MESSAGE_LENGTH = 300;
 
 type Options = Pick<ResolvedOptions, 'apiKey' | 'upstreamUrl' | 'upstreamTimeoutMs' | 'log' | 'fetch'>;
@@ -64,10 +67,15 @@ export async function forward(route: Route, body: Record<string, unknown>, visit
 
   const status = upstream.status;
   if (status === 200 || status === 201) {
-    // From here the relay's own wait-per-piece applies.
-    clearTimeout(timer);
     const contentType = upstream.headers.get('content-type') ?? '';
     const eventStream = contentType.toLowerCase().startsWith('text/event-stream');
+    if (!eventStream && upstream.body) return answerWhole(upstream, contentType, { where, status, started, corsHeaders, options, finish: () => {
+      clearTimeout(timer);
+      visitorSignal?.removeEventListener('abort', onVisitorLeft);
+      return stopReason;
+    } });
+    // From here the relay's own wait-per-piece applies.
+    clearTimeout(timer);
     if (!upstream.body) {
       visitorSignal?.removeEventListener('abort', onVisitorLeft);
       options.log('error', 'the service answered without a body', { ...where, status });
@@ -75,18 +83,15 @@ export async function forward(route: Route, body: Record<string, unknown>, visit
     }
     // Only these headers reach the visitor. Content-Encoding and Content-Length
     // are never copied: the runtime has already decoded the body.
-    const headers: Record<string, string> = eventStream
-      ? { 'Content-Type': EVENT_STREAM_HEADERS['Content-Type']!, 'Cache-Control': EVENT_STREAM_HEADERS['Cache-Control']!, 'X-Accel-Buffering': 'no' }
-      : { 'Content-Type': contentType || 'application/json', 'Cache-Control': 'no-store' };
-    headers['X-Content-Type-Options'] = 'nosniff';
+    const headers: Record<string, string> = { 'Content-Type': EVENT_STREAM_HEADERS['Content-Type']!, 'Cache-Control': EVENT_STREAM_HEADERS['Cache-Control']!, 'X-Accel-Buffering': 'no', 'X-Content-Type-Options': 'nosniff' };
     const relayed = relayBody(upstream.body, {
       apiKey: options.apiKey,
-      eventStream,
+      eventStream: true,
       idleTimeoutMs: options.upstreamTimeoutMs,
       abortUpstream: () => controller.abort(),
       onEnd: (outcome) => {
         visitorSignal?.removeEventListener('abort', onVisitorLeft);
-        const fields = { ...where, status, ms: Date.now() - started, streaming: eventStream };
+        const fields = { ...where, status, ms: Date.now() - started, streaming: true };
         if (outcome.kind === 'complete') options.log('info', 'answered', fields);
         else if (outcome.kind === 'visitor-left') options.log('info', 'visitor left during the answer; the service request was cancelled', fields);
         else if (outcome.kind === 'stalled') options.log('error', `the service went silent for ${options.upstreamTimeoutMs} ms during the answer`, fields);
@@ -115,6 +120,58 @@ export async function forward(route: Route, body: Record<string, unknown>, visit
   return errorResponse(502, 'The knowledge service is unavailable right now. Please try again later.', corsHeaders);
 }
 
+interface WholeAnswer {
+  where: Record<string, string>;
+  status: number;
+  started: number;
+  corsHeaders: Record<string, string>;
+  options: Options;
+  /** Stops the timer and the visitor watch; says why the request was stopped, if it was. */
+  finish: () => 'timeout' | 'visitor-left' | undefined;
+}
+
+/**
+ * A JSON answer is read whole (bounded; the request's timeout still runs and
+ * the visitor can still cancel it), cleaned of the key, and sent with its
+ * length: no page can use half a JSON document, and a fixed body costs the
+ * server far less than a relayed stream.
+ */
+async function answerWhole(upstream: Response, contentType: string, { where, status, started, corsHeaders, options, finish }: WholeAnswer): Promise<Response> {
+  let read: { text: string; complete: boolean };
+  try {
+    read = await readTextCapped(upstream, MAX_ANSWER_BYTES);
+  } catch (error) {
+    const stopped = finish();
+    if (stopped === 'visitor-left') {
+      options.log('info', 'visitor left during the answer; the service request was cancelled', { ...where, status });
+      return errorResponse(499, 'The request was cancelled.', corsHeaders, 'CANCELLED');
+    }
+    if (stopped === 'timeout') {
+      options.log('error', `the service did not finish its answer within ${options.upstreamTimeoutMs} ms`, { ...where, status });
+      return errorResponse(504, 'The knowledge service took too long to answer. Please try again.', corsHeaders);
+    }
+    options.log('error', 'the service failed during the answer', { ...where, status, error });
+    return errorResponse(502, 'The knowledge service failed while answering. Please try again.', corsHeaders);
+  }
+  finish();
+  if (!read.complete) {
+    options.log('error', `the service's answer is larger than ${MAX_ANSWER_BYTES} bytes; refused`, { ...where, status });
+    return errorResponse(502, 'The knowledge service sent an answer too large to pass on.', corsHeaders);
+  }
+  if (read.text === '') {
+    options.log('error', 'the service answered without a body', { ...where, status });
+    return errorResponse(502, 'The knowledge service sent an empty answer. Please try again.', corsHeaders);
+  }
+  options.log('info', 'answered', { ...where, status, ms: Date.now() - started, streaming: false });
+  // Only these headers reach the visitor: none of the service's, and no Content-Encoding of a body already decoded.
+  const bytes = encoder.encode(redactText(read.text, options.apiKey));
+  return new Response(bytes, {
+    status,
+    // The length lets a Node server send the body in one piece rather than chunked.
+    headers: { 'Content-Type': contentType || 'application/json', 'Content-Length': String(bytes.byteLength), 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', ...corsHeaders },
+  });
+}
+
 function defaultMessage(status: number): string {
   if (status === 402) return 'The usage limit has been reached.';
   if (status === 404) return 'Not found.';
@@ -126,7 +183,7 @@ function defaultMessage(status: number): string {
 async function readErrorDetail(response: Response, apiKey: string): Promise<{ code: string | undefined; message: string | undefined }> {
   let text = '';
   try {
-    text = await readTextCapped(response, MAX_ERROR_BODY_BYTES);
+    text = (await readTextCapped(response, MAX_ERROR_BODY_BYTES)).text;
   } catch {
     return { code: undefined, message: undefined };
   }
@@ -148,8 +205,8 @@ async function readErrorDetail(response: Response, apiKey: string): Promise<{ co
   return { code: safeCode, message: clean(message, MAX_MESSAGE_LENGTH) };
 }
 
-async function readTextCapped(response: Response, maxBytes: number): Promise<string> {
-  if (!response.body) return '';
+async function readTextCapped(response: Response, maxBytes: number): Promise<{ text: string; complete: boolean }> {
+  if (!response.body) return { text: '', complete: true };
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let text = '';
@@ -158,11 +215,11 @@ async function readTextCapped(response: Response, maxBytes: number): Promise<str
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    text += decoder.decode(value, { stream: true });
-    if (size >= maxBytes) {
+    if (size > maxBytes) {
       await reader.cancel().catch(() => {});
-      break;
+      return { text: text + decoder.decode(), complete: false };
     }
+    text += decoder.decode(value, { stream: true });
   }
-  return text + decoder.decode();
+  return { text: text + decoder.decode(), complete: true };
 }
