@@ -2,7 +2,10 @@
 // of a streamed answer and JSON requests per second, direct to a stand-in
 // upstream versus through the proxy (the kagent-proxy command in its own
 // process, as deployed), then how many simultaneous streams one proxy
-// process holds and the memory they take.
+// process holds and the memory they take. For requests per second it also
+// runs the floor, a minimal Web-standard pass-through on srvx, and the proxy
+// with Node's built-in fetch, each in its own process, and reads each
+// process's CPU time per request from /proc.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, createServer, request, type IncomingMessage } from 'node:http';
@@ -81,6 +84,53 @@ const proxyUrl = await new Promise<string>((resolve, reject) => {
   });
 });
 
+/** Starts `code` (an ES module run through tsx from the repository root) in its own process; it prints `listening on <url>`. */
+async function startServer(code: string, env: Record<string, string> = {}): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: fileURLToPath(new URL('..', import.meta.url)), env: { ...process.env, ...env, UPSTREAM: upstreamUrl }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 20_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk;
+      const match = /listening on (http:\/\/[^"\s/]+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+        child.stdout!.resume();
+      }
+    });
+  });
+  return {
+    url,
+    pid: child.pid!,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
+}
+
+// The floor: srvx handing each request to the upstream and its answer back, nothing else.
+const passThrough = (fetchCode: string) => `
+  import { serve } from 'srvx/node';
+  ${fetchCode}
+  const target = process.env.UPSTREAM + ${JSON.stringify(PATH)};
+  const server = serve({ port: 0, hostname: '127.0.0.1', silent: true, fetch: async (request) => {
+    const answer = await upstreamFetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: await request.text(), redirect: 'manual' });
+    return new Response(answer.body, { status: answer.status, headers: { 'content-type': answer.headers.get('content-type') ?? 'application/json' } });
+  } });
+  await server.ready();
+  console.log('listening on ' + server.url);
+  process.on('SIGTERM', () => server.close(true).then(() => process.exit(0)));`;
+const floorBuiltIn = await startServer(passThrough('const upstreamFetch = fetch;'));
+const floorNodeHttp = await startServer(passThrough("import { createNodeFetch } from './src/proxy/node-fetch.ts'; const upstreamFetch = createNodeFetch();"));
+// The proxy as the command runs it, but calling the service with Node's built-in fetch, as it did before.
+const proxyBuiltIn = await startServer(`
+  import { serveProxy } from './src/proxy/node.ts';
+  const running = await serveProxy({ apiKey: ${JSON.stringify(KEY)}, upstreamUrl: process.env.UPSTREAM, agentIds: [${JSON.stringify(AGENT)}], allowedOrigins: [${JSON.stringify(ORIGIN)}], perAddressLimit: false, perVisitorLimit: false, fetch: (input, init) => fetch(input, init) }, { port: 0 });
+  console.log('listening on ' + running.url);
+  process.on('SIGTERM', () => running.close().then(() => process.exit(0)));`);
+
 const agent = new Agent({ keepAlive: true, maxSockets: RPS_CONCURRENCY });
 
 /** POSTs the body; resolves with ms to the first body byte and ms to the end. */
@@ -123,7 +173,19 @@ for (let i = 0; i < TTFB_RUNS; i++) {
 }
 
 // 2. JSON requests per second with RPS_CONCURRENCY requests in flight, each side for RPS_SECONDS.
-async function requestsPerSecond(base: string): Promise<number> {
+/** CPU time (all threads, user + system) a process has used, in ms. */
+const cpuMs = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
+};
+/** Requests per second through `base`, and the CPU time per request of the server process `pid`. */
+async function requestsPerSecond(base: string, pid?: number): Promise<{ rps: number; cpuUs?: number }> {
+  // Warm the path (JIT, connections) before counting.
+  const warmUntil = performance.now() + 1000;
+  await Promise.all(Array.from({ length: RPS_CONCURRENCY }, async () => {
+    while (performance.now() < warmUntil) await timedPost(base, '{"query":"q"}');
+  }));
+  const cpuBefore = pid === undefined ? 0 : cpuMs(pid);
   const deadline = performance.now() + RPS_SECONDS * 1000;
   let done = 0;
   await Promise.all(
@@ -135,10 +197,14 @@ async function requestsPerSecond(base: string): Promise<number> {
       }
     }),
   );
-  return done / RPS_SECONDS;
+  return { rps: done / RPS_SECONDS, cpuUs: pid === undefined ? undefined : ((cpuMs(pid) - cpuBefore) * 1000) / done };
 }
 const rpsDirect = await requestsPerSecond(upstreamUrl);
-const rpsProxy = await requestsPerSecond(proxyUrl);
+const rpsFloorBuiltIn = await requestsPerSecond(floorBuiltIn.url, floorBuiltIn.pid);
+const rpsFloorNodeHttp = await requestsPerSecond(floorNodeHttp.url, floorNodeHttp.pid);
+const rpsProxyBuiltIn = await requestsPerSecond(proxyBuiltIn.url, proxyBuiltIn.pid);
+const rpsProxy = await requestsPerSecond(proxyUrl, proxyProcess.pid);
+await Promise.all([floorBuiltIn.stop(), floorNodeHttp.stop(), proxyBuiltIn.stop()]);
 
 // 3. Simultaneous streams held open through the proxy, and the proxy process's memory.
 const rssKiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${proxyProcess.pid}/status`, 'utf8'))![1]);
@@ -176,7 +242,16 @@ console.log('| measure | direct | through the proxy | proxy adds |');
 console.log('|---|---|---|---|');
 console.log(`| time to first streamed byte, median (${TTFB_RUNS} requests, alternating) | ${ms(quantile(ttfb.direct, 0.5))} | ${ms(quantile(ttfb.proxy, 0.5))} | ${ms(quantile(ttfb.proxy, 0.5) - quantile(ttfb.direct, 0.5))} |`);
 console.log(`| time to first streamed byte, p95 | ${ms(quantile(ttfb.direct, 0.95))} | ${ms(quantile(ttfb.proxy, 0.95))} | ${ms(quantile(ttfb.proxy, 0.95) - quantile(ttfb.direct, 0.95))} |`);
-console.log(`| JSON requests per second (${RPS_CONCURRENCY} in flight, ${RPS_SECONDS} s each) | ${rpsDirect.toFixed(0)} | ${rpsProxy.toFixed(0)} | ${((rpsProxy / rpsDirect) * 100).toFixed(0)}% of direct |`);
+console.log('');
+console.log(`| JSON requests per second, ${RPS_CONCURRENCY} in flight, ${RPS_SECONDS} s each | requests/s | % of direct | server CPU per request |`);
+console.log('|---|---|---|---|');
+const rpsRow = (name: string, { rps, cpuUs }: { rps: number; cpuUs?: number | undefined }) =>
+  console.log(`| ${name} | ${rps.toFixed(0)} | ${((rps / rpsDirect.rps) * 100).toFixed(0)}% | ${cpuUs === undefined ? '-' : `${(cpuUs / 1000).toFixed(2)} ms`} |`);
+rpsRow('direct to the upstream', rpsDirect);
+rpsRow('floor: srvx pass-through, Node fetch', rpsFloorBuiltIn);
+rpsRow('floor: srvx pass-through, node:http fetch', rpsFloorNodeHttp);
+rpsRow('the proxy, Node fetch (as before)', rpsProxyBuiltIn);
+rpsRow('the proxy, kagent-proxy command (node:http fetch)', rpsProxy);
 console.log('');
 console.log(`| simultaneous streams held through one proxy process | proxy RSS before | with the streams open | per stream | upstream requests cancelled after the visitors left |`);
 console.log('|---|---|---|---|---|');
