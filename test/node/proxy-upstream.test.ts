@@ -181,6 +181,50 @@ for (const [client, makeFetch] of [['the global fetch', undefined], ["the Node e
     await h.upstream.waitFor(() => h.upstream.requests.at(-1)!.closedEarly);
   });
 
+  test('a JSON answer is sent whole, with the length of what is sent', async () => {
+    const { response, text } = await h.send(PATH, { json: { query: 'hi' } });
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-length'), String(Buffer.byteLength(text)));
+    assert.deepEqual(JSON.parse(text), SAMPLE_ANSWER);
+  });
+
+  test('a JSON answer that fails midway is a 502, not half a document', async () => {
+    h.upstream.behave(async (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('{"answer":"Half an');
+      await sleep(20);
+      res.socket?.destroy();
+    });
+    const { response, text } = await h.send(PATH, { json: { query: 'hi' } });
+    assert.equal(response.status, 502);
+    assert.equal(JSON.parse(text).error.code, 'BAD_GATEWAY');
+    assert.ok(h.logs.some((l) => l.message === 'the service failed during the answer'));
+  });
+
+  test('a JSON answer that stalls is a 504 once the timeout has run, and the upstream request is closed', async () => {
+    h.upstream.behave((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('{"answer":"Thinking');
+    });
+    const started = Date.now();
+    const { response, text } = await h.send(PATH, { json: { query: 'hi' } });
+    assert.equal(response.status, 504);
+    assert.equal(JSON.parse(text).error.code, 'GATEWAY_TIMEOUT');
+    assert.ok(Date.now() - started < 3000, 'the stalled answer held the visitor');
+    await h.upstream.waitFor(() => h.upstream.requests.at(-1)!.closedEarly);
+  });
+
+  test('a JSON answer over 4 MiB is refused with a 502 rather than held in memory', async () => {
+    h.upstream.behave((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ answer: 'x'.repeat(5 * 1024 * 1024) }));
+    });
+    const { response, text } = await h.send(PATH, { json: { query: 'hi' } });
+    assert.equal(response.status, 502);
+    assert.equal(JSON.parse(text).error.code, 'BAD_GATEWAY');
+    assert.ok(h.logs.some((l) => /larger than 4194304 bytes/.test(l.message)));
+  });
+
   test('refuses to follow a redirect', async () => {
     const target = h.upstream.requests.length;
     h.upstream.behave(redirectTo(`${h.upstream.url}/elsewhere`));
