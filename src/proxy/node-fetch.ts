@@ -48,7 +48,8 @@ function send(url: URL, init: RequestInit, body: string | Uint8Array | null | un
     // The request's own error handler rejects with the signal's reason.
     const onAbort = () => request.destroy(new DOMException('This operation was aborted', 'AbortError'));
     signal?.addEventListener('abort', onAbort, { once: true });
-    request.once('error', (error) => {
+    // Kept for the request's life: an abort during the answer errors the request again (the body sees it; rejecting twice is harmless).
+    request.on('error', (error) => {
       signal?.removeEventListener('abort', onAbort);
       reject(signal?.aborted ? abortError(signal) : new TypeError('fetch failed', { cause: error }));
     });
