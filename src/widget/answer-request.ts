@@ -13,6 +13,8 @@ export interface AskOptions {
   streaming: boolean;
   /** Aborting stops the answer (Stop, or the element leaving the page). */
   signal: AbortSignal;
+  /** Further body fields (e.g. `filters`) for endpoints that allow them; the chat's own fields win. */
+  queryOptions?: Record<string, unknown> | undefined;
   /** Each piece of the answer as it arrives. */
   onText?: (fragment: string) => void;
 }
@@ -47,7 +49,7 @@ export function askAgent(options: AskOptions): Promise<AskOutcome> {
 }
 
 function requestBody(options: AskOptions, streaming: boolean): string {
-  const body: Record<string, unknown> = { query: options.query, streaming };
+  const body: Record<string, unknown> = { ...options.queryOptions, query: options.query, streaming };
   if (options.conversationId) body.conversationId = options.conversationId;
   if (options.visitorId) body.visitorId = options.visitorId;
   return JSON.stringify(body);

@@ -11,6 +11,7 @@ export interface ConversationHost extends ReactiveControllerHost {
   agentId: string;
   streaming: boolean;
   strings: ChatStrings;
+  queryOptions?: Record<string, unknown> | undefined;
 }
 
 /** How often a streaming answer is written to storage, so a reload keeps most of it. */
@@ -39,6 +40,11 @@ export class ConversationController implements ReactiveController {
     this.#onSettled = onSettled;
     this.cooldown = new CooldownController(host);
     host.addController(this);
+  }
+
+  /** The id of the conversation shown (the service's, once it answered). */
+  get conversationId(): string | undefined {
+    return this.#conversation?.conversationId;
   }
 
   get turns(): readonly Turn[] {
@@ -157,6 +163,7 @@ export class ConversationController implements ReactiveController {
       conversationId: conversation.conversationId,
       visitorId: conversation.visitorId,
       streaming: this.#host.streaming,
+      queryOptions: this.#host.queryOptions,
       signal: abort.signal,
       onText: (fragment) => {
         turn.answer += fragment;
@@ -197,9 +204,10 @@ export class ConversationController implements ReactiveController {
     }
     // Only a conversation still shown is kept: "New conversation" or a new agent may have replaced it.
     if (this.#conversation === conversation) store.save(conversation);
-    this.#onSettled(turn);
     this.#host.requestUpdate();
     await body.finish(turn.state === 'answered' ? turn.sources : [], strings);
+    // Told once the answer is fully on screen, so what is announced is what is shown.
+    this.#onSettled(turn);
     this.#host.requestUpdate();
   }
 

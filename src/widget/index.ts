@@ -5,7 +5,8 @@
 import { KagentChat } from './kagent-chat.js';
 
 export { KagentChat };
-export { ENGLISH, formatSeconds, type ChatStrings } from './strings.js';
+export type { KagentAnswerDetail, KagentChatEventMap, KagentErrorDetail, KagentSendDetail } from './kagent-chat.js';
+export { ENGLISH, formatSeconds, withStrings, type ChatStrings, type ChatStringsOverride } from './strings.js';
 export { FAILURE_KINDS, type ChatFailure, type FailureKind } from './failures.js';
 export { askAgent, queryUrl, type AskOptions, type AskOutcome } from './answer-request.js';
 export { ConversationStore, STORE_VERSION, MAX_STORED_TURNS, MAX_STORED_CHARS, type StoredConversation, type Turn, type TurnState } from './conversation-store.js';

@@ -2,14 +2,19 @@ import { css } from 'lit';
 
 export const styles = css`
   :host {
-    --kagent-accent: #2f5bea;
-    --kagent-accent-text: #fff;
-    --kagent-text: #1d2330;
-    --kagent-muted: #5b6475;
-    --kagent-surface: #fff;
-    --kagent-question-surface: #eef2fd;
-    --kagent-border: #d9dde6;
-    --kagent-danger: #b42318;
+    /* Nothing the page's text styles would pass down (spacing, alignment, transforms) reaches the chat. */
+    all: initial;
+    /* Each colour is light-dark(light, dark); color-scheme (theme attribute or the visitor's setting) picks one. */
+    color-scheme: light dark;
+    --kagent-accent: light-dark(#2f5bea, #8ab4ff);
+    --kagent-accent-text: light-dark(#fff, #0b1020);
+    --kagent-text: light-dark(#1d2330, #e8eaf0);
+    --kagent-muted: light-dark(#5b6475, #a9b1c1);
+    --kagent-surface: light-dark(#fff, #16191f);
+    --kagent-question-surface: light-dark(#eef2fd, #262d3d);
+    --kagent-border: light-dark(#d9dde6, #3b4252);
+    --kagent-danger: light-dark(#b42318, #ff9b8f);
+    --kagent-code-surface: light-dark(#f5f6f8, #0f1115);
     --kagent-radius: 10px;
     --kagent-font: system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif;
     display: block;
@@ -93,7 +98,7 @@ export const styles = css`
   }
   .markdown pre {
     overflow-x: auto;
-    background: #f5f6f8;
+    background: var(--kagent-code-surface);
     padding: 8px 10px;
     border-radius: 6px;
   }
@@ -115,8 +120,8 @@ export const styles = css`
   }
   .markdown blockquote {
     margin: 0;
-    padding-left: 10px;
-    border-left: 3px solid var(--kagent-border);
+    padding-inline-start: 10px;
+    border-inline-start: 3px solid var(--kagent-border);
     color: var(--kagent-muted);
   }
   a {
@@ -146,7 +151,7 @@ export const styles = css`
     display: none;
     position: absolute;
     z-index: 1;
-    left: 0;
+    inset-inline-start: 0;
     bottom: 1.8em;
     width: max-content;
     max-width: 260px;
@@ -156,7 +161,7 @@ export const styles = css`
     color: var(--kagent-surface);
     font-size: 12px;
     line-height: 1.4;
-    text-align: left;
+    text-align: start;
     white-space: normal;
   }
   .citation:hover .citation-card,
@@ -178,7 +183,7 @@ export const styles = css`
   }
   .sources ol {
     margin: 0;
-    padding-left: 1.4em;
+    padding-inline-start: 1.4em;
   }
   .sources li:focus {
     outline: 2px solid var(--kagent-accent);
@@ -208,8 +213,9 @@ export const styles = css`
     resize: none;
     font: inherit;
     color: inherit;
+    background: var(--kagent-surface);
     padding: 6px 10px;
-    border: 1px solid var(--kagent-border);
+    border: 1px solid var(--kagent-muted);
     border-radius: 6px;
     min-height: 2.5em;
     max-height: 8em;

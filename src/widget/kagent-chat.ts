@@ -1,9 +1,14 @@
-import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { LitElement, html, nothing, svg, type PropertyValues, type TemplateResult } from 'lit';
 import { citationDetails, citationsFrom, type Citation } from './citations.js';
 import { ConversationController } from './conversation-controller.js';
 import type { Turn } from './conversation-store.js';
 import { styles } from './kagent-chat.styles.js';
-import { ENGLISH, type ChatStrings } from './strings.js';
+import { modeStyles } from './modes.styles.js';
+import { renderMarkdown } from './markdown/incremental-markdown.js';
+import { ENGLISH, withStrings, type ChatStrings, type ChatStringsOverride } from './strings.js';
+import { VisualViewportController } from './visual-viewport-controller.js';
+import type { Source } from '../protocol/index.js';
+import type { FailureKind } from './failures.js';
 
 /** `streaming="false"` turns streaming off; absent or any other value leaves it on. */
 const onUnlessFalse = {
@@ -11,17 +16,90 @@ const onUnlessFalse = {
   toAttribute: (value: boolean) => (value ? null : 'false'),
 };
 
+/** `suggestions="A|B"` or a JSON array of strings. */
+const listAttribute = {
+  fromAttribute(value: string | null): string[] {
+    if (!value) return [];
+    try {
+      const list: unknown = JSON.parse(value);
+      if (Array.isArray(list)) return list.map(String);
+    } catch {
+      // Not JSON: the `|`-separated form.
+    }
+    return value.split('|').map((item) => item.trim()).filter(Boolean);
+  },
+};
+
+/** `detail` of `kagent-send`. */
+export interface KagentSendDetail {
+  question: string;
+  /** True when the visitor pressed Retry. */
+  retry: boolean;
+}
+
+/** `detail` of `kagent-answer`. */
+export interface KagentAnswerDetail {
+  question: string;
+  /** The answer's markdown. */
+  answer: string;
+  sources: Source[];
+  conversationId: string | undefined;
+}
+
+/** `detail` of `kagent-error`. */
+export interface KagentErrorDetail {
+  question: string;
+  /** What went wrong, as the chat tells it (`rate-limited`, `server`…). */
+  kind: FailureKind;
+  /** HTTP status, when the service answered with one. */
+  status: number | undefined;
+  /** The service's error code (`USAGE_LIMIT`…), when it gave one. */
+  code: string | undefined;
+  /** The message the visitor was shown. */
+  message: string;
+}
+
+/** The events `<kagent-chat>` fires (they bubble and cross shadow roots). */
+export interface KagentChatEventMap {
+  'kagent-send': CustomEvent<KagentSendDetail>;
+  'kagent-answer': CustomEvent<KagentAnswerDetail>;
+  'kagent-error': CustomEvent<KagentErrorDetail>;
+  'kagent-open': CustomEvent<void>;
+  'kagent-close': CustomEvent<void>;
+}
+
+const chatIcon = svg`<path d="M4 4h16v12H9l-5 4z" fill="none" stroke="currentColor" stroke-width="2" stroke-linejoin="round"/>`;
+const closeIcon = svg`<path d="M6 6l12 12M18 6L6 18" stroke="currentColor" stroke-width="2" stroke-linecap="round"/>`;
+const icon = (shape: TemplateResult) => html`<svg viewBox="0 0 24 24" width="24" height="24" aria-hidden="true">${shape}</svg>`;
+
 /**
  * A chat with a knowledge agent. The visitor asks; the answer streams in as
  * sanitized markdown with the sources it was grounded in. The conversation
  * survives a reload, and every failure is told in plain words with a way to
  * retry that sends the question once.
  *
+ * `mode="inline"` (default) fills its container; `mode="bubble"` is a
+ * launcher button in a corner of the window that opens the chat as a panel
+ * (full screen on a small screen). Escape closes it.
+ *
  * @summary Chat with a knowledge agent, with streamed, cited answers.
  *
- * @csspart base - The chat's frame.
- * @csspart header - The bar holding "New conversation".
+ * @fires kagent-send - A question is about to be sent (`detail`: `question`, `retry`). Cancelable: `preventDefault()` keeps it from being sent.
+ * @fires kagent-answer - An answer is complete (`detail`: `question`, `answer` (markdown), `sources`, `conversationId`).
+ * @fires kagent-error - A question failed (`detail`: `question`, `kind`, `status`, `code`, `message`).
+ * @fires kagent-open - The bubble's chat opened.
+ * @fires kagent-close - The bubble's chat closed.
+ *
+ * @csspart base - The chat's frame (the panel, in bubble mode).
+ * @csspart launcher - The bubble's round button that opens and closes the chat.
+ * @csspart header - The bar with the heading, "New conversation" and (bubble) Close.
+ * @csspart heading - The chat's title.
  * @csspart new-conversation - The "New conversation" button.
+ * @csspart close - The bubble's Close button in the header.
+ * @csspart welcome - The welcome message at the top of the transcript.
+ * @csspart suggestions - The starter questions, shown until the first question.
+ * @csspart suggestion - One starter question.
+ * @csspart copy - The Copy button under an answer.
  * @csspart transcript - The scrolling list of questions and answers.
  * @csspart turn - One question with its answer.
  * @csspart question - The visitor's question.
@@ -49,19 +127,37 @@ const onUnlessFalse = {
  * @cssproperty --kagent-question-surface - Background of the visitor's questions.
  * @cssproperty --kagent-border - Borders and table lines.
  * @cssproperty --kagent-danger - Failure messages.
+ * @cssproperty --kagent-code-surface - Background of code blocks.
+ * @cssproperty --kagent-focus - Focus outline colour.
  * @cssproperty --kagent-radius - Corner radius of the frame and bubbles.
  * @cssproperty --kagent-font - Font family.
- * @cssproperty --kagent-max-height - Tallest the chat grows before the transcript scrolls (default 640px).
+ * @cssproperty --kagent-max-height - Tallest the inline chat grows before the transcript scrolls (default 640px).
+ * @cssproperty --kagent-panel-width - Width of the bubble's panel (default 380px).
+ * @cssproperty --kagent-panel-height - Height of the bubble's panel (default 560px).
+ * @cssproperty --kagent-launcher-size - Diameter of the launcher (default 56px).
+ * @cssproperty --kagent-launcher-surface - Launcher background (default the accent).
+ * @cssproperty --kagent-launcher-text - Launcher icon colour (default the accent text).
+ * @cssproperty --kagent-offset - Distance of the launcher from the window's edges (default 20px).
+ * @cssproperty --kagent-z-index - Stacking level of the bubble (default 2147483000).
  */
 export class KagentChat extends LitElement {
-  static override styles = styles;
+  static override styles = [styles, modeStyles];
 
   // Static properties rather than decorators: nothing for the bundler to lower, and a smaller script-tag file.
   static override properties = {
     agentId: { attribute: 'agent-id', reflect: true },
     endpoint: { reflect: true },
     streaming: { converter: onUnlessFalse, reflect: true },
-    strings: { attribute: false },
+    strings: { attribute: false, noAccessor: true },
+    mode: { reflect: true },
+    position: { reflect: true },
+    opened: { type: Boolean, reflect: true, attribute: 'open' },
+    theme: { reflect: true },
+    heading: {},
+    placeholder: {},
+    welcome: {},
+    suggestions: { converter: listAttribute },
+    queryOptions: { attribute: false },
   };
 
   /** The agent to ask (`POST {endpoint}/agents/{agent-id}/query`). */
@@ -73,15 +169,102 @@ export class KagentChat extends LitElement {
   /** Stream answers as they are written (default). `streaming="false"` asks for the whole answer as JSON. */
   streaming = true;
 
-  /** Every text the chat shows, for another language or a site's own wording. */
-  strings: ChatStrings = ENGLISH;
+  /** `inline` fills its container; `bubble` is a launcher in a corner that opens the chat as a panel. */
+  mode: 'inline' | 'bubble' = 'inline';
+
+  /** The bubble's corner: `bottom-end` (default), `bottom-start`, `top-end`, `top-start`, or `bottom-right`, `bottom-left`, `top-right`, `top-left`. Start and end follow the text direction. */
+  position = 'bottom-end';
+
+  /** Whether the bubble's chat is open (attribute `open`). */
+  opened = false;
+
+  /** `light` or `dark` forces a theme; `auto` (default) follows the visitor's `prefers-color-scheme`. */
+  theme: 'auto' | 'light' | 'dark' = 'auto';
+
+  /** The chat's title (default the `heading` string, "Assistant"). */
+  heading = '';
+
+  /** Placeholder of the question box (default the `questionPlaceholder` string). */
+  placeholder = '';
+
+  /** A welcome message at the top of the transcript, in markdown (sanitized like answers). */
+  welcome = '';
+
+  /** Starter questions, shown as buttons until the first question. Attribute: `A|B|C` or a JSON array. */
+  suggestions: string[] = [];
+
+  /** Further fields for the query body, e.g. `{ filters: {...} }`, for endpoints that allow them. The chat's own fields (`query`, `streaming`, `conversationId`, `visitorId`) win. */
+  queryOptions: Record<string, unknown> | undefined = undefined;
+
+  #strings: ChatStrings = ENGLISH;
+
+  /** Every text the chat shows or announces (English by default). Set any of them, for another language or a site's own wording; the rest stay English. */
+  get strings(): ChatStrings {
+    return this.#strings;
+  }
+
+  set strings(value: ChatStringsOverride | undefined) {
+    const old = this.#strings;
+    this.#strings = withStrings(value);
+    this.requestUpdate('strings', old);
+  }
 
   #conversation = new ConversationController(this, {
     onRender: () => this.#followAnswer(),
-    onSettled: (turn) => this.#announce(this.#outcomeText(turn)),
+    onSettled: (turn) => this.#settled(turn),
   });
   #stickToEnd = true;
   #announcement = '';
+  #copiedTurn: string | undefined;
+  #welcome: { text: string; nodes: Node[] } | undefined;
+  #refocusLauncher = false;
+
+  constructor() {
+    super();
+    new VisualViewportController(this, () => this.mode === 'bubble' && this.opened);
+    this.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape' && this.mode === 'bubble' && this.opened) {
+        event.preventDefault();
+        this.close();
+      }
+    });
+  }
+
+  /** Asks `text` as if the visitor typed it. Returns false when it cannot be sent now (empty, busy, not set up, waiting after a rate limit, or a `kagent-send` listener cancelled it). */
+  send(text: string): boolean {
+    const question = text.trim();
+    if (!question || !this.#conversation.canAsk || !this.#emit('kagent-send', { question, retry: false }, true)) return false;
+    this.#conversation.ask(question);
+    this.#announce(this.strings.answering);
+    this.#stickToEnd = true;
+    return true;
+  }
+
+  /** Stops the answer under way; what arrived is kept. */
+  stop(): void {
+    this.#conversation.stop();
+  }
+
+  /** Starts a new conversation with an empty transcript. */
+  newConversation(): void {
+    this.#conversation.startNewConversation();
+    this.#announcement = '';
+  }
+
+  /** Opens the bubble's chat (fires `kagent-open`). */
+  open(): void {
+    this.opened = true;
+  }
+
+  /** Closes the bubble's chat (fires `kagent-close`); focus inside it returns to the launcher. */
+  close(): void {
+    this.opened = false;
+  }
+
+  /** Opens or closes the bubble's chat. */
+  toggle(): void {
+    this.opened = !this.opened;
+  }
 
   /** The question box. */
   get #input(): HTMLTextAreaElement | null {
@@ -93,6 +276,8 @@ export class KagentChat extends LitElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
+    // Focus inside a closing panel goes back to the launcher rather than being lost.
+    if (changed.has('opened') && !this.opened) this.#refocusLauncher = this.matches(':focus-within');
     if (changed.has('agentId') || changed.has('endpoint')) {
       this.#conversation.load();
       this.#stickToEnd = true;
@@ -102,28 +287,54 @@ export class KagentChat extends LitElement {
     }
   }
 
-  protected override updated(): void {
+  protected override updated(changed: PropertyValues<this>): void {
     this.#followAnswer();
+    // The first render is the page's choice, not a change to announce.
+    if (changed.has('opened') && changed.get('opened') !== undefined) {
+      this.#emit(this.opened ? 'kagent-open' : 'kagent-close', undefined);
+      if (this.opened) this.#input?.focus();
+      else if (this.#refocusLauncher) this.renderRoot.querySelector<HTMLElement>('.launcher')?.focus();
+    }
+    this.#refocusLauncher = false;
   }
 
   override render(): TemplateResult {
     const s = this.strings;
     const conversation = this.#conversation;
     const turns = conversation.turns;
+    const bubble = this.mode === 'bubble';
+    const welcome = this.#welcomeNodes();
     return html`
-      <section class="chat" part="base" aria-label=${s.chatLabel}>
+      ${bubble
+        ? html`<button class="launcher" part="launcher" type="button" aria-expanded=${String(this.opened)} aria-controls="chat" aria-label=${this.opened ? s.closeChat : s.openChat} @click=${this.toggle}>
+            ${icon(this.opened ? closeIcon : chatIcon)}
+          </button>`
+        : nothing}
+      <section id="chat" class="chat" part="base" role=${bubble ? 'dialog' : nothing} aria-label=${s.chatLabel} ?hidden=${bubble && !this.opened}>
         <div class="header" part="header">
+          <h2 part="heading">${this.heading || s.heading}</h2>
           <button class="quiet" part="new-conversation" type="button" ?disabled=${!conversation.configured || turns.length === 0} @click=${this.#startOver}>
             ${s.newConversation}
           </button>
+          ${bubble ? html`<button class="quiet icon" part="close" type="button" aria-label=${s.closeChat} @click=${this.close}>${icon(closeIcon)}</button>` : nothing}
         </div>
         <div class="transcript" part="transcript" role="log" aria-live="off" @scroll=${this.#onScroll} @click=${this.#onTranscriptClick}>
-          ${turns.length ? turns.map((turn) => this.#renderTurn(turn)) : html`<p class="empty">${conversation.configured ? s.emptyState : s.notConfigured}</p>`}
+          ${welcome ? html`<div class="welcome markdown" part="welcome">${welcome}</div>` : nothing}
+          ${turns.length
+            ? turns.map((turn) => this.#renderTurn(turn))
+            : welcome && conversation.configured
+              ? nothing
+              : html`<p class="empty">${conversation.configured ? s.emptyState : s.notConfigured}</p>`}
+          ${!turns.length && conversation.configured && this.suggestions.length
+            ? html`<div class="suggestions" part="suggestions" role="group" aria-label=${s.suggestionsLabel}>
+                ${this.suggestions.map((question) => html`<button class="quiet" part="suggestion" type="button" ?disabled=${!conversation.canAsk} @click=${() => this.send(question)}>${question}</button>`)}
+              </div>`
+            : nothing}
         </div>
         ${conversation.cooldown.active ? html`<p class="wait" part="wait">${s.retryIn(conversation.cooldown.remaining)}</p>` : nothing}
         <form part="form" @submit=${this.#onSubmit}>
           <label class="sr-only" for="question">${s.questionLabel}</label>
-          <textarea id="question" part="input" rows="1" placeholder=${s.questionPlaceholder} ?disabled=${!conversation.configured} @keydown=${this.#onKeydown}></textarea>
+          <textarea id="question" part="input" rows="1" placeholder=${this.placeholder || s.questionPlaceholder} ?disabled=${!conversation.configured} @keydown=${this.#onKeydown}></textarea>
           ${conversation.busy
             ? html`<button class="primary" part="stop" type="button" @click=${this.#stop}>${s.stop}</button>`
             : html`<button class="primary" part="send" type="submit" ?disabled=${!conversation.canAsk}>${s.send}</button>`}
@@ -145,6 +356,9 @@ export class KagentChat extends LitElement {
           ? html`<div class="answer" part="answer"><span class="sr-only">${s.agentSaid}</span>${body.element}</div>`
           : nothing}
         ${citations.length ? this.#renderSources(turn, citations) : nothing}
+        ${turn.answer && turn.state !== 'sending' && turn.state !== 'answering'
+          ? html`<button class="quiet copy" part="copy" type="button" @click=${() => this.#copy(turn)}>${this.#copiedTurn === turn.id ? s.copied : s.copy}</button>`
+          : nothing}
         ${turn.state === 'stopped' ? this.#renderNote(turn, s.answerStopped) : nothing}
         ${turn.state === 'failed' ? this.#renderFailure(turn) : nothing}
       </article>
@@ -200,12 +414,34 @@ export class KagentChat extends LitElement {
   #onSubmit(event: Event): void {
     event.preventDefault();
     const input = this.#input;
-    if (!input) return;
-    if (this.#conversation.ask(input.value)) {
-      input.value = '';
-      this.#announce(this.strings.answering);
-      this.#stickToEnd = true;
+    if (input && this.send(input.value)) input.value = '';
+  }
+
+  /** The welcome message as sanitized nodes, rendered once per text. */
+  #welcomeNodes(): Node[] | undefined {
+    if (!this.welcome) return undefined;
+    if (this.#welcome?.text !== this.welcome) this.#welcome = { text: this.welcome, nodes: renderMarkdown(this.welcome) };
+    return this.#welcome.nodes;
+  }
+
+  async #copy(turn: Turn): Promise<void> {
+    try {
+      await navigator.clipboard.writeText(turn.answer);
+    } catch (error) {
+      console.warn('kagent-chat: the answer could not be copied', error);
+      return;
     }
+    this.#copiedTurn = turn.id;
+    this.#announce(this.strings.copied);
+    setTimeout(() => {
+      if (this.#copiedTurn !== turn.id) return;
+      this.#copiedTurn = undefined;
+      this.requestUpdate();
+    }, 2000);
+  }
+
+  #emit<K extends keyof KagentChatEventMap>(type: K, detail: KagentChatEventMap[K]['detail'], cancelable = false): boolean {
+    return this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true, cancelable }));
   }
 
   #onKeydown(event: KeyboardEvent): void {
@@ -216,6 +452,7 @@ export class KagentChat extends LitElement {
   }
 
   #retry(turn: Turn): void {
+    if (!this.#conversation.canAsk || !this.#emit('kagent-send', { question: turn.question, retry: true }, true)) return;
     if (this.#conversation.retry(turn.id)) {
       this.#announce(this.strings.answering);
       this.#stickToEnd = true;
@@ -223,21 +460,27 @@ export class KagentChat extends LitElement {
   }
 
   #stop(): void {
-    this.#conversation.stop();
+    this.stop();
   }
 
   #startOver(): void {
-    this.#conversation.startNewConversation();
-    this.#announcement = '';
+    this.newConversation();
     this.#input?.focus();
   }
 
-  /** What to tell a screen reader once a question is settled: failures, and notes; answers speak for themselves. */
-  #outcomeText(turn: Turn): string {
-    if (turn.state === 'stopped') return this.strings.answerStopped;
-    if (turn.state !== 'failed') return '';
-    const kind = turn.failure?.kind ?? 'incomplete';
-    return kind === 'incomplete' && turn.answer ? this.strings.answerIncomplete : this.strings.failures[kind];
+  /** A settled question: its event, and what a screen reader hears once: the whole answer, or what went wrong. */
+  #settled(turn: Turn): void {
+    const s = this.strings;
+    if (turn.state === 'answered') {
+      this.#emit('kagent-answer', { question: turn.question, answer: turn.answer, sources: turn.sources, conversationId: this.#conversation.conversationId });
+      this.#announce(`${s.agentSaid} ${this.#conversation.bodyOf(turn)?.element.textContent ?? turn.answer}`);
+      return;
+    }
+    if (turn.state === 'stopped') return this.#announce(s.answerStopped);
+    const failure = turn.failure ?? { kind: 'incomplete' as const };
+    const message = failure.kind === 'incomplete' && turn.answer ? s.answerIncomplete : s.failures[failure.kind];
+    this.#emit('kagent-error', { question: turn.question, kind: failure.kind, status: failure.status, code: failure.code, message });
+    this.#announce(message);
   }
 
   #announce(text: string): void {
@@ -270,4 +513,5 @@ declare global {
   interface HTMLElementTagNameMap {
     'kagent-chat': KagentChat;
   }
+  interface HTMLElementEventMap extends KagentChatEventMap {}
 }

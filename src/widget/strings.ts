@@ -7,6 +7,17 @@ export interface ChatStrings {
   chatLabel: string;
   /** Shown before the first question. */
   emptyState: string;
+  /** Title of the chat when the page gives no `heading`. */
+  heading: string;
+  /** Name of the bubble's launcher button while the chat is closed. */
+  openChat: string;
+  /** Name of the buttons that close the bubble's chat. */
+  closeChat: string;
+  /** Names the starter questions. */
+  suggestionsLabel: string;
+  /** The Copy button under an answer, and what it says once copied. */
+  copy: string;
+  copied: string;
   /** Shown when the page set no `agent-id` or `endpoint`. */
   notConfigured: string;
   /** Label of the question box. */
@@ -51,9 +62,23 @@ export function formatSeconds(seconds: number): string {
   return rest ? `${minutes} min ${rest} s` : `${minutes} min`;
 }
 
+/** A `strings` override: any of the texts, including any of the failure messages. */
+export type ChatStringsOverride = Partial<Omit<ChatStrings, 'failures'>> & { failures?: Partial<ChatStrings['failures']> };
+
+/** The English table with `override` on top. */
+export function withStrings(override: ChatStringsOverride | undefined): ChatStrings {
+  return override ? { ...ENGLISH, ...override, failures: { ...ENGLISH.failures, ...override.failures } } : ENGLISH;
+}
+
 export const ENGLISH: ChatStrings = {
   chatLabel: 'Chat with our assistant',
   emptyState: 'Ask a question and the answer will cite the documents it comes from.',
+  heading: 'Assistant',
+  openChat: 'Open the chat',
+  closeChat: 'Close the chat',
+  suggestionsLabel: 'Suggested questions',
+  copy: 'Copy',
+  copied: 'Copied',
   notConfigured: 'This chat is not set up yet.',
   questionLabel: 'Your question',
   questionPlaceholder: 'Ask a question…',

@@ -15,7 +15,7 @@ function dangers(root: ParentNode): string[] {
   const found: string[] = [];
   for (const element of root.querySelectorAll('*')) {
     const tag = element.localName;
-    if (['script', 'iframe', 'form', 'input:not([type=checkbox])', 'object', 'embed', 'style', 'svg', 'math', 'details', 'button:not(.citation)'].some((s) => element.matches(s))) found.push(`<${tag}>`);
+    if (['script', 'iframe', 'form', 'input:not([type=checkbox])', 'object', 'embed', 'style', 'svg', 'math', 'details', 'button:not(.citation):not([part=copy])'].some((s) => element.matches(s))) found.push(`<${tag}>`);
     for (const { name, value } of element.attributes) {
       if (name.startsWith('on')) found.push(`${tag}[${name}]`);
       if ((name === 'href' || name === 'src' || name === 'action' || name === 'data') && !/^(https?:|mailto:|tel:)/i.test(value.trim())) found.push(`${tag}[${name}=${value}]`);
