@@ -1,10 +1,29 @@
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
+import { existsSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { findChrome } from './scripts/find-chrome.js';
 import { browserServiceMiddleware } from './test/support/browser-service.ts';
 
 const executablePath = findChrome();
+
+/**
+ * `executeServerCommand('widget-screenshot', { name, clip })` from a test:
+ * a PNG of the page (or of `clip`), returned as base64 and kept as
+ * docs/{name}.png when that file is missing or UPDATE_SCREENSHOTS=1.
+ */
+const screenshotPlugin = {
+  name: 'widget-screenshot',
+  async executeCommand({ command, payload, session }) {
+    if (command !== 'widget-screenshot') return undefined;
+    if (!/^[\w-]+$/.test(payload?.name ?? '')) throw new Error('widget-screenshot needs a plain name');
+    const page = session.browser.getPage(session.id);
+    const png = await page.screenshot({ type: 'png', ...(payload.clip ? { clip: payload.clip } : {}) });
+    const path = fileURLToPath(new URL(`./docs/${payload.name}.png`, import.meta.url));
+    if (process.env.UPDATE_SCREENSHOTS === '1' || !existsSync(path)) writeFileSync(path, png);
+    return Buffer.from(png).toString('base64');
+  },
+};
 
 export default {
   files: ['test/browser/**/*.test.ts'],
@@ -14,6 +33,7 @@ export default {
   concurrency: 1,
   testFramework: { config: { timeout: 10000 } },
   plugins: [
+    screenshotPlugin,
     // The tsconfig path makes esbuild honour Lit's legacy decorators.
     esbuildPlugin({ ts: true, target: 'es2022', tsconfig: fileURLToPath(new URL('./tsconfig.json', import.meta.url)) }),
   ],
