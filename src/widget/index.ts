@@ -6,6 +6,7 @@ import { KagentChat } from './kagent-chat.js';
 
 export { KagentChat };
 export type { KagentAnswerDetail, KagentChatEventMap, KagentErrorDetail, KagentSendDetail } from './kagent-chat.js';
+export type { KagentChatAttributes, KagentChatListeners, KagentChatProperties } from './framework-types.js';
 export { ENGLISH, formatSeconds, withStrings, type ChatStrings, type ChatStringsOverride } from './strings.js';
 export { FAILURE_KINDS, type ChatFailure, type FailureKind } from './failures.js';
 export { askAgent, queryUrl, type AskOptions, type AskOutcome } from './answer-request.js';
