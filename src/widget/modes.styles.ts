@@ -12,6 +12,9 @@ export const modeStyles = css`
   :host([mode='inline']) {
     height: 100%;
   }
+  [hidden] {
+    display: none !important;
+  }
   .chat {
     box-sizing: border-box;
   }
@@ -134,9 +137,6 @@ export const modeStyles = css`
   }
 
   @media (prefers-reduced-motion: reduce) {
-    .typing::after {
-      animation: none;
-    }
     * {
       scroll-behavior: auto !important;
       transition: none !important;

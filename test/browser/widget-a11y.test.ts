@@ -165,14 +165,17 @@ describe('<kagent-chat> accessibility', () => {
     await waitFor(() => said.at(-1) === ENGLISH.failures.server, 'the failure to be announced');
   });
 
-  it('stops animating when the visitor prefers reduced motion', async () => {
-    const chat: KagentChat = await mountChat(uniqueAgent('motion'), 'answer');
-    const probe = document.createElement('span');
-    probe.className = 'typing';
-    chat.shadowRoot!.append(probe);
-    expect(getComputedStyle(probe, '::after').animationName).to.equal('blink');
+  it('nothing moves while an answer streams when the visitor prefers reduced motion', async () => {
     await emulateMedia({ reducedMotion: 'reduce' });
-    expect(getComputedStyle(probe, '::after').animationName).to.equal('none');
+    const chat: KagentChat = await mountChat(uniqueAgent('motion'), 'slow', { mode: 'bubble' });
+    chat.open();
+    await chat.updateComplete;
+    chat.send('Stream slowly');
+    await waitFor(() => lastAnswer(chat)?.textContent?.includes('word3'), 'streaming words');
+    expect(chat.shadowRoot!.getAnimations()).to.have.length(0);
+    expect(getComputedStyle(part(chat, 'transcript')!).scrollBehavior).to.equal('auto');
+    chat.stop();
+    await settled(chat);
   });
 
   it("keeps the page's CSS out and its own CSS in", async () => {

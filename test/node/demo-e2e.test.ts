@@ -114,7 +114,8 @@ async function fetchedBodies(page: Page): Promise<{ url: string; text: string }[
 const fetched: { url: string; text: string }[] = [];
 
 const texts = (page: Page, selector: string) =>
-  page.$$eval(`kagent-chat >>> ${selector}`, (nodes) => nodes.map((node) => (node as HTMLElement).innerText.trim()));
+  // The inline chat; the demo's bubble (same agent) shows the same conversation after a reload.
+  page.$$eval(`kagent-chat:not([mode="bubble"]) >>> ${selector}`, (nodes) => nodes.map((node) => (node as HTMLElement).innerText.trim()));
 
 test('a question gets a streamed answer whose sources name the seeded documents', { timeout: 60_000 }, async () => {
   const page = await openPage(pageUrl);
