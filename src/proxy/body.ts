@@ -28,27 +28,8 @@ export async function readBodyCapped(request: Request, maxBytes: number): Promis
   const declared = Number(request.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > maxBytes) return { ok: false, problem: tooLarge };
   if (!request.body) return { ok: true, bytes: new Uint8Array(0) };
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      // Stop reading: the rest is never buffered.
-      await reader.cancel().catch(() => {});
-      return { ok: false, problem: tooLarge };
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return { ok: true, bytes };
+  const read = await readStreamCapped(request.body, maxBytes);
+  return read.complete ? { ok: true, bytes: read.bytes } : { ok: false, problem: tooLarge };
 }
 
 /** Parses the bytes as a JSON object. */
@@ -115,4 +96,35 @@ export function buildUpstreamBody(visitor: Record<string, unknown>, route: Route
 
   // Pins last, so they always win; they were checked at start-up.
   return { ok: true, body: { ...body, ...options.pin[route.kind] } };
+}
+
+/**
+ * Reads a body stream up to `maxBytes`. Past that it stops and cancels the
+ * stream, so the rest is never buffered, and says the body was not complete.
+ */
+export async function readStreamCapped(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<{ bytes: Uint8Array; complete: boolean }> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let complete = true;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (size + value.byteLength > maxBytes) {
+      await reader.cancel().catch(() => {});
+      chunks.push(value.subarray(0, maxBytes - size));
+      size = maxBytes;
+      complete = false;
+      break;
+    }
+    size += value.byteLength;
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return { bytes, complete };
 }

@@ -1,3 +1,4 @@
+import { readStreamCapped } from './body.js';
 import { EVENT_STREAM_HEADERS, errorCodeForStatus, parseRetryAfter, readErrorBody } from '../protocol/index.js';
 import type { ResolvedOptions } from './options.js';
 import { redactText } from './redact.js';
@@ -207,19 +208,6 @@ async function readErrorDetail(response: Response, apiKey: string): Promise<{ co
 
 async function readTextCapped(response: Response, maxBytes: number): Promise<{ text: string; complete: boolean }> {
   if (!response.body) return { text: '', complete: true };
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      return { text: text + decoder.decode(), complete: false };
-    }
-    text += decoder.decode(value, { stream: true });
-  }
-  return { text: text + decoder.decode(), complete: true };
+  const { bytes, complete } = await readStreamCapped(response.body, maxBytes);
+  return { text: new TextDecoder().decode(bytes), complete };
 }
