@@ -14,6 +14,11 @@ export default {
       packageLinkPhase({ customElementsManifest }) {
         for (const module of customElementsManifest.modules) {
           module.path = toBuilt(module.path);
+          // The element's events are its `@fires` tags, which all have a description. The analyzer
+          // also reports one named `type`, read from the shared `#emit(type, …)` helper's `new CustomEvent(type, …)`.
+          for (const declaration of module.declarations ?? []) {
+            if (declaration.events) declaration.events = declaration.events.filter((event) => event.description);
+          }
           for (const item of [...(module.exports ?? []), ...(module.declarations ?? [])]) {
             if (item.declaration?.module) item.declaration.module = toBuilt(item.declaration.module);
             if (item.superclass?.module) item.superclass.module = toBuilt(item.superclass.module);
