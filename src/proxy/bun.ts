@@ -1,4 +1,4 @@
-// Bun: `Bun.serve({ hostname: '127.0.0.1', port: 8787, fetch: createBunHandler() })`.
+// Bun: `Bun.serve({ hostname: '127.0.0.1', port: 8788, fetch: createBunHandler() })`.
 import type { ProxyOptions } from './options.js';
 import { proxyFromPlatform } from './platform.js';
 

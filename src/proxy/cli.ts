@@ -8,7 +8,7 @@ import { createNodeFetch, serveProxy } from './node.js';
 
 async function main(): Promise<void> {
   const { redisUrl, ...options } = proxyOptionsFromEnv(process.env);
-  const port = process.env.PORT?.trim() ? Number(process.env.PORT) : 8787;
+  const port = process.env.PORT?.trim() ? Number(process.env.PORT) : 8788;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ProxyConfigError(`PORT must be a port number (got ${JSON.stringify(process.env.PORT)})`);
   const host = process.env.HOST?.trim() || '127.0.0.1';
 

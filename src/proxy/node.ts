@@ -7,7 +7,7 @@ import { internalErrorResponse } from './responses.js';
 import { createNodeFetch } from './node-fetch.js';
 
 export interface ServeProxyOptions {
-  /** Default: 8787. `0` picks a free port. */
+  /** Default: 8788. `0` picks a free port. */
   port?: number;
   /** Default: `127.0.0.1`. Use `0.0.0.0` to accept connections from other machines (containers, hosts). */
   host?: string;
@@ -16,7 +16,7 @@ export interface ServeProxyOptions {
 }
 
 export interface RunningProxy {
-  /** Where it listens, e.g. `http://127.0.0.1:8787/`. */
+  /** Where it listens, e.g. `http://127.0.0.1:8788/`. */
   url: string;
   /** Stops listening and ends open connections. */
   close(): Promise<void>;
@@ -26,7 +26,7 @@ export interface RunningProxy {
  * Serves a proxy (or the options to make one) on Node. Made from options, it
  * calls the service with `createNodeFetch()` unless `fetch` is given.
  */
-export async function serveProxy(proxy: ProxyHandler | ProxyOptions, { port = 8787, host = '127.0.0.1', gracefulShutdown = false }: ServeProxyOptions = {}): Promise<RunningProxy> {
+export async function serveProxy(proxy: ProxyHandler | ProxyOptions, { port = 8788, host = '127.0.0.1', gracefulShutdown = false }: ServeProxyOptions = {}): Promise<RunningProxy> {
   const handler = typeof proxy === 'function' ? proxy : createProxy({ ...proxy, fetch: proxy.fetch ?? createNodeFetch() });
   const server = serve({
     port,
