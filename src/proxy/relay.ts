@@ -3,8 +3,6 @@ import { ByteRedactor } from './redact.js';
 
 export interface RelayOptions {
   apiKey: string;
-  /** An event stream gets a closing `data: [ERROR]` line when the service fails midway; JSON is cut off instead. */
-  eventStream: boolean;
   /** Longest wait for the next piece. */
   idleTimeoutMs: number;
   /** Stops the request to the service (the visitor left, or it failed). */
@@ -25,7 +23,7 @@ const NEWLINE = 10;
 const CARRIAGE_RETURN = 13;
 
 /**
- * Passes the service's answer to the visitor piece by piece as it arrives:
+ * Passes the service's event stream to the visitor piece by piece as it arrives:
  * pull-based, so nothing is read ahead of the visitor, and nothing is held
  * back except a tail that could start the key. A stream that fails, stalls
  * or closes without `[DONE]` ends with `data: [ERROR]...` so the visitor's
@@ -61,7 +59,7 @@ export function relayBody(body: ReadableStream<Uint8Array>, options: RelayOption
           if (result.done) {
             const rest = redactor.flush();
             if (rest.length) controller.enqueue(rest);
-            if (options.eventStream && !ending.sawEnd) {
+            if (!ending.sawEnd) {
               controller.enqueue(encoder.encode(errorLine('INCOMPLETE_STREAM')));
               finish({ kind: 'ended-early' });
             } else finish({ kind: 'complete' });
@@ -69,17 +67,13 @@ export function relayBody(body: ReadableStream<Uint8Array>, options: RelayOption
             return;
           }
           const out = redactor.push(result.value);
-          if (options.eventStream) ending.push(out);
+          ending.push(out);
           if (out.length) controller.enqueue(out);
         } catch (error) {
           if (finished) return;
           options.abortUpstream(stalled ? 'stalled' : 'failed');
           reader.cancel().catch(() => {});
           finish(stalled ? { kind: 'stalled' } : { kind: 'failed', error });
-          if (!options.eventStream) {
-            controller.error(new Error('The service failed while answering.'));
-            return;
-          }
           const rest = redactor.flush();
           if (rest.length) controller.enqueue(rest);
           // A partial line would swallow the error line: end it first.

@@ -87,7 +87,6 @@ export async function forward(route: Route, body: Record<string, unknown>, visit
     const headers: Record<string, string> = { 'Content-Type': EVENT_STREAM_HEADERS['Content-Type']!, 'Cache-Control': EVENT_STREAM_HEADERS['Cache-Control']!, 'X-Accel-Buffering': 'no', 'X-Content-Type-Options': 'nosniff' };
     const relayed = relayBody(upstream.body, {
       apiKey: options.apiKey,
-      eventStream: true,
       idleTimeoutMs: options.upstreamTimeoutMs,
       abortUpstream: () => controller.abort(),
       onEnd: (outcome) => {
