@@ -1,7 +1,11 @@
 // Importing the widget where there is no DOM (server-side rendering of a page that uses it).
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
 
 test('importing the widget module in Node does not throw and defines nothing', async () => {
   assert.equal(typeof (globalThis as { customElements?: unknown }).customElements, 'undefined');
@@ -11,9 +15,25 @@ test('importing the widget module in Node does not throw and defines nothing', a
   assert.equal(widget.withStrings({ send: 'Envoyer' }).send, 'Envoyer');
 });
 
-test('importing the built npm module in Node does not throw', { skip: !existsSync(new URL('../../dist/widget/index.js', import.meta.url)) && 'run npm run build first' }, async () => {
-  const widget = await import(new URL('../../dist/widget/index.js', import.meta.url).href);
-  assert.equal(typeof widget.KagentChat, 'function');
+test('importing the npm module as the build emits it (plain ES modules, no tsx) does not throw', async () => {
+  // The package's own build settings, for the widget's entry only, into a folder whose
+  // imports of lit, marked and the rest resolve to this checkout's node_modules.
+  const folder = `${root}node_modules/.cache/kagent-ssr-${process.pid}/`;
+  mkdirSync(folder, { recursive: true });
+  try {
+    writeFileSync(`${folder}tsconfig.json`, JSON.stringify({
+      extends: `${root}tsconfig.build.json`,
+      compilerOptions: { outDir: `${folder}out`, rootDir: `${root}src`, declaration: false, declarationMap: false, sourceMap: false },
+      include: [],
+      files: [`${root}src/widget/index.ts`],
+    }));
+    execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', `${folder}tsconfig.json`], { stdio: 'pipe' });
+    const widget = await import(pathToFileURL(`${folder}out/widget/index.js`).href);
+    assert.equal(typeof widget.KagentChat, 'function');
+    assert.equal(widget.ENGLISH.send, 'Send');
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 });
 
 test('with a server DOM shim that has customElements, importing twice defines the element once', async () => {
