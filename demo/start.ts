@@ -39,10 +39,10 @@ async function main(): Promise<void> {
     ({ apiKey, upstreamUrl, agentIds } = upstream);
     console.log(`Answering from ${upstreamUrl} (agents ${agentIds.join(', ')}).`);
   } else {
-    const emulator = await startLocalService();
+    const { emulator, bubbleAgentId } = await startLocalService();
     apiKey = emulator.demo.apiKey;
     upstreamUrl = emulator.url;
-    agentIds = [emulator.demo.agentId];
+    agentIds = [emulator.demo.agentId, bubbleAgentId];
     localService = emulator.url;
   }
 
@@ -53,7 +53,8 @@ async function main(): Promise<void> {
     KAGENT_ALLOWED_ORIGINS: env.KAGENT_ALLOWED_ORIGINS ?? pageServer.origin,
   });
   running.push(proxy);
-  pageConfig = { agentId: agentIds[0]!, endpoint: proxy.url.replace(/\/$/, '') };
+  // The bubble gets the second agent when there is one, so the two chats keep conversations of their own.
+  pageConfig = { agentId: agentIds[0]!, bubbleAgentId: agentIds[1] ?? agentIds[0]!, endpoint: proxy.url.replace(/\/$/, '') };
 
   console.log(`\n  kagent-chat demo:  ${pageServer.origin}/\n`);
   console.log(`  The page talks to the proxy at ${pageConfig.endpoint}; only the proxy holds the API key.`);
@@ -61,8 +62,11 @@ async function main(): Promise<void> {
   console.log('  Press Ctrl-C to stop.\n');
 }
 
-/** The emulator, with this project's README and docs as its knowledge base. */
-async function startLocalService(): Promise<RunningEmulator> {
+/**
+ * The emulator, with this project's README and docs as its knowledge base, and
+ * a second agent on the same documents for the page's bubble.
+ */
+async function startLocalService(): Promise<{ emulator: RunningEmulator; bubbleAgentId: string }> {
   let emulator: RunningEmulator;
   try {
     emulator = await startEmulator({ port: ports.emulator, host, log: () => {}, ...(env.KAGENT_DEMO_KEY ? { demoApiKey: env.KAGENT_DEMO_KEY } : {}) });
@@ -99,11 +103,12 @@ async function startLocalService(): Promise<RunningEmulator> {
     progress(done);
   }
   if (process.stdout.isTTY) process.stdout.write('\n');
-  return emulator;
+  const bubble = await client.agents.create({ name: 'Demo bubble agent', description: 'The demo page\'s bubble: the same documents, a conversation of its own.', datastoreIds: [emulator.demo.datastoreId], visibility: 'public' });
+  return { emulator, bubbleAgentId: bubble.id };
 }
 
 /** What the page needs to know: set once the proxy is up. */
-let pageConfig: { agentId: string; endpoint: string } | undefined;
+let pageConfig: { agentId: string; bubbleAgentId: string; endpoint: string } | undefined;
 
 async function servePage(request: Request, bundle: string): Promise<Response> {
   const { pathname } = new URL(request.url);

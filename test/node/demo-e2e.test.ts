@@ -113,9 +113,9 @@ async function fetchedBodies(page: Page): Promise<{ url: string; text: string }[
 }
 const fetched: { url: string; text: string }[] = [];
 
-const texts = (page: Page, selector: string) =>
-  // The inline chat; the demo's bubble (same agent) shows the same conversation after a reload.
-  page.$$eval(`kagent-chat:not([mode="bubble"]) >>> ${selector}`, (nodes) => nodes.map((node) => (node as HTMLElement).innerText.trim()));
+/** Texts in the inline chat, or in the demo's bubble (`mode="bubble"`). */
+const texts = (page: Page, selector: string, chat = 'kagent-chat:not([mode="bubble"])') =>
+  page.$$eval(`${chat} >>> ${selector}`, (nodes) => nodes.map((node) => (node as HTMLElement).textContent!.trim()));
 
 test('a question gets a streamed answer whose sources name the seeded documents', { timeout: 60_000 }, async () => {
   const page = await openPage(pageUrl);
@@ -136,6 +136,9 @@ test('a question gets a streamed answer whose sources name the seeded documents'
   await waitInChat(page, '[part="answer"]');
   assert.match((await texts(page, '[part="question"]')).join(''), /Cloudflare Workers/);
   assert.equal((await texts(page, '[part="answer"]')).join('\n'), answer);
+  // The bubble asks another agent: it does not take over the inline chat's stored conversation.
+  assert.equal((await texts(page, '[part="transcript"]', 'kagent-chat[mode="bubble"]')).length, 1, 'the bubble is there');
+  assert.deepEqual(await texts(page, '[part="question"]', 'kagent-chat[mode="bubble"]'), []);
 
   // New conversation starts over.
   await page.click('kagent-chat >>> button[part="new-conversation"]');
