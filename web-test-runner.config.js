@@ -4,6 +4,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { findChrome } from './scripts/find-chrome.js';
 import { browserServiceMiddleware } from './test/support/browser-service.ts';
+import { serveReact } from './test/fixtures/react/serve-react.js';
 
 const executablePath = findChrome();
 
@@ -34,6 +35,8 @@ export default {
   testFramework: { config: { timeout: 10000 } },
   plugins: [
     screenshotPlugin,
+    // `react` and `react-dom/client` (CommonJS) as modules, for widget-react.test.ts.
+    serveReact(fileURLToPath(new URL('.', import.meta.url))),
     // The tsconfig path makes esbuild honour Lit's legacy decorators.
     esbuildPlugin({ ts: true, target: 'es2022', tsconfig: fileURLToPath(new URL('./tsconfig.json', import.meta.url)) }),
   ],
