@@ -1,6 +1,7 @@
 // Starts the proxy on each runtime the conformance suite covers, configured
-// from the same environment variables: Node (srvx), workerd (Miniflare) and
-// Deno (the binary from the `deno` npm package). Non-Node entries are bundled
+// from the same environment variables: Node (srvx), workerd (Miniflare), Deno
+// (also as Netlify Edge Functions run it), edge-runtime (Vercel's) and Bun (the
+// binaries of the `deno` and `bun` npm packages). Non-Node entries are bundled
 // with esbuild first, as a deployment would.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -21,11 +22,11 @@ export interface RunningRuntime {
 
 const root = new URL('../../', import.meta.url);
 
-async function bundle(entry: string, conditions: string[]): Promise<string> {
+async function bundle(entry: string, conditions: string[], format: 'esm' | 'iife' = 'esm'): Promise<string> {
   const result = await build({
     entryPoints: [fileURLToPath(new URL(entry, root))],
     bundle: true,
-    format: 'esm',
+    format,
     platform: 'neutral',
     mainFields: ['module', 'main'],
     conditions,
@@ -67,27 +68,87 @@ export async function startWorkerdRuntime(env: Record<string, string>): Promise<
   return { name: 'workerd', url: url.href.replace(/\/$/, ''), output: () => output, close: () => mf.dispose() };
 }
 
+/** The Vercel entry in `edge-runtime`, Vercel's own runtime for Edge Functions run locally. */
+export async function startVercelRuntime(env: Record<string, string>): Promise<RunningRuntime> {
+  const { EdgeRuntime, runServer } = await import('edge-runtime');
+  const lines: string[] = [];
+  const capture = (...values: unknown[]) => lines.push(values.map(String).join(' '));
+  const runtime = new EdgeRuntime({
+    initialCode: await bundle('test/support/proxy-vercel-main.ts', ['edge-light', 'worker', 'browser'], 'iife'),
+    // Vercel gives Edge Functions the project's variables as process.env; their console is the function's log.
+    extend: (context) => Object.assign(context, { process: { env: { ...env } }, console: { ...context.console, log: capture, info: capture, warn: capture, error: capture } }),
+  });
+  const server = await runServer({ runtime, port: 0, host: '127.0.0.1' });
+  return { name: 'vercel', url: server.url.replace(/\/$/, ''), output: () => lines.join('\n'), close: () => server.close() };
+}
+
 /** The deno binary from the npm package's platform dependency, if installed. */
 export function denoBinary(): string | undefined {
   const path = fileURLToPath(new URL('node_modules/@deno/linux-x64-glibc/deno', root));
   return existsSync(path) ? path : undefined;
 }
 
+/**
+ * The bun binary from the npm package's platform dependency, if installed. That package holds
+ * the real binary whether or not `bun`'s own install script ran (which only links it).
+ */
+export function bunBinary(): string | undefined {
+  const path = fileURLToPath(new URL('node_modules/@oven/bun-linux-x64/bin/bun', root));
+  return existsSync(path) ? path : undefined;
+}
+
 export async function startDenoRuntime(env: Record<string, string>): Promise<RunningRuntime> {
   const binary = denoBinary();
   if (!binary) throw new Error('the deno binary is not installed (npm package deno, @deno/linux-x64-glibc)');
-  const dir = mkdtempSync(join(tmpdir(), 'kagent-proxy-deno-'));
+  return startProcessRuntime('deno', 'test/support/proxy-deno-main.ts', ['deno', 'worker', 'browser'], (dir, file) => ({
+    command: binary,
+    args: ['run', '--quiet', '--no-prompt', '--allow-net=127.0.0.1', '--allow-env', file],
+    env: { DENO_DIR: join(dir, 'cache'), DENO_NO_UPDATE_CHECK: '1' },
+  }), env);
+}
+
+/** The Netlify entry on Deno, the runtime of Netlify Edge Functions. */
+export async function startNetlifyRuntime(env: Record<string, string>): Promise<RunningRuntime> {
+  const binary = denoBinary();
+  if (!binary) throw new Error('the deno binary is not installed (npm package deno, @deno/linux-x64-glibc)');
+  return startProcessRuntime('netlify', 'test/support/proxy-netlify-main.ts', ['deno', 'worker', 'browser'], (dir, file) => ({
+    command: binary,
+    args: ['run', '--quiet', '--no-prompt', '--allow-net=127.0.0.1', '--allow-env', file],
+    env: { DENO_DIR: join(dir, 'cache'), DENO_NO_UPDATE_CHECK: '1' },
+  }), env);
+}
+
+export async function startBunRuntime(env: Record<string, string>): Promise<RunningRuntime> {
+  const binary = bunBinary();
+  if (!binary) throw new Error('the bun binary is not installed (npm package bun, @oven/bun-linux-x64)');
+  return startProcessRuntime('bun', 'test/support/proxy-bun-main.ts', ['bun', 'node', 'worker'], (dir, file) => ({
+    command: binary,
+    args: ['run', '--no-install', file],
+    env: { BUN_INSTALL_CACHE_DIR: join(dir, 'cache'), DO_NOT_TRACK: '1' },
+  }), env);
+}
+
+/** Bundles `entry`, runs it with a runtime binary, and waits for the port it prints as `{"listening":port}`. */
+async function startProcessRuntime(
+  name: string,
+  entry: string,
+  conditions: string[],
+  command: (dir: string, file: string) => { command: string; args: string[]; env: Record<string, string> },
+  env: Record<string, string>,
+): Promise<RunningRuntime> {
+  const dir = mkdtempSync(join(tmpdir(), `kagent-proxy-${name}-`));
   const file = join(dir, 'main.mjs');
-  writeFileSync(file, await bundle('test/support/proxy-deno-main.ts', ['deno', 'worker', 'browser']));
-  const child = spawn(binary, ['run', '--quiet', '--no-prompt', '--allow-net=127.0.0.1', '--allow-env', file], {
-    env: { PATH: process.env.PATH ?? '', DENO_DIR: join(dir, 'cache'), DENO_NO_UPDATE_CHECK: '1', ...env },
+  writeFileSync(file, await bundle(entry, conditions));
+  const run = command(dir, file);
+  const child = spawn(run.command, run.args, {
+    env: { PATH: process.env.PATH ?? '', ...run.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c));
   child.stderr.on('data', (c: Buffer) => (output += c));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`deno did not start within 15 s: ${output}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within 15 s: ${output}`)), 15_000);
     const check = () => {
       const match = /\{"listening":(\d+)\}/.exec(output);
       if (match) {
@@ -98,11 +159,11 @@ export async function startDenoRuntime(env: Record<string, string>): Promise<Run
     child.stdout.on('data', check);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`deno exited with ${code}: ${output}`));
+      reject(new Error(`${name} exited with ${code}: ${output}`));
     });
   });
   return {
-    name: 'deno',
+    name,
     url: `http://127.0.0.1:${port}`,
     output: () => output,
     close: () =>
