@@ -1,21 +1,212 @@
-import { test } from 'node:test';
+// Extractive answers (no language model): which pieces of the retrieved
+// fragments are quoted, and how, on hand-made fragments.
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { composeAnswer } from '../../src/emulator/answers/compose.js';
+import { NO_ANSWER, composeAnswer, sentencesOf } from '../../src/emulator/answers/compose.js';
+import { piecesOf } from '../../src/emulator/answers/passages.js';
 import type { Retrieved } from '../../src/emulator/answers/retrieve.js';
 
-const hit = (name: string, text: string) => ({ fragment: { text }, datasource: { name } }) as unknown as Retrieved;
+interface Around {
+  offset?: number;
+  /** The document's text before the fragment; unset: unknown. */
+  before?: string;
+  /** The document's text after it; unset: unknown. */
+  after?: string;
+}
 
-test('an extractive answer quotes the prose that matches the question, not the code beside it', () => {
-  const text = [
-    "export { default } from 'kagent-chat/proxy/cloudflare';",
-    'name = "kagent-proxy" main = "src/worker.ts"',
-    'Deploy the proxy to Cloudflare Workers with wrangler deploy after setting its secrets.',
-  ].join('\n\n');
-  const answer = composeAnswer('How do I deploy the proxy to Cloudflare Workers?', [hit('docs/proxy.md', text)]);
-  assert.equal(answer, 'According to docs/proxy.md: Deploy the proxy to Cloudflare Workers with wrangler deploy after setting its secrets. [1]');
+/** A retrieved fragment; by default a whole document (nothing before or after it). */
+function hit(name: string, text: string, around: Around = { before: '', after: '' }): Retrieved {
+  return {
+    datasourceId: `ds-${name}`,
+    score: 0.9,
+    fragment: { id: `f-${name}`, text, offset: around.offset ?? around.before?.length ?? 0 },
+    datasource: { name },
+    ...(around.before !== undefined ? { textBefore: around.before } : {}),
+    ...(around.after !== undefined ? { textAfter: around.after } : {}),
+  } as unknown as Retrieved;
+}
+
+/** The answer without its lead line, its code blocks and its markers: the quoted words. */
+function quoted(answer: string): string[] {
+  const [, ...rest] = answer.split('\n\n');
+  return rest
+    .join('\n\n')
+    .replace(/^(`{3,})[^\n]*\n[\s\S]*?\n\1$/gm, '')
+    .split('\n')
+    .map((line) => line.replace(/^- /, '').replace(/ \[\d+\]:?$/, '').trim())
+    .filter(Boolean);
+}
+
+/** The `[n]` markers of an answer, outside code. */
+function markers(answer: string): number[] {
+  const prose = answer.replace(/^(`{3,})[^\n]*\n[\s\S]*?\n\1$/gm, '').replace(/`[^`\n]*`/g, '');
+  return [...prose.matchAll(/\[(\d+)\]/g)].map((match) => Number(match[1]));
+}
+
+describe('sentences and where a fragment cuts them', () => {
+  const question = 'Which requests does the proxy refuse?';
+  const text = 'visitors ask only the agents you list. It refuses every other request with a 403. Set the agents it serves in its settings.';
+
+  test('a fragment that starts mid-sentence loses that sentence\'s tail, as the text before it shows', () => {
+    const answer = composeAnswer(question, [hit('proxy.md', text, { before: 'The proxy holds the API key on the server and lets ', after: '' })]);
+    assert.doesNotMatch(answer, /visitors ask only/);
+    assert.match(answer, /It refuses every other request with a 403\./);
+    for (const line of quoted(answer)) assert.match(line, /^\p{Lu}/u, `starts a sentence: ${line}`);
+  });
+
+  test('without the text before it, a fragment inside a document is taken to start mid-sentence', () => {
+    const answer = composeAnswer(question, [hit('proxy.md', text, { offset: 51 })]);
+    assert.doesNotMatch(answer, /visitors ask only/);
+    assert.match(answer, /It refuses every other request/);
+  });
+
+  test('a fragment that starts a document, or right after a sentence, keeps its first sentence', () => {
+    const whole = 'Visitors ask only the agents you list, and the proxy refuses the rest. Keys stay on the server.';
+    assert.match(composeAnswer(question, [hit('proxy.md', whole, { offset: 0 })]), /^Visitors ask only the agents you list, and the proxy refuses the rest\./m);
+    assert.match(composeAnswer(question, [hit('proxy.md', whole, { before: 'It holds the key.\n\n', after: '' })]), /^Visitors ask only/m);
+  });
+
+  test('a fragment that ends mid-sentence loses that sentence\'s start, as the text after it shows', () => {
+    const fragment = 'The emulator keeps everything in memory. With a data folder it writes a journal of changes and';
+    const answer = composeAnswer('Where does the emulator write its journal of changes?', [hit('emulator.md', fragment, { before: '', after: ' a snapshot to that folder.' })]);
+    assert.doesNotMatch(answer, /journal of changes and/);
+    assert.match(answer, /The emulator keeps everything in memory\. \[1\]/);
+    // Without the text after it, a last sentence with no end is taken as cut.
+    assert.doesNotMatch(composeAnswer('journal of changes', [hit('emulator.md', fragment, { before: '' })]), /journal of changes and/);
+    // At the document's end, a last line without a stop is whole.
+    assert.match(composeAnswer('journal of changes', [hit('emulator.md', 'The journal of changes lives in the data folder', { before: '', after: '' })]), /The journal of changes lives in the data folder \[1\]/);
+  });
+
+  test('a paragraph cut on both sides still gives its whole sentences in the middle', () => {
+    const answer = composeAnswer('How many requests per minute?', [hit('limits.md', 'per key. The free plan allows 60 requests per minute. The pro plan allows', { before: 'Limits apply ', after: ' 300 requests per minute.' })]);
+    assert.deepEqual(quoted(answer), ['The free plan allows 60 requests per minute.']);
+  });
+
+  test('German, French and Japanese sentences are told apart, abbreviations kept inside their sentence', () => {
+    assert.deepEqual(sentencesOf('Der Proxy hält den Schlüssel. Er lässt z. B. nur Fragen durch. Über 20 Anfragen pro Minute werden abgelehnt.'), [
+      'Der Proxy hält den Schlüssel.',
+      'Er lässt z. B. nur Fragen durch.',
+      'Über 20 Anfragen pro Minute werden abgelehnt.',
+    ]);
+    assert.deepEqual(sentencesOf('Il ne laisse passer que les questions, p. ex. « Comment déployer ? » Les autres requêtes sont refusées.'), [
+      'Il ne laisse passer que les questions, p. ex. « Comment déployer ? »',
+      'Les autres requêtes sont refusées.',
+    ]);
+    assert.deepEqual(sentencesOf('東京は日本の首都です。人口は約千四百万人です。大阪は二番目に大きい都市です。'), ['東京は日本の首都です。', '人口は約千四百万人です。', '大阪は二番目に大きい都市です。']);
+    const answer = composeAnswer('Wie viele Anfragen pro Minute?', [hit('grenzen.md', 'Der Proxy hält den Schlüssel. Er lässt z. B. nur Fragen durch. Über 20 Anfragen pro Minute werden abgelehnt.')]);
+    assert.match(answer, /^Über 20 Anfragen pro Minute werden abgelehnt\. \[1\]$/m);
+  });
+
+  test('a very long sentence is cut at a word, with an ellipsis', () => {
+    const words = Array.from({ length: 200 }, (_, i) => `word${i}`);
+    const sentence = `The proxy ${words.join(' ')} ends here.`;
+    const answer = composeAnswer('What does the proxy do?', [hit('long.md', sentence)]);
+    const line = quoted(answer)[0]!;
+    assert.ok(line.length <= 401, `at most about 400 characters: ${line.length}`);
+    assert.ok(line.endsWith('…'));
+    const kept = line.slice(0, -1);
+    assert.ok(sentence.startsWith(kept) && sentence[kept.length] === ' ', 'cut between two words');
+  });
 });
 
-test('a fragment that is only code is still quoted', () => {
-  const answer = composeAnswer('cloudflare proxy export', [hit('worker.ts', "export { default } from 'kagent-chat/proxy/cloudflare';")]);
-  assert.match(answer, /kagent-chat\/proxy\/cloudflare.*\[1\]$/);
+describe('structure: lists, tables and code', () => {
+  test('list items stay list items, each with its marker', () => {
+    const text = 'The build makes three files:\n\n- dist/kagent-chat.js: the widget for a script tag.\n- dist/widget/index.js: the widget as a module.\n- custom-elements.json: the widget\'s manifest.\n\nThat is all.';
+    const answer = composeAnswer('Which files does the widget ship as?', [hit('build.md', text)]);
+    assert.match(answer, /^- dist\/kagent-chat\.js: the widget for a script tag\. \[1\]\n- dist\/widget\/index\.js: the widget as a module\. \[1\]\n- custom-elements\.json: the widget's manifest\. \[1\]$/m);
+  });
+
+  test('a table row reads as one row, without the header line', () => {
+    const text = 'Plans and prices.\n\nPlan | Price | Requests\nPlan: Free; Price: 0 euros; Requests: 60 per minute\nPlan: Pro; Price: 20 euros; Requests: 300 per minute\nPlan: Enterprise; Price: by agreement';
+    const answer = composeAnswer('What does the Pro plan cost?', [hit('plans.md', text)]);
+    assert.match(answer, /^- Plan: Pro; Price: 20 euros; Requests: 300 per minute \[1\]$/m);
+    assert.doesNotMatch(answer, /Plan \| Price/);
+    for (const line of answer.split('\n')) assert.ok((line.match(/Plan: /g) ?? []).length <= 1, `one row per line: ${line}`);
+  });
+
+  test('a command that answers a how-to is a fenced block after the sentence that introduces it', () => {
+    const text = 'Start it\n\nStart the emulator with one command:\n\n```sh\nnpx kagent-emulator --seed docs --port 8787\n```\n\nIt prints its address and the demo key.';
+    const answer = composeAnswer('How do I start the emulator?', [hit('emulator.md', text)]);
+    assert.match(answer, /Start the emulator with one command \[1\]:\n\n```sh\nnpx kagent-emulator --seed docs --port 8787\n```/);
+    assert.equal(answer.split('\n').filter((line) => line.includes('npx kagent-emulator')).length, 1, 'the command once, in its block');
+  });
+
+  test('code that is not what the question asks for is left out, never glued into prose', () => {
+    const text = 'Deploying\n\n```toml\nname = "kagent-proxy"\nmain = "src/worker.ts"\n```\n\nThe proxy keeps the API key on the server, so visitors never see it.';
+    const answer = composeAnswer('Where does the proxy keep the API key?', [hit('proxy.md', text)]);
+    assert.equal(answer, 'According to proxy.md:\n\nThe proxy keeps the API key on the server, so visitors never see it. [1]');
+  });
+
+  test('code lines in plain text are recognised: fenced when quoted, never inside a sentence', () => {
+    const text = 'Put this in wrangler.toml:\nname = "kagent-proxy"\nmain = "src/worker.ts"\nexport { default } from \'kagent-chat/proxy/cloudflare\';\n\nThen run wrangler deploy to publish the proxy to Cloudflare Workers.';
+    const answer = composeAnswer('How do I deploy the proxy to Cloudflare Workers?', [hit('deploy.txt', text)]);
+    assert.match(answer, /Then run wrangler deploy to publish the proxy to Cloudflare Workers\. \[1\]/);
+    const inCode = new Set<number>();
+    let open = false;
+    answer.split('\n').forEach((line, index) => {
+      if (line.startsWith('```')) open = !open;
+      else if (open) inCode.add(index);
+    });
+    answer.split('\n').forEach((line, index) => {
+      if (/name = "kagent-proxy"|export \{ default \}/.test(line)) assert.ok(inCode.has(index), `code only inside a fenced block: ${line}`);
+    });
+  });
+
+  test('a fragment that starts inside a code block does not quote the cut code', () => {
+    const text = 'KAGENT_AGENT_IDS = "clx0agent0id"\nKAGENT_ALLOWED_ORIGINS = "https://www.example.com"\n```\n\nThen run npx wrangler deploy to publish the proxy.';
+    const answer = composeAnswer('How do I publish the proxy?', [hit('proxy.md', text, { offset: 600 })]);
+    assert.doesNotMatch(answer, /KAGENT_/);
+    assert.match(answer, /Then run npx wrangler deploy to publish the proxy\. \[1\]/);
+  });
+
+  test('a fragment that ends inside a code block does not quote the cut code', () => {
+    const text = 'The proxy runs on Cloudflare Workers. Deploy the proxy with this configuration:\n\n```toml\nname = "kagent-proxy"\nmain = "src/worker.ts"';
+    const answer = composeAnswer('How do I deploy the proxy?', [hit('proxy.md', text, { before: '', after: '\ncompatibility_date = "2025-04-01"\n```' })]);
+    assert.doesNotMatch(answer, /```|name = /);
+    // Nor the sentence announcing it, which would end the answer on a colon.
+    assert.equal(answer, 'According to proxy.md:\n\nThe proxy runs on Cloudflare Workers. [1]');
+  });
+
+  test('quoted text cannot turn into markup or a citation marker', () => {
+    const answer = composeAnswer('What does --seed take?', [hit('flags.md', 'Pass --seed <folder> and the *guide* explains it; see [2] and _notes_ for more.')]);
+    assert.match(answer, /--seed \\<folder> and the \\\*guide\\\* explains it; see `\[2\]` and \\_notes\\_ for more\. \[1\]/);
+    assert.deepEqual(markers(answer), [1]);
+  });
+});
+
+describe('sources and markers', () => {
+  const returns = hit('Returns policy', 'You can return any item within 30 days for a refund.');
+  const timing = hit('Refund timing', 'A refund reaches your account within five days.');
+  const shipping = hit('Shipping', 'Orders ship within two days.');
+  const giftCards = hit('Gift cards', 'Gift cards can be refunded within 14 days.');
+
+  test('each point carries the marker of its source, in the order of the sources; at most three sources', () => {
+    const answer = composeAnswer('How many days for a refund?', [returns, timing, giftCards, hit('Fourth', 'A refund needs the receipt, within days.')]);
+    assert.match(answer, /^Here is what the documents say:\n\n/);
+    assert.match(answer, /30 days for a refund\. \[1\]/);
+    assert.match(answer, /within five days\. \[2\]/);
+    assert.match(answer, /within 14 days\. \[3\]/);
+    assert.doesNotMatch(answer, /receipt|\[4\]/);
+  });
+
+  test('a source with nothing that matches is left out, and the next keeps its own number', () => {
+    const answer = composeAnswer('When is a refund paid?', [returns, shipping, timing]);
+    assert.deepEqual(markers(answer), [1, 3]);
+    assert.doesNotMatch(answer, /Orders ship/);
+    assert.match(answer, /within five days\. \[3\]/);
+  });
+
+  test('one source is named in the lead line', () => {
+    assert.equal(composeAnswer('refund days', [timing]), 'According to Refund timing:\n\nA refund reaches your account within five days. [1]');
+  });
+
+  test('with no source, or nothing quotable, the agent says it does not know', () => {
+    assert.equal(composeAnswer('quantum chromodynamics', []), NO_ANSWER);
+    assert.equal(composeAnswer('refund', [hit('Empty', '   \n\n  ')]), NO_ANSWER);
+  });
+});
+
+test('pieces know the heading they are under, also when it is only in the text before the fragment', () => {
+  const pieces = piecesOf(hit('proxy.md', 'Run npx wrangler deploy.', { before: 'Cloudflare Workers\n\n', after: '' }));
+  assert.deepEqual(pieces.map((piece) => [piece.kind, piece.heading, piece.text]), [['sentence', 'Cloudflare Workers', 'Run npx wrangler deploy.']]);
 });

@@ -1,82 +1,226 @@
 import { searchTerms } from '../search.js';
+import { piecesOf, type Piece } from './passages.js';
+import { QUOTE_LIMIT, codeBlock, cutAtWord, markdownText } from './quote.js';
 import type { Retrieved } from './retrieve.js';
 
-// Without a language model, the emulator answers extractively: the sentences
-// of the sources that best match the question, each followed by the marker of
-// its source ([1] is the first source), in markdown.
+// Without a language model, the emulator answers extractively, in markdown: a
+// short lead line, then for each of the first sources one point, a passage of
+// a few neighbouring, complete sentences (or list items, or table rows) that
+// best match the question, each followed by the marker of its source ([1] is
+// the first source). A code block goes with it when it is what the question
+// asks for (a how-to whose section holds it) or when the passage introduces it.
 
-/** Sentences quoted from each source, at most. */
-const SENTENCES_PER_SOURCE = 2;
 /** Sources quoted, at most. */
 const SOURCES_QUOTED = 3;
+/** Sentences, items or rows in one point, at most. */
+const PIECES_PER_POINT = 3;
+/** Prose in one point, in characters, at most. */
+const POINT_LIMIT = 700;
+/** Code blocks in one point, and how long one may be. */
+const CODE_BLOCKS_PER_POINT = 2;
+const CODE_LINE_LIMIT = 16;
+const CODE_CHAR_LIMIT = 800;
+/** How much a heading that matches the question counts for the passages under it. */
+const HEADING_WEIGHT = 0.5;
+
+/** Questions whose answer is often a command or a configuration. */
+const ASKS_HOW = /\b(how|command|commands|run|install|deploy|configure|config|configuration|setup|set up|start|launch|use|example|write|create|add|enable|call|build|script)\b/i;
+/** Words with which a sentence leans on the one before it. */
+const LEANS_BACK = /^(It|Its|This|That|These|Those|They|Their|Them|Then|So|But|Also|Here|There)\b/;
 
 export const NO_ANSWER = "I don't know: nothing in this agent's datastores matches the question.";
 
-const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+export { sentencesOf } from './passages.js';
 
-/** The sentences of `text`, one line each. Paragraphs, list items and table rows end a sentence; wrapped lines do not. */
-export function sentencesOf(text: string): string[] {
-  const sentences: string[] = [];
-  for (const block of text.split(/\n\s*\n/)) {
-    const lines = block.split('\n').map((line) => line.trim()).filter(Boolean);
-    const units: string[] = [];
-    for (const line of lines) {
-      const startsItem = /^([-*+•|]|\d+[.)]\s|#)/.test(line);
-      if (units.length === 0 || startsItem || /^([-*+•|]|\d+[.)]\s|#)/.test(units[units.length - 1]!)) units.push(line);
-      else units[units.length - 1] += ` ${line}`;
-    }
-    for (const unit of units) {
-      for (const { segment } of sentenceSegmenter.segment(unit)) {
-        const sentence = segment.replace(/\s+/g, ' ').trim();
-        if (sentence.length > 0) sentences.push(sentence);
-      }
-    }
-  }
-  return sentences;
-}
-
-/** Code, commands and configuration read badly when quoted as a sentence. */
-function looksLikeCode(sentence: string): boolean {
-  const symbols = sentence.match(/[{}()[\];=<>`$\\|]/g)?.length ?? 0;
-  return symbols / sentence.length > 0.04 || /^(import|export|const|let|var|npm|npx|\$|\/\/)\s/.test(sentence);
-}
-
-/** The sentences worth quoting: prose of a few words, when the fragment has any; else whatever it has. */
-function quotable(sentences: string[]): string[] {
-  const prose = sentences.filter((sentence) => sentence.split(' ').length >= 4 && !looksLikeCode(sentence));
-  if (prose.length > 0) return prose;
-  const long = sentences.filter((sentence) => sentence.split(' ').length >= 4);
-  return long.length > 0 ? long : sentences;
-}
-
-/** How many of the question's terms a sentence holds. */
-function overlap(sentence: string, questionTerms: ReadonlySet<string>): number {
-  let count = 0;
-  for (const term of searchTerms(sentence)) if (questionTerms.has(term)) count++;
-  return count;
+/** A piece of a source with how well it matches the question. */
+interface Scored extends Piece {
+  index: number;
+  score: number;
+  headingScore: number;
 }
 
 /** The answer text for `question` from the sources' fragments, with `[n]` markers. */
 export function composeAnswer(question: string, sources: readonly Retrieved[]): string {
-  if (sources.length === 0) return NO_ANSWER;
-  const questionTerms = new Set(searchTerms(question));
-  const points: { index: number; text: string }[] = [];
-  for (const [index, hit] of sources.slice(0, SOURCES_QUOTED).entries()) {
-    // Headings, labels and code are no answer: quote prose of a few words when there is some.
-    const sentences = quotable(sentencesOf(hit.fragment.text));
-    const ranked = sentences
-      .map((sentence, position) => ({ sentence, position, score: overlap(sentence, questionTerms) }))
-      .filter((entry) => entry.score > 0)
-      .sort((a, b) => b.score - a.score || a.position - b.position)
-      .slice(0, SENTENCES_PER_SOURCE)
-      .sort((a, b) => a.position - b.position);
-    const chosen = ranked.length > 0 ? ranked.map((entry) => entry.sentence) : sentences.slice(0, 1);
+  const quoted = sources.slice(0, SOURCES_QUOTED).map((hit) => piecesOf(hit));
+  const weigh = termWeights(question, quoted);
+  const points: string[] = [];
+  let named = '';
+  for (const [index, pieces] of quoted.entries()) {
+    const scored = pieces.map((piece, position) => ({ ...piece, index: position, score: weigh(piece.text), headingScore: weigh(piece.heading) }));
+    const chosen = choosePieces(question, scored, index === 0 && points.length === 0);
     if (chosen.length === 0) continue;
-    points.push({ index, text: `${chosen.join(' ')} [${index + 1}]` });
+    points.push(renderPoint(chosen, index + 1, sources[index]!.datasource.name));
+    named = sources[index]!.datasource.name;
   }
   if (points.length === 0) return NO_ANSWER;
-  if (points.length === 1) return `According to ${sources[points[0]!.index]!.datasource.name}: ${points[0]!.text}`;
-  return `Here is what the documents say:\n\n${points.map((point) => `- ${point.text}`).join('\n')}`;
+  const lead = points.length === 1 ? `According to ${markdownText(named)}:` : 'Here is what the documents say:';
+  return [lead, ...points].join('\n\n');
+}
+
+/**
+ * Weighs a text by the question's terms it holds, each by how rare it is
+ * among the pieces quoted (a word in every piece tells little).
+ */
+function termWeights(question: string, quoted: readonly Piece[][]): (text: string) => number {
+  const questionTerms = new Set(searchTerms(question));
+  const pieceCount = quoted.reduce((sum, pieces) => sum + pieces.length, 0);
+  const documentFrequency = new Map<string, number>();
+  for (const pieces of quoted) {
+    for (const piece of pieces) {
+      for (const term of searchTerms(piece.text)) if (questionTerms.has(term)) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+    }
+  }
+  const cache = new Map<string, number>();
+  return (text) => {
+    let weight = cache.get(text);
+    if (weight !== undefined) return weight;
+    weight = 0;
+    for (const term of searchTerms(text)) {
+      if (questionTerms.has(term)) weight += Math.log(1 + (pieceCount + 1) / ((documentFrequency.get(term) ?? 0) + 1));
+    }
+    cache.set(text, weight);
+    return weight;
+  };
+}
+
+/** The pieces one source contributes, in reading order; none when nothing in it matches (unless it must answer). */
+function choosePieces(question: string, pieces: readonly Scored[], mustAnswer: boolean): Scored[] {
+  // A sentence that announces a list or code ("as follows:") is no answer when what it announces is not there.
+  const announcesNothing = new Set(pieces.filter((piece) => piece.introduces && introducedBy(piece, pieces).length === 0));
+  const prose = pieces.filter((piece) => piece.kind !== 'code' && !announcesNothing.has(piece));
+  const code = pieces.filter((piece) => piece.kind === 'code' && fitsAsCode(piece));
+  let window = bestWindow(prose);
+  if (!window) {
+    // Only code matches: quote the best block, with the sentence that introduces it.
+    const block = [...code].sort((a, b) => b.score - a.score || a.index - b.index)[0];
+    if (block && block.score > 0) return withLeadIns([block], pieces);
+    if (!mustAnswer) return [];
+    return prose.length ? extend([prose[0]!], prose) : code.slice(0, 1);
+  }
+  window = extend(window, prose);
+  const chosen = [...window];
+  const introduced = introducedBy(window[window.length - 1]!, pieces);
+  if (introduced.length) chosen.push(...introduced);
+  else if (ASKS_HOW.test(question)) {
+    // A how-to: the commands and configuration around the passage, in its section.
+    const section = window[0]!.heading;
+    const near = (block: Scored) => block.index >= window![0]!.index - 3 && block.index <= window![window!.length - 1]!.index + 3;
+    const related = code.filter((block) => near(block) && block.heading === section && (block.score > 0 || block.headingScore > 0));
+    chosen.push(...withLeadIns(related.slice(0, CODE_BLOCKS_PER_POINT), pieces));
+  }
+  return [...new Map(chosen.map((piece) => [piece.index, piece])).values()].sort((a, b) => a.index - b.index);
+}
+
+/** What a sentence ending with ':' introduces and a quote can show: its code block, or the first items or rows of its list or table. */
+function introducedBy(piece: Scored, pieces: readonly Scored[]): Scored[] {
+  const next = pieces[piece.index + 1];
+  if (!piece.introduces || next?.group !== piece.introduces) return [];
+  if (next.kind === 'code') return fitsAsCode(next) ? [next] : [];
+  const run: Scored[] = [];
+  for (let i = next.index; i < pieces.length && run.length < PIECES_PER_POINT && pieces[i]!.group === next.group; i++) run.push(pieces[i]!);
+  return run;
+}
+
+/**
+ * The passage that best matches the question: the best piece (its own words,
+ * and a little its heading's), with the neighbours of its paragraph that match
+ * too, or the items and rows of its list or table that match as well as it does.
+ */
+function bestWindow(prose: readonly Scored[]): Scored[] | undefined {
+  let anchor: Scored | undefined;
+  let anchorValue = 0;
+  for (const piece of prose) {
+    const value = piece.score + HEADING_WEIGHT * piece.headingScore;
+    if (value > anchorValue + 1e-9) [anchor, anchorValue] = [piece, value];
+  }
+  if (!anchor) return undefined;
+  // Sentences around the best one that match at all; items and rows that match half as well.
+  const relevant = (piece: Scored) => (anchor.kind === 'sentence' ? piece.score > 0 : piece.score >= anchor.score / 2);
+  let window = [anchor];
+  for (const forward of [true, false]) {
+    for (;;) {
+      if (window.length >= PIECES_PER_POINT) break;
+      const edge = forward ? window[window.length - 1]! : window[0]!;
+      const next = prose[prose.indexOf(edge) + (forward ? 1 : -1)];
+      if (!next || !neighbours(edge, next) || !relevant(next)) break;
+      const grown = forward ? [...window, next] : [next, ...window];
+      if (length(grown) > POINT_LIMIT) break;
+      window = grown;
+    }
+  }
+  return window;
+}
+
+/** Whether two pieces follow each other in one paragraph, list or table. */
+function neighbours(a: Scored, b: Scored): boolean {
+  return a.group === b.group && Math.abs(a.index - b.index) === 1;
+}
+
+/**
+ * A sentence that leans on the one before it ("It …", "This …") takes that one
+ * along; a single short sentence takes the next one of its paragraph, which
+ * usually says more about the same thing.
+ */
+function extend(window: Scored[], prose: readonly Scored[]): Scored[] {
+  const first = window[0]!;
+  const before = prose[prose.indexOf(first) - 1];
+  let result = window;
+  if (first.kind === 'sentence' && LEANS_BACK.test(first.text) && before && neighbours(before, first) && result.length < PIECES_PER_POINT) {
+    result = [before, ...result];
+  }
+  const last = result[result.length - 1]!;
+  const after = prose[prose.indexOf(last) + 1];
+  if (result.length === 1 && last.kind === 'sentence' && last.text.length < 200 && after && neighbours(last, after) && length([...result, after]) <= POINT_LIMIT) {
+    result = [...result, after];
+  }
+  return result;
+}
+
+/** Code blocks with the sentence right before each that introduces it. */
+function withLeadIns(blocks: readonly Scored[], pieces: readonly Scored[]): Scored[] {
+  const result: Scored[] = [];
+  for (const block of blocks) {
+    const before = pieces[block.index - 1];
+    if (before?.introduces === block.group) result.push(before);
+    result.push(block);
+  }
+  return result;
+}
+
+function fitsAsCode(piece: Piece): boolean {
+  return piece.text.trim() !== '' && piece.text.length <= CODE_CHAR_LIMIT && piece.text.split('\n').length <= CODE_LINE_LIMIT;
+}
+
+function length(pieces: readonly Piece[]): number {
+  return pieces.reduce((sum, piece) => sum + Math.min(piece.text.length, QUOTE_LIMIT + 1) + 1, 0);
+}
+
+/**
+ * One source's point in markdown: sentences of one paragraph as a paragraph,
+ * items and rows as a list, code fenced; every paragraph, item and row ends
+ * with the marker (before a closing colon); code alone gets a caption.
+ */
+function renderPoint(pieces: readonly Piece[], number: number, sourceName: string): string {
+  const marker = `[${number}]`;
+  const cite = (text: string) => (text.endsWith(':') ? `${text.slice(0, -1)} ${marker}:` : `${text} ${marker}`);
+  const blocks: string[] = [];
+  let cited = false;
+  for (let i = 0; i < pieces.length; ) {
+    const piece = pieces[i]!;
+    if (piece.kind === 'code') {
+      if (!cited) blocks.push(`${markdownText(sourceName)} ${marker}:`);
+      cited = true;
+      blocks.push(codeBlock(piece.text, piece.language));
+      i++;
+      continue;
+    }
+    const run: Piece[] = [];
+    while (i < pieces.length && pieces[i]!.kind === piece.kind && pieces[i]!.group === piece.group) run.push(pieces[i++]!);
+    if (piece.kind === 'sentence') blocks.push(cite(run.map((sentence) => markdownText(cutAtWord(sentence.text))).join(' ')));
+    else blocks.push(run.map((line) => `- ${cite(markdownText(cutAtWord(line.text)))}`).join('\n'));
+    cited = true;
+  }
+  return blocks.join('\n\n');
 }
 
 /**

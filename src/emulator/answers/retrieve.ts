@@ -1,6 +1,6 @@
 import type { Source } from '../../protocol/index.js';
 import type { FragmentHit } from '../search.js';
-import type { DatasourceRow } from '../store/records.js';
+import type { DatasourceRow, FragmentRow } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { sourceOf } from '../present.js';
 
@@ -10,7 +10,17 @@ export const AGENT_TOP_K = 8;
 /** A retrieved fragment and the datasource it belongs to. */
 export interface Retrieved extends FragmentHit {
   datasource: DatasourceRow;
+  /**
+   * The document's text just before the fragment ('' at the start of its page;
+   * unset when unknown), so a quote can tell whether the fragment starts mid-sentence.
+   */
+  textBefore?: string;
+  /** The document's text just after the fragment ('' at the end of its page; unset when unknown). */
+  textAfter?: string;
 }
+
+/** How much of the neighbouring text a quote looks at: enough to reach back to a heading or a code fence. */
+const CONTEXT_CHARS = 1000;
 
 /** The best fragments of the agent's datastores for `query`, best first. */
 export function retrieve(
@@ -24,10 +34,31 @@ export function retrieve(
   for (const datastoreId of datastoreIds) {
     for (const hit of store.index(datastoreId).query(query, { topK, ...(filter ? { datasourceFilter: filter } : {}) })) {
       const datasource = store.datasources.get(hit.datasourceId);
-      if (datasource) hits.push({ ...hit, datasource });
+      if (datasource) hits.push({ ...hit, datasource, ...neighbouringText(store.fragments.get(hit.datasourceId) ?? [], hit.fragment) });
     }
   }
   return hits.sort((a, b) => b.score - a.score).slice(0, topK);
+}
+
+/** The text around `fragment` in its document, read from the fragments before and after it (which overlap it). */
+function neighbouringText(fragments: readonly FragmentRow[], fragment: FragmentRow): { textBefore: string; textAfter: string } | Record<string, never> {
+  const index = fragments.indexOf(fragment);
+  if (index < 0) return {};
+  const samePage = (other: FragmentRow | undefined) => other !== undefined && other.pageNumber === fragment.pageNumber;
+  const previous = fragments[index - 1];
+  const next = fragments[index + 1];
+  let textBefore = '';
+  if (samePage(previous)) {
+    const shared = fragment.offset - previous!.offset;
+    // Fragments overlap; when they do not, only white space lies between them.
+    textBefore = shared <= previous!.text.length ? previous!.text.slice(0, shared) : `${previous!.text}\n`;
+  }
+  let textAfter = '';
+  if (samePage(next)) {
+    const end = fragment.offset + fragment.text.length;
+    textAfter = next!.offset <= end ? next!.text.slice(end - next!.offset) : `\n${next!.text}`;
+  }
+  return { textBefore: textBefore.slice(-CONTEXT_CHARS), textAfter: textAfter.slice(0, CONTEXT_CHARS) };
 }
 
 /**

@@ -6,6 +6,7 @@ import { htmlToText } from './html-text.js';
 /**
  * A Markdown file as readable text: the words a reader sees, without the markup
  * (headings, list items, table rows and code kept; raw HTML reduced to its text, never run).
+ * A paragraph is one line and a code block stays fenced, so a quote can tell prose from code.
  */
 export function extractMarkdown(bytes: Uint8Array): ExtractedDocument {
   const source = decodeText(bytes, 'Markdown file');
@@ -32,7 +33,7 @@ function blockText(token: Token): string {
     case 'paragraph':
       return inlineText((token as Tokens.Heading | Tokens.Paragraph).tokens);
     case 'code':
-      return (token as Tokens.Code).text;
+      return fencedCode(token as Tokens.Code);
     case 'blockquote':
       return (token as Tokens.Blockquote).tokens.map(blockText).filter((text) => text.trim()).join('\n\n');
     case 'list':
@@ -43,11 +44,21 @@ function blockText(token: Token): string {
       return htmlToText((token as Tokens.HTML).text).text;
     case 'text': {
       const text = token as Tokens.Text;
-      return text.tokens ? inlineText(text.tokens) : text.text;
+      return text.tokens ? inlineText(text.tokens) : unwrapped(text.text);
     }
     default:
       return 'tokens' in token && Array.isArray(token.tokens) ? token.tokens.map(blockText).join('\n') : String((token as { text?: unknown }).text ?? '');
   }
+}
+
+// The opening fence always names a language (`text` when the source gave none), so a bare
+// fence is known to close a block, also in a fragment that starts inside the code.
+function fencedCode(code: Tokens.Code): string {
+  let longestRun = 0;
+  for (const run of code.text.match(/`+/g) ?? []) longestRun = Math.max(longestRun, run.length);
+  const fence = '`'.repeat(Math.max(3, longestRun + 1));
+  const language = /^[\w.+#-]+$/.test(code.lang?.trim() ?? '') ? code.lang!.trim() : 'text';
+  return `${fence}${language}\n${code.text}\n${fence}`;
 }
 
 function listItemText(item: Tokens.ListItem): string {
@@ -95,8 +106,16 @@ function inlineTokenText(token: Token): string {
       return htmlToText((token as Tokens.Tag).text).text;
     case 'checkbox':
       return '';
+    case 'text':
+      // A paragraph's wrapped source lines are one line of text; a hard break (`br`) stays a line end.
+      return 'tokens' in token && Array.isArray(token.tokens) ? inlineText(token.tokens) : unwrapped((token as Tokens.Text).text);
     default:
       if ('tokens' in token && Array.isArray(token.tokens)) return inlineText(token.tokens);
       return String((token as { text?: unknown }).text ?? '');
   }
+}
+
+/** Wrapped source lines joined into one. */
+function unwrapped(text: string): string {
+  return text.replace(/[ \t]*\n[ \t]*/g, ' ');
 }
