@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { KagentError } from '../../src/client/index.js';
 import { AgentStreamDecoder, DONE_EVENT, readAgentStream } from '../../src/protocol/index.js';
-import { startTestEmulator, type TestEmulator } from '../fixtures/emulator/harness.js';
+import { extractMarkdown } from '../../src/emulator/ingest/markdown.js';
+import { eventually, startTestEmulator, type TestEmulator } from '../fixtures/emulator/harness.js';
 
 let emulator: TestEmulator;
 before(async () => {
@@ -225,5 +226,96 @@ describe('limits', () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe('extractive answers from seeded Markdown, over HTTP', () => {
+  // Long paragraphs, wrapped as people write Markdown, so fragments (1000
+  // characters, 200 of overlap) start and end inside sentences that all speak
+  // of the question's words; then a list, a table and a command.
+  const wrap = (text: string) => text.replace(/(.{1,78})(?: |$)/g, '$1\n').trim();
+  const sentences = (subject: string, count: number) =>
+    Array.from({ length: count }, (_, i) => `${subject} ${['need water', 'want water', 'drink water'][i % 3]} on day ${i + 1} of their first ${['week', 'month', 'season'][i % 3]}, when the soil of bed ${i + 1} is dry.`).join(' ');
+  const files: Record<string, string> = {
+    'garden.md': [
+      '# Garden guide',
+      wrap(sentences('Tomato seedlings', 14)),
+      '## Watering',
+      wrap(sentences('Young tomato seedlings', 12)),
+      'Water tomato seedlings on this schedule:',
+      '- Morning: tomato seedlings get water before nine.\n- Evening: tomato seedlings get water after six, only when the soil is dry.',
+      'Fill the watering tank with one command:',
+      '```sh\nfill-tank --litres 20 --for tomato-seedlings\n```',
+    ].join('\n\n'),
+    'tools.md': [
+      '# Tools',
+      '| Tool | Use |\n|---|---|\n| Watering can | Water for tomato seedlings, twice a day |\n| Spade | Digging beds |',
+      wrap(sentences('Pepper seedlings', 10)),
+    ].join('\n\n'),
+  };
+  const documentText = Object.fromEntries(Object.entries(files).map(([name, text]) => [name, extractMarkdown(new TextEncoder().encode(text)).pages[0]!.text]));
+  let agentId: string;
+  let datastoreId: string;
+
+  before(async () => {
+    datastoreId = (await emulator.client.datastores.create({ name: 'Garden' })).id;
+    agentId = (await emulator.client.agents.create({ name: 'Gardener', datastoreIds: [datastoreId] })).id;
+    for (const [name, text] of Object.entries(files)) {
+      await emulator.client.datasources.uploadFile({ datastoreId, file: new Blob([text], { type: 'text/markdown' }), fileName: name });
+    }
+    await eventually(async () => {
+      const { data } = (await (await emulator.api('GET', `/v1/datastores/${datastoreId}/datasources`)).json()) as { data: { status: string }[] };
+      return data.length === 2 && data.every((source) => source.status === 'synched') ? true : undefined;
+    });
+  });
+
+  test('fragments stay readable text: a paragraph on one line, code fenced', async () => {
+    const fragments = await emulator.client.datastores.query(datastoreId, { query: 'fill watering tank command', topK: 1 });
+    assert.match(fragments[0]!.text, /Fill the watering tank with one command:\n\n```sh\nfill-tank --litres 20 --for tomato-seedlings\n```/);
+    const paragraph = await emulator.client.datastores.query(datastoreId, { query: 'young tomato seedlings bed 5', topK: 1 });
+    assert.doesNotMatch(paragraph[0]!.text.split('\n\n').find((block) => block.includes('Young tomato'))!, /\n/, 'a wrapped paragraph is one line');
+  });
+
+  test('a streamed answer quotes complete sentences, items and rows of the source its marker names', async () => {
+    const question = 'When do tomato seedlings need water?';
+    // The fragments retrieved start inside a sentence: what the answer must not quote.
+    const retrieved = await emulator.client.datastores.query(datastoreId, { query: question, topK: 8 });
+    const startsMidSentence = retrieved.some((fragment) => {
+      const text = documentText[fragment.datasource_name]!;
+      return fragment.offset! > 0 && !/(^|[.!?:]\s|\n)$/.test(text.slice(0, fragment.offset!));
+    });
+    assert.ok(startsMidSentence, 'the test reads fragments that start mid-sentence');
+
+    let answer = '';
+    let sources: { datasource_name?: string }[] = [];
+    for await (const event of emulator.client.agents.stream(agentId, { query: question })) {
+      assert.notEqual(event.type, 'error');
+      if (event.type === 'answer') answer += event.text;
+      if (event.type === 'done') sources = event.response.sources;
+    }
+    assert.ok(sources.length >= 1 && sources.length <= 3, `sources: ${JSON.stringify(sources)}`);
+    const [lead, ...body] = answer.split('\n\n');
+    assert.ok(lead!.length < 80 && lead!.endsWith(':'), `a short lead line: ${lead}`);
+    const withoutCode = body.join('\n\n').replace(/^```[^\n]*\n([\s\S]*?)\n```$/gm, (_, code: string) => {
+      assert.ok(Object.values(files).some((file) => file.includes(code)), `code quoted whole: ${code}`);
+      return '';
+    });
+    let quotes = 0;
+    for (const line of withoutCode.split('\n').filter((line) => line.trim())) {
+      const marker = / \[(\d+)\](:?)$/.exec(line);
+      assert.ok(marker, `each point ends with its marker: ${line}`);
+      const number = Number(marker[1]);
+      assert.ok(number >= 1 && number <= sources.length, `marker [${number}] within the ${sources.length} sources`);
+      const text = documentText[sources[number - 1]!.datasource_name!]!;
+      const quote = line.slice(0, marker.index).replace(/^- /, '').replace(/\\(.)/g, '$1') + marker[2];
+      const at = text.indexOf(quote);
+      assert.ok(at >= 0, `[${number}] cites ${sources[number - 1]!.datasource_name}, which says: ${quote}`);
+      assert.match(text.slice(0, at), /(^|[.!?:]\s|\n|\n- )$/, `starts where a sentence, item or row starts: ${quote}`);
+      assert.match(text.slice(at + quote.length), /^($|\s|\n)/, `ends where it ends: ${quote}`);
+      assert.match(quote, /[.!?:]$|^(Tool|Morning|Evening)/, `a whole sentence, item or row: ${quote}`);
+      quotes++;
+    }
+    assert.ok(quotes >= 2, `a few points: ${answer}`);
+    assert.match(answer, /tomato seedlings/i);
   });
 });
