@@ -1,0 +1,98 @@
+// Refreshes docs/demo.png, the README's screenshot: runs `npm start` on free
+// ports, asks the inline chat the README's example question in Debian's
+// Chromium (through puppeteer-core), waits for the answer's sources, saves the
+// page 900 pixels wide, and stops everything it started.
+//   node --import tsx scripts/demo-screenshot.ts [output.png] [question]
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { findChrome } from './find-chrome.js';
+
+const QUESTION = process.argv[3] ?? 'How do I deploy the proxy to Cloudflare Workers?';
+const WIDTH = 900;
+const output = process.argv[2] ?? fileURLToPath(new URL('../docs/demo.png', import.meta.url));
+const root = new URL('../', import.meta.url);
+
+let start: ChildProcess | undefined;
+let browser: Browser | undefined;
+
+async function main(): Promise<void> {
+  const pageUrl = await startDemo();
+  browser = await puppeteer.launch({
+    executablePath: findChrome(),
+    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const page = await browser.newPage();
+  await page.setViewport({ width: WIDTH, height: 1000, deviceScaleFactor: 1 });
+  await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'light' }, { name: 'prefers-reduced-motion', value: 'reduce' }]);
+  await page.goto(pageUrl);
+  await waitInChat(page, 'textarea[part="input"]:not([disabled])');
+  await page.type('kagent-chat >>> textarea[part="input"]', QUESTION);
+  await page.keyboard.press('Enter');
+  // Sources come with the end of the stream; then the Send button is back.
+  await waitInChat(page, 'li[part="source"]', 60_000);
+  await waitInChat(page, 'button[part="send"]');
+  // The question at the top of the transcript, so question, answer and sources are all in view.
+  await page.$eval('kagent-chat >>> [part="question"]', (question) => question.scrollIntoView({ block: 'start' }));
+  await page.$eval('kagent-chat:not([mode="bubble"])', (chat) => chat.scrollIntoView({ block: 'end' }));
+  const bottom = await page.$eval('kagent-chat:not([mode="bubble"])', (chat) => Math.ceil(chat.getBoundingClientRect().bottom + window.scrollY) + 24);
+  await page.setViewport({ width: WIDTH, height: bottom, deviceScaleFactor: 1 });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.$eval('kagent-chat >>> [part="question"]', (question) => question.scrollIntoView({ block: 'start' }));
+  await page.screenshot({ path: output as `${string}.png`, clip: { x: 0, y: 0, width: WIDTH, height: bottom } });
+  console.log(`Saved ${output} (${WIDTH} x ${bottom}): "${QUESTION}"`);
+}
+
+/** Runs `npm start` with free ports in a process group of its own, and returns the page's address. */
+function startDemo(): Promise<string> {
+  let said = '';
+  start = spawn('npm', ['start', '--silent'], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', KAGENT_PROXY_PORT: '0', KAGENT_EMULATOR_PORT: '0' },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start printed no address within 120 s:\n${said}`)), 120_000);
+    const read = (chunk: Buffer) => {
+      said += chunk;
+      const match = /kagent-chat demo:\s+(http:\/\/127\.0\.0\.1:\d+\/)/.exec(said);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    start!.stdout!.on('data', read);
+    start!.stderr!.on('data', read);
+    start!.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`npm start exited (${code}):\n${said}`));
+    });
+  });
+}
+
+/** Waits for `selector` inside the inline chat's shadow root (polled: mutation waits do not see into it). */
+async function waitInChat(page: Page, selector: string, timeout = 30_000): Promise<void> {
+  await page.waitForFunction((s) => Boolean(document.querySelector('kagent-chat:not([mode="bubble"])')?.shadowRoot?.querySelector(s)), { polling: 100, timeout }, selector);
+}
+
+async function stop(): Promise<void> {
+  await browser?.close().catch(() => {});
+  if (start?.pid && start.exitCode === null) {
+    try {
+      process.kill(-start.pid, 'SIGINT');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+process.once('SIGINT', () => void stop().then(() => process.exit(130)));
+try {
+  await main();
+} catch (error) {
+  console.error(`The screenshot failed: ${(error as Error).message}`);
+  process.exitCode = 1;
+} finally {
+  await stop();
+}
