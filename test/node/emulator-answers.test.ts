@@ -281,7 +281,7 @@ describe('extractive answers from seeded Markdown, over HTTP', () => {
     // The fragments retrieved start inside a sentence: what the answer must not quote.
     const retrieved = await emulator.client.datastores.query(datastoreId, { query: question, topK: 8 });
     const startsMidSentence = retrieved.some((fragment) => {
-      const text = documentText[fragment.datasource_name]!;
+      const text = documentText[fragment.datasource_name ?? '']!;
       return fragment.offset! > 0 && !/(^|[.!?:]\s|\n)$/.test(text.slice(0, fragment.offset!));
     });
     assert.ok(startsMidSentence, 'the test reads fragments that start mid-sentence');
@@ -291,7 +291,7 @@ describe('extractive answers from seeded Markdown, over HTTP', () => {
     for await (const event of emulator.client.agents.stream(agentId, { query: question })) {
       assert.notEqual(event.type, 'error');
       if (event.type === 'answer') answer += event.text;
-      if (event.type === 'done') sources = event.response.sources;
+      if (event.type === 'done') sources = event.response?.sources ?? [];
     }
     assert.ok(sources.length >= 1 && sources.length <= 3, `sources: ${JSON.stringify(sources)}`);
     const [lead, ...body] = answer.split('\n\n');
