@@ -1,6 +1,6 @@
 import { Lexer, Marked, type Token, type Tokens } from 'marked';
 import { morphNodes } from './morph.js';
-import { sanitizeToNodes } from './sanitize.js';
+import { sanitizeMarkup, sanitizeToNodes } from './sanitize.js';
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
@@ -35,6 +35,8 @@ export interface RenderStats {
   lexedChars: number;
   /** The most characters one render lexed. */
   maxLexedChars: number;
+  /** Renders that only added plain text to the text the answer ended in (nothing lexed or sanitized). */
+  plainRenders: number;
 }
 
 export interface IncrementalMarkdownOptions {
@@ -66,9 +68,11 @@ const MIN_INTERVAL_MS = 100;
  */
 export class IncrementalMarkdown {
   readonly element: HTMLElement;
-  readonly stats: RenderStats = { renders: 0, lexedChars: 0, maxLexedChars: 0 };
+  readonly stats: RenderStats = { renders: 0, lexedChars: 0, maxLexedChars: 0, plainRenders: 0 };
   #options: IncrementalMarkdownOptions;
   #text = '';
+  /** Fragments received since the last render, as they came (taking them must cost next to nothing). */
+  #received = '';
   #pendingCarriageReturn = false;
   /** Characters of `#text` that are rendered into blocks that no longer change. */
   #frozenLength = 0;
@@ -77,6 +81,8 @@ export class IncrementalMarkdown {
   /** Reference link definitions found in frozen blocks, for lexing the tail. */
   #links: Links = Object.create(null);
   #openNodes: Node[] = [];
+  /** The text node the shown answer ends in, while plain text typed on can go straight into it. */
+  #plainEnd: PlainEnd | undefined;
   #renderedLength = 0;
   #frame: number | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -91,17 +97,25 @@ export class IncrementalMarkdown {
 
   /** The markdown received so far. */
   get text(): string {
-    return this.#text;
+    return this.#take();
   }
 
   /** Adds a fragment of the answer; it shows by the next animation frame. */
   append(fragment: string): void {
-    if (this.#finished || fragment === '') return;
-    // Newlines are normalised here, as marked would, so offsets into the text stay exact.
-    if (this.#pendingCarriageReturn && fragment.startsWith('\n')) fragment = fragment.slice(1);
-    this.#pendingCarriageReturn = fragment.endsWith('\r');
-    this.#text += normalizeNewlines(fragment);
+    if (this.#finished || !fragment) return;
+    this.#received += fragment;
     this.#schedule();
+  }
+
+  /** Moves the received fragments into the text. */
+  #take(): string {
+    let received = this.#received;
+    if (!received) return this.#text;
+    this.#received = '';
+    // Newlines are normalised here, as marked would, so offsets into the text stay exact.
+    if (this.#pendingCarriageReturn && received.startsWith('\n')) received = received.slice(1);
+    this.#pendingCarriageReturn = received.endsWith('\r');
+    return (this.#text += normalizeNewlines(received));
   }
 
   /** Renders what has arrived now, instead of at the next frame. */
@@ -149,8 +163,10 @@ export class IncrementalMarkdown {
 
   #render(): void {
     const final = this.#finished;
-    if (!final && this.#renderedLength === this.#text.length) return;
-    let tail = this.#text.slice(this.#frozenLength);
+    const text = this.#take();
+    if (!final && this.#renderedLength === text.length) return;
+    if (!final && this.#appendPlain(text)) return this.#rendered();
+    let tail = text.slice(this.#frozenLength);
     // A burst of text is rendered a slice per frame, so no single task grows long.
     const sliceLength = this.#options.maxCharsPerRender ?? MAX_CHARS_PER_RENDER;
     let partial = tail.length > sliceLength;
@@ -159,7 +175,7 @@ export class IncrementalMarkdown {
     let openFrom = final && !partial ? tokens.length : openBlockIndex(tokens);
     if (partial && openFrom === 0) {
       // One block longer than a slice: it has to be taken whole.
-      tail = this.#text.slice(this.#frozenLength);
+      tail = text.slice(this.#frozenLength);
       partial = false;
       tokens = this.#lex(tail);
       openFrom = final ? tokens.length : openBlockIndex(tokens);
@@ -184,9 +200,8 @@ export class IncrementalMarkdown {
     // The shown open tail is updated, not replaced: unchanged nodes stay, so the browser restyles and lays out only what changed.
     const shown = morphNodes(this.element, this.#openNodes, [...frozenNodes, ...openNodes], null);
     this.#openNodes = shown.slice(frozenNodes.length);
-    this.#lastRender = performance.now();
-    this.stats.renders++;
-    this.#options.onRender?.();
+    this.#plainEnd = partial || final ? undefined : plainEnd(tokens.slice(openFrom), this.#openNodes, tail);
+    this.#rendered();
     if (partial) {
       this.#renderedLength = -1;
       // The rest of a burst follows at the next frame, not after the pause between updates.
@@ -194,8 +209,37 @@ export class IncrementalMarkdown {
       this.#schedule();
       return;
     }
-    this.#renderedLength = this.#text.length;
+    this.#renderedLength = text.length;
     if (final) for (const resolve of this.#whenFinished.splice(0)) resolve();
+  }
+
+  #rendered(): void {
+    this.#lastRender = performance.now();
+    this.stats.renders++;
+    this.#options.onRender?.();
+  }
+
+  /**
+   * Shows text that only adds plain words to the paragraph (or list item,
+   * quote or heading line) the answer ends in, by adding it to the text node
+   * shown last: no lexing, parsing or sanitizing. Taken only when that gives
+   * exactly the DOM a full render would: the text arrived since the last
+   * render and the word it continues hold only letters, digits, spaces,
+   * apostrophes, quotes and hyphens within words, and `,.;:!?` after them (no
+   * newline, no markdown delimiter, no `&`, nothing an autolink could grow
+   * from such as `www.x`).
+   */
+  #appendPlain(text: string): boolean {
+    const end = this.#plainEnd;
+    if (!end || end.node.nextSibling || this.#renderedLength < 0) return false;
+    const added = text.slice(this.#renderedLength);
+    // The word the new text continues is checked with it, from the last space shown.
+    const words = text.slice(text.lastIndexOf(' ', this.#renderedLength - 1) + 1).split(' ');
+    if (!words.every((word) => PLAIN_WORD.test(word)) || (end.trims && added.endsWith(' '))) return false;
+    end.node.appendData(added);
+    this.stats.plainRenders++;
+    this.#renderedLength = text.length;
+    return true;
   }
 
   #lex(tail: string): Token[] {
@@ -223,12 +267,13 @@ export class IncrementalMarkdown {
 
   #toNodes(tokens: Token[]): Node[] {
     if (!tokens.some((token) => token.type !== 'space' && token.type !== 'def')) return [];
-    return sanitizeToNodes(markdown.parser(tokens));
+    return sanitizeMarkup(markdown.parser(tokens));
   }
 
   #restart(): void {
     this.element.replaceChildren();
     this.#openNodes = [];
+    this.#plainEnd = undefined;
     this.#frozenLength = 0;
     this.#frozenMayReference = false;
     this.#links = Object.create(null);
@@ -244,10 +289,11 @@ function openBlockIndex(tokens: Token[]): number {
   if (tokens[last]!.raw.includes('\n')) return last;
   const before = lastContentIndex(tokens, last);
   if (before < 0) return 0;
-  // Unless a blank line separates them: past one, only a list or indented code can take in a new line.
+  // Unless a blank line separates them: past one, only a list or indented code can take in a new line,
+  // and only one that starts with a space or a list marker, not with a letter.
   const previous = tokens[before]!;
   const canContinue = previous.type === 'list' || (previous.type === 'code' && (previous as Tokens.Code).codeBlockStyle === 'indented');
-  if (!canContinue && BLANK_LINE_AT_END.test(rawText(tokens.slice(before, last)))) return last;
+  if ((!canContinue || /^\p{L}/u.test(tokens[last]!.raw)) && BLANK_LINE_AT_END.test(rawText(tokens.slice(before, last)))) return last;
   return before;
 }
 
@@ -292,3 +338,46 @@ function newDefinitions(tokens: Token[], links: Links): Tokens.Def[] {
   visit(tokens);
   return found;
 }
+
+/** A word that renders as itself whatever plain text follows: no delimiter, entity, escape or autolink start. */
+const PLAIN_WORD = /^[\p{L}\p{N}'"-]*[,.;:!?]*$/u;
+/** What a line starts with before its text: quote markers, a list marker, indentation. */
+const LINE_MARKERS = /^(?:[ \t]*(?:>|[-+*][ \t]|\d{1,9}[.)][ \t]))*[ \t]*/;
+
+interface PlainEnd {
+  node: Text;
+  /** Whether the block drops trailing spaces (list items, headings), so text may not end in one. */
+  trims: boolean;
+}
+
+/**
+ * The text node the open blocks end in, when the last one is a paragraph,
+ * heading, list item or quote whose inline content ends in plain text, the
+ * very end of `tail`, on a line that starts (after its markers) with a letter:
+ * such a line keeps its meaning whatever text without a newline is added.
+ */
+function plainEnd(tokens: Token[], shown: Node[], tail: string): PlainEnd | undefined {
+  let block: Token | undefined = tokens[lastContentIndex(tokens, tokens.length)];
+  let element = shown.findLast((node) => node instanceof Element) as Element | undefined;
+  let trims = false;
+  const inner = (tag: string) => (element = element?.lastElementChild?.localName === tag ? element.lastElementChild : undefined);
+  if (block?.type === 'blockquote' && element?.localName === 'blockquote') {
+    block = (block as Tokens.Blockquote).tokens.at(-1);
+    inner('p');
+  } else if (block?.type === 'list' && element?.localName === (block.ordered ? 'ol' : 'ul')) {
+    block = (block as Tokens.List).items.at(-1)?.tokens.at(-1);
+    inner('li');
+    if (block?.type === 'paragraph') inner('p');
+    trims = true;
+  } else if (block?.type === 'heading') {
+    if (element?.localName !== `h${(block as Tokens.Heading).depth}`) return;
+    trims = true;
+  } else if (block?.type === 'paragraph' && element?.localName !== 'p') return;
+  if (!block || !['paragraph', 'text', 'heading'].includes(block.type) || !element) return;
+  const last = (block as Tokens.Paragraph).tokens?.at(-1);
+  const node = element.lastChild;
+  const line = tail.slice(tail.lastIndexOf('\n') + 1).replace(LINE_MARKERS, '');
+  if (last?.type !== 'text' || !(node instanceof Text) || !tail.endsWith(last.raw) || !/^\p{L}/u.test(line)) return;
+  return { node, trims };
+}
+
