@@ -1,6 +1,6 @@
 import { expect } from '@open-wc/testing';
 import '../../src/widget/index.js';
-import { renderMarkdown } from '../../src/widget/index.js';
+import { IncrementalMarkdown, renderMarkdown } from '../../src/widget/index.js';
 import { HOSTILE_ANSWER } from '../support/scripted-service.js';
 import { ask, lastAnswer, mountChat, parts, removeAllChats, settled, sleep, uniqueAgent } from './widget-helpers.js';
 
@@ -105,5 +105,26 @@ describe('<kagent-chat> with hostile content', () => {
     holder.remove();
     expect(trapped).to.deep.equal([]);
     expect(dangers(holder)).to.deep.equal([]);
+  });
+
+  it('streamed in small fragments, no render shows anything dangerous and nothing runs', async () => {
+    const holder = document.createElement('div');
+    document.body.append(holder);
+    const view = new IncrementalMarkdown(holder, { schedule: () => 0, cancel: () => {} });
+    let state = 7;
+    const text = HOSTILE_ANSWER.answer;
+    for (let i = 0; i < text.length; ) {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      const size = 1 + ((state >>> 8) % 9);
+      view.append(text.slice(i, (i += size)));
+      view.flush();
+      expect(dangers(holder), `after ${i} characters`).to.deep.equal([]);
+    }
+    await view.finish();
+    await sleep(300);
+    holder.remove();
+    expect(dangers(holder)).to.deep.equal([]);
+    expect(trapped).to.deep.equal([]);
+    expect(view.stats.renders).to.be.above(100);
   });
 });

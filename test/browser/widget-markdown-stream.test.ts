@@ -1,0 +1,204 @@
+import { expect } from '@open-wc/testing';
+import { IncrementalMarkdown, renderMarkdown } from '../../src/widget/index.js';
+import { sanitizeMarkup, sanitizeToNodes } from '../../src/widget/markdown/sanitize.js';
+import { HOSTILE_ANSWER, fragmentsOf, markdownAnswer } from '../support/scripted-service.js';
+
+/** A holder with the nodes of rendering `text` at once. */
+function wholeRender(text: string): HTMLElement {
+  const holder = document.createElement('div');
+  holder.append(...renderMarkdown(text));
+  return holder;
+}
+
+/** Pseudo-random fragment sizes from 1 to `most` characters. */
+function randomCuts(text: string, seed: number, most = 12): string[] {
+  let state = seed;
+  const fragments: string[] = [];
+  for (let i = 0; i < text.length; ) {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    const size = 1 + ((state >>> 8) % most);
+    fragments.push(text.slice(i, i + size));
+    i += size;
+  }
+  return fragments;
+}
+
+/**
+ * Streams `fragments` with a render after each and checks, after every
+ * render, that the DOM is exactly (node for node, not only as HTML) what
+ * rendering the text so far at once gives; and at the end, the whole text.
+ */
+function streamChecked(fragments: string[], what: string): IncrementalMarkdown {
+  const holder = document.createElement('div');
+  const view = new IncrementalMarkdown(holder, { schedule: () => 0, cancel: () => {} });
+  for (const fragment of fragments) {
+    view.append(fragment);
+    view.flush();
+    const expected = wholeRender(view.text);
+    if (!holder.isEqualNode(expected)) {
+      expect(holder.innerHTML, `${what}: after ${JSON.stringify(view.text)}`).to.equal(expected.innerHTML);
+      expect.fail(`${what}: after ${JSON.stringify(view.text)} the HTML is right but the nodes differ (text split or merged)`);
+    }
+  }
+  return view;
+}
+
+// Answers whose plain-looking fragments change what came before: traps for a renderer
+// that appends text without proving it renders as itself.
+const TRAPS = [
+  'Visit www.example.com or www.example.org/path?q=1 today, and see www. alone.',
+  'Write to help@example.com or sales@example.org. Or go to https://example.com/a and http://x.io.',
+  'Escapes: foo \\. bar \\* baz \\_ and a backslash at the end \\',
+  'Entities &amp; &copy; &#39; &#x41; &notit; &amp and AT&T; &lt;tag&gt; fine.',
+  '*emphasis* closes, *open without close and _under_score_ and snake_case_word and __strong__ text.',
+  'Stars * alone * and a**b**c and 2 * 3 = 6, x*y*z.',
+  'A `code span` and an `unclosed one, then ~~struck~~ ~one~ words.',
+  'A [link](https://example.com/x "title") and [open link](https://example.com and [1] [2] refs.',
+  'Trailing spaces  \nhard break, and trailing spaces at the end   ',
+  'Para line\n1. not a list in a paragraph\n2) nor this\n- but a list interrupts',
+  'Para\n===\n\nText\n---\n\nMore text\n\n***\n\nEnd',
+  '| col a | col b |\n| --- | :-: |\n| one | two words |\n| three | four |\nrow without pipes\n\nafter',
+  '- item one  \n- item two with trailing spaces  \n  continued here\n- [ ] task\n- [x] done\n\nAfter the list.',
+  '1. first\n2. second item text\n\n3. loose now\n\nAfter.',
+  '> quoted line\nlazy continuation words\n> more quote\n\nOut.',
+  '## Heading words ##\n\n### Heading with trailing spaces   \n\n# H #hash',
+  '```js\nconst a = "x" && y < 3;\nfoo();\n```\n\n    indented code\n\nText after code.',
+  'Ünïcödé wörds, 中文 text, emoji 🎉 and combining é; quotes "double" and \'single\' don\'t break.',
+  'Hyphen-ated words - dashes -- and ... dots; colons: here! Questions? Yes.',
+  '<b>raw html</b> inline and\n\n<div>\nblock html\n</div>\n\nafter html',
+  HOSTILE_ANSWER.answer,
+];
+
+describe('incremental markdown, streamed render by render', () => {
+  it('after every render shows exactly the DOM of rendering the text so far at once (traps cut anywhere)', () => {
+    for (const [index, text] of TRAPS.entries()) {
+      for (const seed of [1, 2]) streamChecked(randomCuts(text, seed * 7919 + index), `${JSON.stringify(text.slice(0, 40))} seed ${seed}`);
+      streamChecked([...text], `${JSON.stringify(text.slice(0, 40))} one character at a time`);
+    }
+  });
+
+  it('takes the plain-text way for traps only where it is exact (each trap split right before it bites)', () => {
+    const cases: string[][] = [
+      ['see www', '.', 'example', '.com now'],
+      ['mail a@b', '.', 'com'],
+      ['go to http', '://', 'x.io'],
+      ['foo \\', '.', ' bar'],
+      ['AT&T &amp', ';', ' x &copy', ' y'],
+      ['x _a_', 'b c'],
+      ['x *a.*', 'b'],
+      ['para\n1', '. item'],
+      ['para\n', 'text'],
+      ['- item', ' ', 'x'],
+      ['- item ', 'x'],
+      ['## Title', ' ', 'more'],
+      ['| a | b |\n| - | - |\n| 1 | 2', ' x', ' '],
+      ['[a](https://x.com "t', 'x"', ')'],
+      ['Title\n', '==='],
+      ['a  ', 'b'],
+      ['word', "'s and \"quoted\" words, more."],
+    ];
+    for (const fragments of cases) streamChecked(fragments, JSON.stringify(fragments));
+  });
+
+  it('shows long generated answers exactly after every render, and most renders of prose take the plain-text way', () => {
+    for (const seed of [1, 2, 3]) {
+      const text = markdownAnswer(5000, seed);
+      streamChecked(randomCuts(text, seed, 8), `answer seed ${seed}`);
+    }
+    // Prose in small fragments: most renders add plain words.
+    const prose = 'The quick brown fox jumps over the lazy dog, and then it rests. '.repeat(20);
+    const view = streamChecked(fragmentsOf(prose, 300), 'prose');
+    expect(view.stats.plainRenders).to.be.above(view.stats.renders * 0.8);
+  });
+
+  it('renders a table, a list and code streamed in random fragments to the whole-render DOM at the end', async () => {
+    for (const seed of [5, 6, 7]) {
+      const text = markdownAnswer(8000, seed);
+      const holder = document.createElement('div');
+      const view = new IncrementalMarkdown(holder, { schedule: () => 0, cancel: () => {} });
+      for (const fragment of randomCuts(text, seed, 30)) {
+        view.append(fragment);
+        view.flush();
+      }
+      await view.finish();
+      expect(holder.isEqualNode(wholeRender(text)), `seed ${seed}`).to.equal(true);
+    }
+  });
+
+  it('does more work per render neither late in a long answer than early, nor by sanitizing tags it has seen', () => {
+    const text = markdownAnswer(40_000, 9);
+    const parse = DOMParser.prototype.parseFromString;
+    let parses = 0;
+    DOMParser.prototype.parseFromString = function (this: DOMParser, ...args: Parameters<DOMParser['parseFromString']>) {
+      parses++;
+      return parse.apply(this, args);
+    };
+    const lexed: number[] = [];
+    const parsed: number[] = [];
+    try {
+      const holder = document.createElement('div');
+      const view = new IncrementalMarkdown(holder, { schedule: () => 0, cancel: () => {} });
+      for (const fragment of fragmentsOf(text, 8000)) {
+        const [lexedBefore, parsesBefore] = [view.stats.lexedChars, parses];
+        view.append(fragment);
+        view.flush();
+        lexed.push(view.stats.lexedChars - lexedBefore);
+        parsed.push(parses - parsesBefore);
+      }
+    } finally {
+      DOMParser.prototype.parseFromString = parse;
+    }
+    const tenth = lexed.length / 10;
+    const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+    // Characters lexed per render: the same in the last tenth as in the first (an open block, not the answer so far).
+    expect(mean(lexed.slice(-tenth))).to.be.below(mean(lexed.slice(0, tenth)) * 1.5 + 20);
+    // DOMPurify parses only start tags not seen before: at most once per distinct tag of the answer (thousands of renders).
+    const distinctTags = new Set(wholeRender(text).innerHTML.match(/<[a-z][^>]*>/g)).size;
+    expect(parsed.reduce((a, b) => a + b, 0)).to.be.at.most(distinctTags);
+    expect(parsed.length).to.be.above(20 * distinctTags);
+  });
+});
+
+describe('sanitizeMarkup (DOMPurify-sanitized element shells)', () => {
+  const same = (html: string) => {
+    const fast = document.createElement('div');
+    fast.append(...sanitizeMarkup(html));
+    const full = document.createElement('div');
+    full.append(...sanitizeToNodes(html));
+    expect(fast.isEqualNode(full), `${JSON.stringify(html)}: ${fast.innerHTML} vs ${full.innerHTML}`).to.equal(true);
+  };
+
+  it('gives exactly the nodes DOMPurify gives for what marked writes', () => {
+    const holder = document.createElement('div');
+    for (const text of [...TRAPS, markdownAnswer(8000, 3)]) {
+      holder.replaceChildren(...renderMarkdown(text));
+      same(holder.innerHTML);
+    }
+  });
+
+  it('gives exactly what DOMPurify gives for HTML the parser would not take as written, or hostile', () => {
+    for (const html of [
+      '<p>a<ul><li>b</li></ul></p>',
+      '<table>text<tr><td>x</td></tr></table>',
+      '<table><tbody><tr>x<td>y</td></tr></tbody></table>',
+      '<pre>\nleading newline</pre>',
+      '<a href="https://a.example">x<a href="https://b.example">y</a></a>',
+      '<li>outside a list</li><td>cell</td><tr><th>h</th></tr>',
+      '<p>unclosed <em>em',
+      '<p>closed twice</p></p></div>',
+      '<em><strong>misnested</em></strong>',
+      '<script>window.__trap("s")</script><p onclick="x()">p</p>',
+      '<img src="x" onerror="window.__trap(1)" alt="alt text"><img src="javascript:x" alt="j">',
+      '<a href="javascript:window.__trap(2)">js</a><a href=" JaVaScRiPt:x">spaced</a><a href="data:text/html,x">data</a>',
+      '<input type="text"><input type="checkbox" checked=""><form><input type="checkbox"></form>',
+      '<code class="language-ts evil">x</code><p class="language-ts">y</p>',
+      '<svg><circle onload="x"/></svg><math><mi>x</mi></math><style>*{}</style><iframe src="x"></iframe>',
+      '<p>nul \u0000 char and cr \r here</p>',
+      "<p title='single'>quoted</p><p title=bare>bare</p><P>upper</P><p data-x=\"1\" id=\"clobber\">attrs</p>",
+      '<p>&copy; &notit; &amp;amp; &#x41; &bogus; &lt;b&gt;</p>',
+      '<table><thead><tr><th align="left">a</th></tr></thead></table><ol start="3"><li>x</li></ol>',
+      '<p>text</p>\n<hr>\n<br><blockquote>\n<p>q</p>\n</blockquote>',
+      '<template><img src=x onerror=alert(1)></template><noscript><p title="</noscript><img src=x onerror=alert(1)>"></noscript>',
+    ]) same(html);
+  });
+});
