@@ -125,7 +125,7 @@ try {
       // The incremental renderer as the widget runs it (real frames, its own pacing), fed
       // `perSecond` fragments a second. Handing it the fragments counts as its work too.
       const incremental = (perSecond: number) =>
-        new Promise<{ work: number; layout: number; renders: number; appends: number; firstTenth: number; lastTenth: number; maxLexed: number }>((resolve) => {
+        new Promise<{ work: number; layout: number; renders: number; plain: number; appends: number; firstTenth: number; lastTenth: number; maxLexed: number }>((resolve) => {
           const holder = fresh();
           const renders: Cost[] = [];
           const view = new IncrementalMarkdown(holder, { schedule: (render) => requestAnimationFrame(() => renders.push(timed(holder, render))) });
@@ -150,6 +150,7 @@ try {
                 work: sum(work) + appends,
                 layout: sum(renders.map((r) => r.layout)),
                 renders: renders.length,
+                plain: view.stats.plainRenders,
                 appends,
                 firstTenth: median(work.slice(0, tenth)),
                 lastTenth: median(work.slice(-tenth - 1, -1)),
@@ -161,22 +162,20 @@ try {
         });
 
       // What the browser alone charges for `count` visible updates, each in a frame of its own:
-      // one character added to a paragraph of the answer, and the layout that follows.
-      // No renderer that shows text as it comes can cost less.
+      // one character added to a paragraph of the answer, and the layout that follows, timed
+      // apart. No renderer that shows text as it comes can cost less; the first DOM change in a
+      // frame is charged synchronously, inside whatever code makes it.
       const floor = async (count: number) => {
         const holder = fresh();
         holder.append(...renderMarkdown(answer));
         const text = holder.querySelector('p')!.appendChild(document.createTextNode(''));
-        let total = 0;
+        const costs: Cost[] = [];
         for (let i = 0; i < count; i++) {
           await new Promise((resolve) => requestAnimationFrame(resolve));
-          const start = now();
-          text.appendData('x');
-          void holder.offsetHeight;
-          total += now() - start;
+          costs.push(timed(holder, () => text.appendData('x')));
         }
         holder.remove();
-        return total;
+        return { work: sum(costs.map((c) => c.work)), layout: sum(costs.map((c) => c.layout)) };
       };
 
       // The naive way: every fragment re-renders the whole answer so far.
@@ -254,7 +253,7 @@ try {
   const ratioWithLayout = (value: number) => `${(value / whole.both).toFixed(2)}×`;
   const met = (value: number) => `≤ 3× (renderer's work): ${value <= 3 * whole.work ? 'met' : 'NOT met'}`;
   const run = (r: typeof typical) =>
-    `renderer's work ${ms(r.work)} in ${r.renders} renders (${ms(r.appends)} of it taking fragments) = **${ratio(r.work)}**; with the layout after each render ${ms(r.work + r.layout)} = ${ratioWithLayout(r.work + r.layout)}`;
+    `renderer's work ${ms(r.work)} in ${r.renders} renders (${r.plain} of them plain text added to a text node; ${ms(r.appends)} of the work taking fragments) = **${ratio(r.work)}**; with the layout after each render ${ms(r.work + r.layout)} = ${ratioWithLayout(r.work + r.layout)}`;
   const rows = [
     ['dist/kagent-chat.js', `${kb(bundle.length)} minified, **${kb(gzipped)} gzipped** (level 9)`, `≤ 40 KB gzipped: ${gzipped <= BUDGET_BYTES ? 'met' : 'NOT met'}`],
     [
@@ -274,8 +273,8 @@ try {
     ],
     [
       `The browser's floor for ${typical.renders} updates: one character added to a paragraph, and the layout, ${typical.renders} times`,
-      `${ms(streaming.floor)} = **${ratioWithLayout(streaming.floor)}** of the whole render with its layout`,
-      'the least any renderer showing text at that rate can cost, layout included',
+      `the change alone ${ms(streaming.floor.work)} = **${ratio(streaming.floor.work)}** of the whole render's work; with the layout ${ms(streaming.floor.work + streaming.floor.layout)} = **${ratioWithLayout(streaming.floor.work + streaming.floor.layout)}** of the whole render with its layout`,
+      'the least any renderer showing text at that rate can cost',
     ],
     [
       "Renderer's work for one render, first tenth vs last tenth of the answer (typical model)",
