@@ -1,6 +1,6 @@
 import { Lexer, Marked, type Token, type Tokens } from 'marked';
 import { morphNodes } from './morph.js';
-import { sanitizeMarkup, sanitizeToNodes } from './sanitize.js';
+import { sanitizeToNodes } from './sanitize.js';
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
@@ -267,7 +267,7 @@ export class IncrementalMarkdown {
 
   #toNodes(tokens: Token[]): Node[] {
     if (!tokens.some((token) => token.type !== 'space' && token.type !== 'def')) return [];
-    return sanitizeMarkup(markdown.parser(tokens));
+    return sanitizeToNodes(markdown.parser(tokens));
   }
 
   #restart(): void {
