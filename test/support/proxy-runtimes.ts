@@ -5,7 +5,7 @@
 // with esbuild first, as a deployment would.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { mkdtempSync, writeFileSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, rmSync, existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -89,12 +89,16 @@ export function denoBinary(): string | undefined {
 }
 
 /**
- * The bun binary from the npm package's platform dependency, if installed. That package holds
- * the real binary whether or not `bun`'s own install script ran (which only links it).
+ * The bun binary the `bun` npm package installed: its install script moves the platform
+ * package's binary to `bun/bin/bun.exe` (a small stub stays there when the script did not run,
+ * and the binary is then still in the platform package).
  */
 export function bunBinary(): string | undefined {
-  const path = fileURLToPath(new URL('node_modules/@oven/bun-linux-x64/bin/bun', root));
-  return existsSync(path) ? path : undefined;
+  for (const path of ['node_modules/bun/bin/bun.exe', 'node_modules/@oven/bun-linux-x64/bin/bun']) {
+    const file = fileURLToPath(new URL(path, root));
+    if (existsSync(file) && statSync(file).size > 1_000_000) return file;
+  }
+  return undefined;
 }
 
 export async function startDenoRuntime(env: Record<string, string>): Promise<RunningRuntime> {
