@@ -3,9 +3,10 @@
 // Chromium (through puppeteer-core), waits for the answer's sources, saves the
 // page 900 pixels wide, and stops everything it started.
 //   node --import tsx scripts/demo-screenshot.ts [output.png] [question]
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { startDemoProcess } from './demo-process.js';
 import { findChrome } from './find-chrome.js';
 
 const QUESTION = process.argv[3] ?? 'How do I deploy the proxy to Cloudflare Workers?';
@@ -17,7 +18,9 @@ let start: ChildProcess | undefined;
 let browser: Browser | undefined;
 
 async function main(): Promise<void> {
-  const pageUrl = await startDemo();
+  const demo = startDemoProcess(root);
+  start = demo.child;
+  const pageUrl = await demo.ready;
   browser = await puppeteer.launch({
     executablePath: findChrome(),
     args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -41,34 +44,6 @@ async function main(): Promise<void> {
   await page.$eval('kagent-chat >>> [part="question"]', (question) => question.scrollIntoView({ block: 'start' }));
   await page.screenshot({ path: output as `${string}.png`, clip: { x: 0, y: 0, width: WIDTH, height: bottom } });
   console.log(`Saved ${output} (${WIDTH} x ${bottom}): "${QUESTION}"`);
-}
-
-/** Runs `npm start` with free ports in a process group of its own, and returns the page's address. */
-function startDemo(): Promise<string> {
-  let said = '';
-  start = spawn('npm', ['start', '--silent'], {
-    cwd: root,
-    env: { ...process.env, PORT: '0', KAGENT_PROXY_PORT: '0', KAGENT_EMULATOR_PORT: '0' },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start printed no address within 120 s:\n${said}`)), 120_000);
-    const read = (chunk: Buffer) => {
-      said += chunk;
-      const match = /kagent-chat demo:\s+(http:\/\/127\.0\.0\.1:\d+\/)/.exec(said);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    start!.stdout!.on('data', read);
-    start!.stderr!.on('data', read);
-    start!.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`npm start exited (${code}):\n${said}`));
-    });
-  });
 }
 
 /** Waits for `selector` inside the inline chat's shadow root (polled: mutation waits do not see into it). */

@@ -5,37 +5,23 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { startEmulator } from '../../src/emulator/index.js';
+import { startDemoProcess } from '../../scripts/demo-process.js';
 import { findChrome } from '../../scripts/find-chrome.js';
 
 const KEY = `kagent_demo_e2e_${Math.random().toString(36).slice(2)}_KEY`;
 let start: ChildProcess;
 let pageUrl: string;
-let output = '';
+/** What npm start printed so far. */
+let output: () => string = () => '';
 let browser: Browser;
 /** Every response the browser received: address, headers and body. */
 const seen: { url: string; text: string }[] = [];
 
 before(async () => {
-  start = spawn('npm', ['start', '--silent'], {
-    cwd: new URL('../../', import.meta.url),
-    env: { ...process.env, PORT: '0', KAGENT_PROXY_PORT: '0', KAGENT_EMULATOR_PORT: '0', KAGENT_DEMO_KEY: KEY },
-    detached: true, // its own process group, so the test can stop npm, node and all
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  pageUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start printed no address within 90 s:\n${output}`)), 90_000);
-    const read = (chunk: Buffer) => {
-      output += chunk;
-      const match = /kagent-chat demo:\s+(http:\/\/127\.0\.0\.1:\d+\/)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    start.stdout!.on('data', read);
-    start.stderr!.on('data', read);
-    start.on('exit', (code) => reject(new Error(`npm start exited (${code}):\n${output}`)));
-  });
+  const demo = startDemoProcess(new URL('../../', import.meta.url), { KAGENT_DEMO_KEY: KEY }, 90_000);
+  start = demo.child;
+  output = demo.output;
+  pageUrl = await demo.ready;
   browser = await puppeteer.launch({
     executablePath: findChrome(),
     args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -173,7 +159,7 @@ test('no response the page received, nor the output of npm start, holds the API 
   assert.ok(seen.some((response) => response.url.endsWith('/kagent-chat.js')), 'the script was scanned too');
   assert.ok(fetched.some((body) => body.text.includes('[DONE]')), 'the streamed answers were scanned too');
   for (const response of [...seen, ...fetched]) assert.ok(!response.text.includes(KEY), `the key is in ${response.url}`);
-  assert.ok(!output.includes(KEY), 'the key is in the output of npm start');
+  assert.ok(!output().includes(KEY), 'the key is in the output of npm start');
 });
 
 test('a port already in use gets a clear message, not a stack trace', { timeout: 30_000 }, async () => {
@@ -194,7 +180,7 @@ test('a port already in use gets a clear message, not a stack trace', { timeout:
 
 test('Ctrl-C stops the page, the proxy and the emulator', { timeout: 30_000 }, async () => {
   const config = (await (await fetch(new URL('demo-config.json', pageUrl))).json()) as { endpoint: string };
-  const emulator = /local service \(emulator\) at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+  const emulator = /local service \(emulator\) at (http:\/\/127\.0\.0\.1:\d+)/.exec(output())?.[1];
   assert.ok(emulator, 'npm start says where the emulator is');
   assert.equal((await fetch(`${emulator}/v1/agents`)).status, 401, 'the emulator is up and wants a key');
   // As a terminal's Ctrl-C does: SIGINT to npm and the node process under it.

@@ -102,20 +102,18 @@ export function bunBinary(): string | undefined {
 }
 
 export async function startDenoRuntime(env: Record<string, string>): Promise<RunningRuntime> {
-  const binary = denoBinary();
-  if (!binary) throw new Error('the deno binary is not installed (npm package deno, @deno/linux-x64-glibc)');
-  return startProcessRuntime('deno', 'test/support/proxy-deno-main.ts', ['deno', 'worker', 'browser'], (dir, file) => ({
-    command: binary,
-    args: ['run', '--quiet', '--no-prompt', '--allow-net=127.0.0.1', '--allow-env', file],
-    env: { DENO_DIR: join(dir, 'cache'), DENO_NO_UPDATE_CHECK: '1' },
-  }), env);
+  return startOnDeno('deno', 'test/support/proxy-deno-main.ts', env);
 }
 
 /** The Netlify entry on Deno, the runtime of Netlify Edge Functions. */
 export async function startNetlifyRuntime(env: Record<string, string>): Promise<RunningRuntime> {
+  return startOnDeno('netlify', 'test/support/proxy-netlify-main.ts', env);
+}
+
+function startOnDeno(name: string, entry: string, env: Record<string, string>): Promise<RunningRuntime> {
   const binary = denoBinary();
   if (!binary) throw new Error('the deno binary is not installed (npm package deno, @deno/linux-x64-glibc)');
-  return startProcessRuntime('netlify', 'test/support/proxy-netlify-main.ts', ['deno', 'worker', 'browser'], (dir, file) => ({
+  return startProcessRuntime(name, entry, ['deno', 'worker', 'browser'], (dir, file) => ({
     command: binary,
     args: ['run', '--quiet', '--no-prompt', '--allow-net=127.0.0.1', '--allow-env', file],
     env: { DENO_DIR: join(dir, 'cache'), DENO_NO_UPDATE_CHECK: '1' },
