@@ -127,9 +127,14 @@ describe('incremental markdown rendering', () => {
     const view = new IncrementalMarkdown(holder);
     for (const fragment of fragmentsOf(markdownAnswer(3000, 2), 500)) view.append(fragment);
     expect(view.stats.renders).to.equal(0);
-    await new Promise((resolve) => requestAnimationFrame(resolve));
-    await new Promise((resolve) => requestAnimationFrame(resolve));
-    expect(view.stats.renders).to.equal(1);
+    const renders: number[] = [];
+    for (let frame = 0; frame < 4; frame++) {
+      await new Promise((resolve) => requestAnimationFrame(resolve));
+      renders.push(view.stats.renders);
+    }
+    // 500 fragments, one render in the first frame; the rest of the backlog at most one render a frame.
+    expect(renders[0]).to.equal(1);
+    for (let frame = 1; frame < renders.length; frame++) expect(renders[frame]! - renders[frame - 1]!).to.be.at.most(1);
     expect(holder.textContent!.length).to.be.above(1000);
   });
 
@@ -142,6 +147,49 @@ describe('incremental markdown rendering', () => {
     expect(view.stats.renders).to.be.above(5);
     expect(view.stats.maxLexedChars).to.be.at.most(8000);
     expect(holder.innerHTML).to.equal(wholeRender(text));
+  });
+
+  it('takes a block longer than a slice by doubling the slice, not by lexing all the rest at once', async () => {
+    const holder = document.createElement('div');
+    // A 12,000-character code block, then 40,000 characters of ordinary answer behind it.
+    const code = '```\n' + Array.from({ length: 400 }, (_, i) => `line ${i} ${'x'.repeat(20)}`).join('\n') + '\n```\n\n';
+    const text = code + markdownAnswer(40_000, 4);
+    const view = new IncrementalMarkdown(holder, { maxCharsPerRender: 2000 });
+    view.append(text);
+    await view.finish();
+    // Twice the block at most (the slice doubles past it), never the 52,000 characters in one go.
+    expect(view.stats.maxLexedChars).to.be.at.least(code.length);
+    expect(view.stats.maxLexedChars).to.be.below(2 * code.length + 2000);
+    expect(holder.innerHTML).to.equal(wholeRender(text));
+  });
+
+  it('shrinks the slice of a backlog while renders run slow, and takes on more while they run fast', async () => {
+    const text = markdownAnswer(30_000, 8);
+    const lexedPerRender = async (busyMs: number) => {
+      const holder = document.createElement('div');
+      const lexed: number[] = [];
+      let before = 0;
+      const view: IncrementalMarkdown = new IncrementalMarkdown(holder, {
+        // A slow device, or a view that is costly to lay out: each render takes busyMs more.
+        onRender: () => {
+          const until = performance.now() + busyMs;
+          while (performance.now() < until);
+          lexed.push(view.stats.lexedChars - before);
+          before = view.stats.lexedChars;
+        },
+      });
+      view.append(text);
+      await view.finish();
+      expect(holder.innerHTML).to.equal(wholeRender(text));
+      return lexed;
+    };
+    const slow = await lexedPerRender(40);
+    const fast = await lexedPerRender(0);
+    // Slow renders: slices fall towards the smallest (500 characters, a block more at most).
+    expect(Math.min(...slow.slice(1, -1))).to.be.below(1500);
+    expect(slow.length).to.be.above(fast.length * 2);
+    // Fast renders: slices grow past the first one (1,500) up to the largest (6,000).
+    expect(Math.max(...fast)).to.be.above(3000);
   });
 
   it('links open in a new tab without opener or referrer; images load lazily without referrer', () => {

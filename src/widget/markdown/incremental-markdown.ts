@@ -45,13 +45,18 @@ export interface IncrementalMarkdownOptions {
   cancel?: (handle: number) => void;
   /** Called after each render, e.g. to keep the view scrolled. */
   onRender?: () => void;
-  /** Most characters one render takes on; the rest waits for the next frame. */
+  /** Most characters one render takes on; the rest waits for the next frame (default 6,000; fewer while renders run slow). */
   maxCharsPerRender?: number;
   /** Least time between two renders, in ms: text arriving faster is shown in steps this far apart. */
   minInterval?: number;
 }
 
 const MAX_CHARS_PER_RENDER = 6000;
+/** A backlog is rendered a slice per frame; the slice is sized so a render, with the layout it causes, takes about this long. */
+const SLICE_TARGET_MS = 10;
+/** The first slice: small, since code not yet optimised runs several times slower (a page's first answer). */
+const FIRST_SLICE = 1500;
+const SMALLEST_SLICE = 500;
 // Ten updates a second still read as typing, and keep a fast stream's total work
 // within a few renders of the finished answer (bench/widget.bench.ts).
 const MIN_INTERVAL_MS = 100;
@@ -84,6 +89,8 @@ export class IncrementalMarkdown {
   /** The text node the shown answer ends in, while plain text typed on can go straight into it. */
   #plainEnd: PlainEnd | undefined;
   #renderedLength = 0;
+  /** Characters the next slice of a backlog takes on, adjusted to how long the last slices took. */
+  #sliceLength = FIRST_SLICE;
   #frame: number | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #lastRender = -Infinity;
@@ -166,19 +173,22 @@ export class IncrementalMarkdown {
     const text = this.#take();
     if (!final && this.#renderedLength === text.length) return;
     if (!final && this.#appendPlain(text)) return this.#rendered();
-    let tail = text.slice(this.#frozenLength);
-    // A burst of text is rendered a slice per frame, so no single task grows long.
-    const sliceLength = this.#options.maxCharsPerRender ?? MAX_CHARS_PER_RENDER;
-    let partial = tail.length > sliceLength;
-    if (partial) tail = tail.slice(0, sliceLength);
+    const started = performance.now();
+    const rest = text.slice(this.#frozenLength);
+    // A backlog (a burst of text, or a slow device) is rendered a slice per frame, so no single task grows long.
+    const largest = this.#options.maxCharsPerRender ?? MAX_CHARS_PER_RENDER;
+    let sliceLength = Math.min(this.#sliceLength, largest);
+    let partial = rest.length > sliceLength;
+    let tail = partial ? rest.slice(0, sliceLength) : rest;
     let tokens = this.#lex(tail);
     let openFrom = final && !partial ? tokens.length : openBlockIndex(tokens);
-    if (partial && openFrom === 0) {
-      // One block longer than a slice: it has to be taken whole.
-      tail = text.slice(this.#frozenLength);
-      partial = false;
+    while (partial && openFrom === 0) {
+      // No block ends within the slice: take twice as much, until one does or the rest is taken.
+      sliceLength *= 2;
+      partial = rest.length > sliceLength;
+      tail = partial ? rest.slice(0, sliceLength) : rest;
       tokens = this.#lex(tail);
-      openFrom = final ? tokens.length : openBlockIndex(tokens);
+      openFrom = final && !partial ? tokens.length : openBlockIndex(tokens);
     }
     // Offsets are only trusted when the tokens cover the tail exactly; otherwise nothing is frozen.
     if (openFrom > 0 && rawLength(tokens) !== tail.length) openFrom = 0;
@@ -202,6 +212,12 @@ export class IncrementalMarkdown {
     this.#openNodes = shown.slice(frozenNodes.length);
     this.#plainEnd = partial || final ? undefined : plainEnd(tokens.slice(openFrom), this.#openNodes, tail);
     this.#rendered();
+    if (partial || tail.length >= FIRST_SLICE) {
+      // The time includes the layout the view forces after a render (onRender keeps it scrolled).
+      const took = Math.max(1, performance.now() - started);
+      // Grows at most twofold a step: a fast render of a few blocks says little about a long table.
+      this.#sliceLength = Math.max(SMALLEST_SLICE, Math.min(largest, 2 * tail.length, Math.round((tail.length * SLICE_TARGET_MS) / took)));
+    }
     if (partial) {
       this.#renderedLength = -1;
       // The rest of a burst follows at the next frame, not after the pause between updates.
