@@ -56,6 +56,22 @@ interface VueReservedProps {
   ref_key?: string;
 }
 
+/** The global HTML attributes a page puts on the element (with `strictTemplates`, Vue checks every name). */
+interface GlobalAttributes {
+  id?: string;
+  title?: string;
+  hidden?: boolean;
+  tabindex?: number | string;
+  role?: string;
+  slot?: string;
+  part?: string;
+  inert?: boolean;
+  [aria: `aria-${string}`]: string | number | boolean | undefined;
+  [data: `data-${string}`]: unknown;
+  /** `data-section` as Vue's template checker names it. */
+  [data: `data${Capitalize<string>}`]: unknown;
+}
+
 // Template types for Vue and Svelte come with the package. Neither names a
 // type of the framework, so a project without Vue or Svelte sees no error.
 // Where the framework is not loaded (the package's own build) the target is
@@ -63,7 +79,7 @@ interface VueReservedProps {
 // @ts-ignore
 declare module 'vue' {
   interface GlobalComponents {
-    'kagent-chat': new () => KagentChat & { $props: KagentChatProperties & KagentChatVueListeners & VueReservedProps };
+    'kagent-chat': new () => KagentChat & { $props: KagentChatProperties & KagentChatVueListeners & VueReservedProps & GlobalAttributes };
   }
 }
 
