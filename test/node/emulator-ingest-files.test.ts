@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
-import { extractDocument, IngestError, type ExtractedDocument } from '../../src/emulator/ingest/index.js';
+import { extractDocument, type ExtractedDocument } from '../../src/emulator/ingest/index.js';
+import { refusal } from '../support/ingest-refusal.js';
 import type { UploadMimeType } from '../../src/protocol/index.js';
 import {
   MIME,
@@ -26,16 +27,6 @@ const read = (kind: SampleKind, bytes: Uint8Array = samples[kind].bytes) =>
 
 const allText = (doc: ExtractedDocument) => doc.pages.map((page) => page.text).join('\n\n');
 
-/** The IngestError `promise` rejects with; fails the test on success or on any other error. */
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof IngestError, `expected an IngestError, got ${String(error)}`);
-    return error.message;
-  }
-  assert.fail('expected the file to be refused');
-}
 
 describe('extractDocument reads every upload type', () => {
   it('reads a PDF page by page, with page numbers, the page count and its title', async () => {

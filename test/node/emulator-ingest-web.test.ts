@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { crawlWebSite, fetchWebPage, IngestError, type CrawlStart, type WebLimits, type WebPage } from '../../src/emulator/ingest/index.js';
+import { crawlWebSite, fetchWebPage, type CrawlStart, type WebLimits, type WebPage } from '../../src/emulator/ingest/index.js';
+import { refusal } from '../support/ingest-refusal.js';
 
 // A small web site served over real HTTP, and a second host that must never be visited.
 let site: Server;
@@ -176,15 +177,6 @@ after(async () => {
 
 const FAST: Partial<WebLimits> = { timeoutMs: 400, maxBytes: 256 * 1024 };
 
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof IngestError, `expected an IngestError, got ${String(error)}`);
-    return error.message;
-  }
-  assert.fail('expected a refusal');
-}
 
 async function crawl(start: Omit<CrawlStart, 'onSkip'>, limits: Partial<WebLimits> = FAST) {
   const pages: WebPage[] = [];
