@@ -1,6 +1,6 @@
 // Ingestion throughput: megabytes of text per second, extract (in the worker thread the emulator
 // uses) plus split into fragments, for each upload type, on generated inputs of a few megabytes.
-import { documentText, extractDocument, splitIntoFragments } from '../src/emulator/ingest/index.js';
+import { documentText, extractDocument, splitIntoFragments } from '../emulator/src/ingest/index.js';
 import { MIME, makeDocx, makePdf, makePptx, makeXlsx, prose, text, type SampleKind } from '../test/fixtures/ingest/samples.js';
 
 const RUNS = 3;

@@ -1,7 +1,7 @@
 // Datastore query latency over 10,000 fragments: POST /datastores/{id}/query
 // over real HTTP (what a caller sees), and the search index alone.
 import { performance } from 'node:perf_hooks';
-import { startEmulator } from '../src/emulator/index.js';
+import { startEmulator } from '../emulator/src/index.js';
 
 const FRAGMENTS = 10_000;
 const QUERIES = 1_000;
@@ -63,7 +63,7 @@ for (const [i, query] of queries.entries()) {
 await running.close();
 
 // The index alone, without HTTP or JSON.
-const { FragmentIndex } = await import('../src/emulator/search.js');
+const { FragmentIndex } = await import('../emulator/src/search.js');
 const index = new FragmentIndex();
 const indexStart = performance.now();
 for (let i = 0; i < FRAGMENTS; i++) index.replace(`ds${i}`, [{ id: `f${i}`, text: fragmentText().slice(0, 950), offset: 0 }]);

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { serve } from 'srvx';
 import { KagentClient } from '../src/client/index.js';
-import { startEmulator, type RunningEmulator } from '../src/emulator/index.js';
+import { startEmulator, type RunningEmulator } from '../emulator/src/index.js';
 
 const root = new URL('../', import.meta.url);
 const env = process.env;
@@ -167,7 +167,7 @@ function upstreamFromEnv(): { apiKey: string; upstreamUrl: string; agentIds: str
  * short: warnings and failures only (its entries never hold the key).
  */
 function startProxy(settings: Record<string, string>): Promise<Listening & { url: string }> {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('bin/kagent-proxy.js', root))], {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('src/proxy/cli.ts', root))], {
     env: { ...env, ...settings, PORT: String(ports.proxy), HOST: host },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,5 +1,6 @@
 // Node (and Deno, Bun) only: opens a TCP connection to Redis with node-redis.
-import { createClient } from '@redis/client';
+// `@redis/client` is an optional peer of kagent-chat: it is loaded here, only
+// when a Redis store is asked for, so a site without one never installs it.
 import type { Log } from './log.js';
 import { RedisRateLimitStore } from './redis-store.js';
 
@@ -8,6 +9,7 @@ import { RedisRateLimitStore } from './redis-store.js';
  * and returns a store on it. Rejects when Redis cannot be reached.
  */
 export async function connectRedisRateLimitStore(url: string, { prefix, log }: { prefix?: string; log?: Log } = {}): Promise<RedisRateLimitStore> {
+  const { createClient } = await loadRedisClient();
   let connected = false;
   const client = createClient({
     url,
@@ -43,6 +45,24 @@ export async function connectRedisRateLimitStore(url: string, { prefix, log }: {
       if (client.isOpen) await client.close();
     },
   });
+}
+
+/** The missing optional peer, told as the operator can act on it. */
+export class RedisClientMissingError extends Error {
+  constructor() {
+    super('A Redis store needs the package @redis/client, which is not installed. Install it beside kagent-chat: npm install @redis/client');
+    this.name = 'RedisClientMissingError';
+  }
+}
+
+async function loadRedisClient(): Promise<typeof import('@redis/client')> {
+  try {
+    return await import('@redis/client');
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') throw new RedisClientMissingError();
+    throw error;
+  }
 }
 
 /** The address without its password, for messages. */

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { KagentError } from '../../src/client/index.js';
 import { AgentStreamDecoder, DONE_EVENT, readAgentStream } from '../../src/protocol/index.js';
-import { extractMarkdown } from '../../src/emulator/ingest/markdown.js';
+import { extractMarkdown } from '../../emulator/src/ingest/markdown.js';
 import { eventually, startTestEmulator, type TestEmulator } from '../fixtures/emulator/harness.js';
 
 let emulator: TestEmulator;

@@ -2,9 +2,9 @@
 // fragments are quoted, and how, on hand-made fragments.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { NO_ANSWER, composeAnswer, sentencesOf } from '../../src/emulator/answers/compose.js';
-import { piecesOf } from '../../src/emulator/answers/passages.js';
-import type { Retrieved } from '../../src/emulator/answers/retrieve.js';
+import { NO_ANSWER, composeAnswer, sentencesOf } from '../../emulator/src/answers/compose.js';
+import { piecesOf } from '../../emulator/src/answers/passages.js';
+import type { Retrieved } from '../../emulator/src/answers/retrieve.js';
 
 interface Around {
   offset?: number;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
-import { extractDocument, type ExtractedDocument } from '../../src/emulator/ingest/index.js';
+import { extractDocument, type ExtractedDocument } from '../../emulator/src/ingest/index.js';
 import { refusal } from '../support/ingest-refusal.js';
 import type { UploadMimeType } from '../../src/protocol/index.js';
 import {

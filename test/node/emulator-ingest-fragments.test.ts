@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { documentText, splitIntoFragments, type ExtractedDocument, type TextFragment } from '../../src/emulator/ingest/index.js';
+import { documentText, splitIntoFragments, type ExtractedDocument, type TextFragment } from '../../emulator/src/ingest/index.js';
 import { prose } from '../fixtures/ingest/samples.js';
 
 const isSpace = (char: string | undefined) => char === undefined || /\s/.test(char);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { htmlToText, parseSitemap } from '../../src/emulator/ingest/index.js';
+import { htmlToText, parseSitemap } from '../../emulator/src/ingest/index.js';
 
 describe('htmlToText', () => {
   it('keeps the visible words, one block per line, entities decoded', () => {

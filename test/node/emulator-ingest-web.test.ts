@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { crawlWebSite, fetchWebPage, type CrawlStart, type WebLimits, type WebPage } from '../../src/emulator/ingest/index.js';
+import { crawlWebSite, fetchWebPage, type CrawlStart, type WebLimits, type WebPage } from '../../emulator/src/ingest/index.js';
 import { refusal } from '../support/ingest-refusal.js';
 
 // A small web site served over real HTTP, and a second host that must never be visited.

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { after, describe, test } from 'node:test';
-import { createEmulator } from '../../src/emulator/index.js';
+import { createEmulator } from '../../emulator/src/index.js';
 import { listen } from '../support/http.js';
 import { eventually, fileOf, settled, startTestEmulator, tempDataDir } from '../fixtures/emulator/harness.js';
 
@@ -93,7 +93,7 @@ describe('restart', () => {
 
 /** Starts `kagent-emulator --json` as its own process and reads the line it prints. */
 async function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string; apiKey: string; datastoreId: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/emulator/cli.ts', '--port', '0', '--json', '--pace', '0', '--data-dir', dataDir], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'emulator/src/cli.ts', '--port', '0', '--json', '--pace', '0', '--data-dir', dataDir], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout! });

@@ -8,7 +8,7 @@ import { readAgentStream } from '../../src/protocol/index.js';
 import { AGENT, SITE, TEST_KEY, assertNoKey, assertNoKeyInHead } from '../support/proxy-harness.js';
 import { startRecordingUpstream } from '../support/proxy-upstream.js';
 
-const BIN = fileURLToPath(new URL('../../bin/kagent-proxy.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../src/proxy/cli.ts', import.meta.url));
 const base = { apiKey: TEST_KEY, upstreamUrl: 'https://api.example.com', agentIds: [AGENT] };
 
 describe('proxy configuration', () => {
@@ -105,7 +105,7 @@ describe('proxy configuration', () => {
 
 /** Runs the kagent-proxy command; resolves with its output once it exits or prints its address. */
 function startCommand(env: Record<string, string>) {
-  const child = spawn(process.execPath, [BIN], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c));
   child.stderr.on('data', (c: Buffer) => (output += c));

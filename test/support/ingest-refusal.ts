@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { IngestError } from '../../src/emulator/ingest/index.js';
+import { IngestError } from '../../emulator/src/ingest/index.js';
 
 /** The message of the IngestError `promise` rejects with; fails the test on success or on any other error. */
 export async function refusal(promise: Promise<unknown>): Promise<string> {

@@ -1,6 +1,5 @@
 import * as v from 'valibot';
-import { DatastoreCreateBody, DatastoreUpdateBody, VISIBILITIES, checkDatastoreQuery, checkEmptyBody, checkWith, type ListResponse } from '../../protocol/index.js';
-import { jsonObject, oneOf } from '../../protocol/fields.js';
+import { DatastoreCreateBody, DatastoreUpdateBody, VISIBILITIES, checkDatastoreQuery, checkEmptyBody, checkWith, jsonObject, oneOf, type ListResponse } from 'kagent-chat/protocol';
 import { fileUrlFor, nowIso, reachable, type RequestContext } from '../context.js';
 import { pageOf, readJson, valid } from '../http/body.js';
 import { HttpError, json } from '../http/responses.js';

@@ -1,4 +1,4 @@
-import { errorBody, errorCodeForStatus } from '../../protocol/index.js';
+import { errorBody, errorCodeForStatus } from 'kagent-chat/protocol';
 
 /** A refusal with its status; thrown by handlers, answered by the router in the section-7 shape. */
 export class HttpError extends Error {

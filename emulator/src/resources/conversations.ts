@@ -1,4 +1,4 @@
-import { checkConversationsQuery, type ListResponse } from '../../protocol/index.js';
+import { checkConversationsQuery, type ListResponse } from 'kagent-chat/protocol';
 import { reachable, type RequestContext } from '../context.js';
 import { valid } from '../http/body.js';
 import { json } from '../http/responses.js';

@@ -1,4 +1,4 @@
-import { describeProblems, type CheckResult } from '../../protocol/index.js';
+import { describeProblems, type CheckResult } from 'kagent-chat/protocol';
 import { HttpError } from './responses.js';
 
 /** JSON bodies above this are refused; uploads have their own limit. */

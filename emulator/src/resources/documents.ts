@@ -1,4 +1,4 @@
-import { checkFileUploadFields, checkUpdateDocument, checkUpsertDocuments, checkV1Upsert } from '../../protocol/index.js';
+import { checkFileUploadFields, checkUpdateDocument, checkUpsertDocuments, checkV1Upsert } from 'kagent-chat/protocol';
 import { nowIso, type RequestContext } from '../context.js';
 import { formFields, readForm, readJson, valid } from '../http/body.js';
 import { HttpError, json } from '../http/responses.js';

@@ -1,4 +1,4 @@
-import type { Agent, Conversation, Datasource, Datastore, DatastoreFragment, Source } from '../protocol/index.js';
+import type { Agent, Conversation, Datasource, Datastore, DatastoreFragment, Source } from 'kagent-chat/protocol';
 import type { FragmentHit } from './search.js';
 import type { AgentRow, ConversationRow, DatasourceRow, DatastoreRow } from './store/records.js';
 

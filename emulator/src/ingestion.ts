@@ -1,4 +1,4 @@
-import type { UploadMimeType } from '../protocol/index.js';
+import type { UploadMimeType } from 'kagent-chat/protocol';
 import { IngestError, crawlWebSite, extractDocument, fetchWebPage, splitIntoFragments, type ExtractedDocument, type WebLimits } from './ingest/index.js';
 import { newId } from './ids.js';
 import type { Change, DatasourceRow, FragmentRow } from './store/records.js';

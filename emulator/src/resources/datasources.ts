@@ -5,7 +5,7 @@ import {
   checkWebDatasource,
   uploadMimeTypeOf,
   type ListResponse,
-} from '../../protocol/index.js';
+} from 'kagent-chat/protocol';
 import { nowIso, reachable, type RequestContext } from '../context.js';
 import { formFields, pageOf, readForm, readJson, valid } from '../http/body.js';
 import { HttpError, json } from '../http/responses.js';

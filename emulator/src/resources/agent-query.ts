@@ -7,7 +7,7 @@ import {
   errorLine,
   type AgentQueryBody,
   type Source,
-} from '../../protocol/index.js';
+} from 'kagent-chat/protocol';
 import { answerPieces, composeAnswer } from '../answers/compose.js';
 import { LanguageModelError, chatRequest, openCompletion } from '../answers/llm.js';
 import { pickSources, retrieve, type Retrieved } from '../answers/retrieve.js';

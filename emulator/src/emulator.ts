@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { uploadMimeTypeOf } from '../protocol/index.js';
+import { uploadMimeTypeOf } from 'kagent-chat/protocol';
 import { authenticate, checkRateLimit, settingsOf, type EmulatorContext, type RequestContext } from './context.js';
 import { HttpError, errorResponse } from './http/responses.js';
 import { matchRoute, type Route } from './http/router.js';

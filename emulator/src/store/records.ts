@@ -1,4 +1,4 @@
-import type { DatasourceStatus, Source, Visibility } from '../../protocol/index.js';
+import type { DatasourceStatus, Source, Visibility } from 'kagent-chat/protocol';
 
 // The emulator's own rows: what it keeps, including fields the service keeps
 // but does not show (owners, hashes). `present.ts` turns them into records.

@@ -1,4 +1,4 @@
-import type { Source } from '../../protocol/index.js';
+import type { Source } from 'kagent-chat/protocol';
 import type { FragmentHit } from '../search.js';
 import type { DatasourceRow, FragmentRow } from '../store/records.js';
 import type { Store } from '../store/store.js';

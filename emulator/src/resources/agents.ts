@@ -1,6 +1,5 @@
 import * as v from 'valibot';
-import { StrictAgentCreateBody, StrictAgentUpdateBody, checkEmptyBody, checkWith, type ListResponse } from '../../protocol/index.js';
-import { jsonObject, textList } from '../../protocol/fields.js';
+import { StrictAgentCreateBody, StrictAgentUpdateBody, checkEmptyBody, checkWith, jsonObject, textList, type ListResponse } from 'kagent-chat/protocol';
 import { reachable, nowIso, type RequestContext } from '../context.js';
 import { readJson, pageOf, valid } from '../http/body.js';
 import { HttpError, json } from '../http/responses.js';

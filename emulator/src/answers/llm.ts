@@ -1,5 +1,5 @@
 import { createParser } from 'eventsource-parser';
-import type { AgentQueryBody } from '../../protocol/index.js';
+import type { AgentQueryBody } from 'kagent-chat/protocol';
 import type { Settings } from '../context.js';
 import type { AgentRow, MessageRow } from '../store/records.js';
 import type { Retrieved } from './retrieve.js';

@@ -1,4 +1,4 @@
-import type { UploadMimeType } from '../../protocol/index.js';
+import type { UploadMimeType } from 'kagent-chat/protocol';
 import { extractCsv } from './csv.js';
 import type { ExtractedDocument } from './document.js';
 import { extractDocx } from './docx.js';

@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// `kagent-emulator`: always the built command (dist/), so an installed copy
+// runs what was published whatever else is on the machine. In a checkout,
+// `npm run build` makes dist/; the tests run src/cli.ts through tsx.
+import { existsSync } from 'node:fs';
+
+const built = new URL('../dist/cli.js', import.meta.url);
+if (!existsSync(built)) {
+  console.error('kagent-emulator: dist/cli.js is missing: run `npm run build` first.');
+  process.exit(1);
+}
+await import(built.href);
