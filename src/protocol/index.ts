@@ -25,6 +25,7 @@ export * from './check.js';
 export * from './records.js';
 export * from './answer.js';
 export * from './requests.js';
+export * from './query-ids.js';
 export * from './errors.js';
 export * from './stream.js';
 export * from './event-stream.js';

@@ -1,4 +1,4 @@
-import { checkAgentQuery, checkDatastoreQuery, describeProblems } from '../protocol/index.js';
+import { QUERY_ID_FIELDS, checkAgentQuery, checkDatastoreQuery, describeProblems, isValidQueryId, queryIdRule } from '../protocol/index.js';
 import type { ResolvedOptions } from './options.js';
 import type { Route } from './route.js';
 
@@ -9,9 +9,6 @@ export interface BodyProblem {
 }
 
 export type BodyResult = { ok: true; body: Record<string, unknown> } | { ok: false; problem: BodyProblem };
-
-// Safe in a log line, a header or a database key, and long enough for a cuid or a UUID.
-const SAFE_ID = /^[A-Za-z0-9_.:-]+$/;
 
 /** `application/json`, with or without parameters such as `charset`. */
 export function isJsonContentType(value: string | null): boolean {
@@ -69,12 +66,12 @@ export function buildUpstreamBody(visitor: Record<string, unknown>, route: Route
   else body.query = query;
 
   if (route.kind === 'agent') {
-    for (const field of ['conversationId', 'visitorId'] as const) {
+    // The rule the widget also checks its ids against (src/protocol/query-ids.ts).
+    for (const field of QUERY_ID_FIELDS) {
       const value = visitor[field];
       if (value === undefined || value === null) continue;
-      if (typeof value !== 'string' || value.length === 0 || value.length > options.maxIdLength || !SAFE_ID.test(value)) {
-        problems.push(`${field} must be 1 to ${options.maxIdLength} letters, digits, or . _ : -`);
-      } else body[field] = value;
+      if (!isValidQueryId(value, options.maxIdLength)) problems.push(queryIdRule(field, options.maxIdLength));
+      else body[field] = value;
     }
     if (visitor.streaming !== undefined && visitor.streaming !== null) {
       if (typeof visitor.streaming !== 'boolean') problems.push('streaming must be true or false');

@@ -1,4 +1,5 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { isValidQueryId, type QueryIdField } from '../protocol/index.js';
 import { askAgent, type AskOutcome } from './answer-request.js';
 import { AnswerBody } from './answer-body.js';
 import { ConversationStore, newId, type StoredConversation, type Turn } from './conversation-store.js';
@@ -165,6 +166,7 @@ export class ConversationController implements ReactiveController {
       streaming: this.#host.streaming,
       queryOptions: this.#host.queryOptions,
       signal: abort.signal,
+      replaceIds: (fields) => this.#replaceIds(conversation, store, fields),
       onText: (fragment) => {
         turn.answer += fragment;
         body.append(fragment);
@@ -190,8 +192,9 @@ export class ConversationController implements ReactiveController {
       const response = outcome.response;
       if (response) {
         turn.sources = response.sources ?? [];
-        if (response.conversationId) conversation.conversationId = response.conversationId;
-        if (response.visitorId) conversation.visitorId = response.visitorId;
+        // Only ids the proxy would let through: adopting another would make every next question fail.
+        if (isValidQueryId(response.conversationId)) conversation.conversationId = response.conversationId;
+        if (isValidQueryId(response.visitorId)) conversation.visitorId = response.visitorId;
       }
     } else {
       turn.answer = outcome.partialAnswer || turn.answer;
@@ -209,6 +212,15 @@ export class ConversationController implements ReactiveController {
     // Told once the answer is fully on screen, so what is announced is what is shown.
     this.#onSettled(turn);
     this.#host.requestUpdate();
+  }
+
+  /** New ids for the ones a refusal named, kept at once so a reload does not bring the refused ones back. */
+  #replaceIds(conversation: StoredConversation, store: ConversationStore, fields: QueryIdField[]): Partial<Record<QueryIdField, string>> {
+    const replaced: Partial<Record<QueryIdField, string>> = {};
+    for (const field of fields) replaced[field] = conversation[field] = newId();
+    console.warn(`kagent-chat: the endpoint refused the stored ${fields.join(' and ')}; asking again with a new one`);
+    if (this.#conversation === conversation) store.save(conversation);
+    return replaced;
   }
 
   #saveNowAndThen(store: ConversationStore, conversation: StoredConversation): void {

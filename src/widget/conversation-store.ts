@@ -1,4 +1,4 @@
-import type { Source } from '../protocol/index.js';
+import { isValidQueryId, type Source } from '../protocol/index.js';
 import { FAILURE_KINDS, type ChatFailure } from './failures.js';
 
 /** Bump when the stored shape changes; older shapes are then read as empty. */
@@ -7,6 +7,8 @@ export const STORE_VERSION = 1;
 export const MAX_STORED_TURNS = 50;
 /** Upper bound of one stored conversation, in characters of JSON. */
 export const MAX_STORED_CHARS = 200_000;
+// Room left in MAX_STORED_CHARS for the ids and the version around the turns.
+const TURNS_BUDGET = MAX_STORED_CHARS - 1_000;
 
 export type TurnState = 'sending' | 'answering' | 'answered' | 'failed' | 'stopped';
 
@@ -62,7 +64,11 @@ export class ConversationStore {
     return this.#storage === undefined;
   }
 
-  /** The stored conversation, or a new one when none is stored or it cannot be read. */
+  /**
+   * The stored conversation, or a new one when none is stored or it cannot be
+   * read. Whatever is stored, what comes back is usable: ids the proxy would
+   * refuse are replaced, and the turns are cut to the same bounds as when saving.
+   */
   load(): StoredConversation {
     const stored = this.#read();
     if (stored) return stored;
@@ -71,12 +77,7 @@ export class ConversationStore {
 
   /** Stores the conversation, newest turns first when it must be cut to fit. */
   save(conversation: StoredConversation): void {
-    let turns = conversation.turns.slice(-MAX_STORED_TURNS);
-    let json = JSON.stringify({ ...conversation, turns });
-    while (json.length > MAX_STORED_CHARS && turns.length > 1) {
-      turns = turns.slice(1);
-      json = JSON.stringify({ ...conversation, turns });
-    }
+    const json = JSON.stringify({ ...conversation, turns: newestThatFit(conversation.turns, (turn) => turn) });
     memory.set(this.key, json);
     if (!this.#storage) return;
     try {
@@ -116,20 +117,95 @@ function absoluteEndpoint(endpoint: string): string {
 
 const STATES: readonly TurnState[] = ['sending', 'answering', 'answered', 'failed', 'stopped'];
 
-/** Checks a stored value field by field: storage is shared with the site, anything may be there. */
+/**
+ * Checks a stored value field by field: storage is shared with the site, and
+ * anything may be there. Ids that fail the proxy's rule are replaced rather
+ * than sent (the proxy would refuse every question); turns are read newest
+ * first and only as many as a save would keep, so a huge transcript never
+ * reaches the page.
+ */
 function readConversation(value: unknown): StoredConversation | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const { version, visitorId, conversationId, turns } = value as Record<string, unknown>;
-  if (version !== STORE_VERSION || typeof visitorId !== 'string' || typeof conversationId !== 'string' || !Array.isArray(turns)) return undefined;
-  const read: Turn[] = [];
-  for (const turn of turns as unknown[]) {
-    if (!turn || typeof turn !== 'object') continue;
-    const { id, question, answer, sources, state, failure } = turn as Record<string, unknown>;
-    if (typeof id !== 'string' || typeof question !== 'string' || typeof answer !== 'string') continue;
-    if (typeof state !== 'string' || !STATES.includes(state as TurnState)) continue;
-    const restored: Turn = { id, question, answer, sources: Array.isArray(sources) ? sources.filter((s) => s && typeof s === 'object') : [], state: state as TurnState };
-    if (failure && typeof failure === 'object' && FAILURE_KINDS.includes((failure as ChatFailure).kind)) restored.failure = failure as ChatFailure;
-    read.push(restored);
+  if (version !== STORE_VERSION) return undefined;
+  const ids = new Set<string>();
+  const read = Array.isArray(turns) ? newestThatFit(turns as unknown[], (turn) => readTurn(turn, ids)) : [];
+  return {
+    version: STORE_VERSION,
+    visitorId: isValidQueryId(visitorId) ? visitorId : newId(),
+    conversationId: isValidQueryId(conversationId) ? conversationId : newId(),
+    turns: read,
+  };
+}
+
+function readTurn(value: unknown, ids: Set<string>): Turn | undefined {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const { id, question, answer, sources, state, failure } = value as Record<string, unknown>;
+  if (typeof question !== 'string' || typeof answer !== 'string') return undefined;
+  if (typeof state !== 'string' || !STATES.includes(state as TurnState)) return undefined;
+  // Each turn's id keys its rendered answer: a strange or repeated one gets a new id.
+  const turnId = isValidQueryId(id) && !ids.has(id) ? id : newId();
+  ids.add(turnId);
+  const turn: Turn = {
+    id: turnId,
+    question,
+    answer,
+    sources: Array.isArray(sources) ? sources.filter((s): s is Source => Boolean(s) && typeof s === 'object' && !Array.isArray(s)) : [],
+    state: state as TurnState,
+  };
+  const readFailure = readStoredFailure(failure);
+  if (readFailure) turn.failure = readFailure;
+  return turn;
+}
+
+/** Only the fields the chat shows or reports, each of its type. */
+function readStoredFailure(value: unknown): ChatFailure | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const { kind, status, code, detail } = value as Record<string, unknown>;
+  if (!FAILURE_KINDS.includes(kind as ChatFailure['kind'])) return undefined;
+  const failure: ChatFailure = { kind: kind as ChatFailure['kind'] };
+  if (typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599) failure.status = status;
+  if (typeof code === 'string' && code.length <= 100) failure.code = code;
+  if (typeof detail === 'string') failure.detail = detail.slice(0, 1_000);
+  return failure;
+}
+
+/**
+ * The newest turns, as many as fit MAX_STORED_TURNS and MAX_STORED_CHARS, in
+ * order. Walks from the newest and stops there, so a stored list of any length
+ * costs only what is kept; `read` skips (undefined) what is not a turn.
+ */
+function newestThatFit<T>(turns: readonly T[], read: (value: T) => Turn | undefined): Turn[] {
+  const kept: Turn[] = [];
+  let chars = 0;
+  for (let index = turns.length - 1; index >= 0 && kept.length < MAX_STORED_TURNS; index--) {
+    const turn = read(turns[index]!);
+    if (!turn) continue;
+    const fitted = fitTurn(turn, kept.length === 0 ? TURNS_BUDGET : TURNS_BUDGET - chars);
+    if (!fitted) break;
+    chars += fitted.chars;
+    kept.push(fitted.turn);
   }
-  return { version: STORE_VERSION, visitorId, conversationId, turns: read };
+  return kept.reverse();
+}
+
+/**
+ * The turn as stored within `budget` characters of JSON, or undefined when it
+ * does not fit. A turn that does not fit even alone (only the newest is given
+ * the whole budget) keeps the start of its question and answer, marked as cut
+ * off, rather than being lost.
+ */
+function fitTurn(turn: Turn, budget: number): { turn: Turn; chars: number } | undefined {
+  const chars = JSON.stringify(turn).length + 1;
+  if (chars <= budget) return { turn, chars };
+  if (budget < TURNS_BUDGET) return undefined;
+  const cut: Turn = { id: turn.id, question: turn.question.slice(0, budget / 8), answer: turn.answer.slice(0, budget / 2), sources: [], state: 'failed', failure: { kind: 'incomplete' } };
+  // JSON escapes can make a character up to 6 long: halve the answer until it fits.
+  for (;;) {
+    const cutChars = JSON.stringify(cut).length + 1;
+    if (cutChars <= budget) return { turn: cut, chars: cutChars };
+    if (!cut.answer && cut.question.length < 16) return undefined;
+    cut.answer = cut.answer.slice(0, Math.floor(cut.answer.length / 2));
+    cut.question = cut.question.slice(0, Math.ceil(cut.question.length / 2));
+  }
 }

@@ -11,6 +11,7 @@ import {
   streamResponse,
 } from './scripted-service.js';
 import { answerEvent } from '../../src/protocol/index.js';
+import { proxiedQuery, proxyLogOf } from './browser-proxy.js';
 
 /** What the widget scenarios saw, per agent id (each test uses its own). */
 interface AgentLog {
@@ -31,6 +32,8 @@ function errorReply(status: number): Response {
   const body = status === 401 ? { error: 'Unauthorized' } : { error: { code: `E${status}`, message: `Scripted failure ${status}` } };
   return Response.json(body, { status, headers });
 }
+
+const REFUSED_IDS_ANSWER = { ...WIDGET_ANSWER, conversationId: 'conv from service', visitorId: 'someone@example.com' };
 
 /**
  * `POST /scripted/widget/<scenario>/agents/<agentId>/query` answers as the
@@ -55,6 +58,15 @@ async function widgetScenario(scenario: string, agentId: string, request: Reques
       return answer();
     case 'hostile':
       return answer(HOSTILE_ANSWER);
+    case 'refuse-conversation-once':
+      // The service's own refusal of a conversation id (the emulator's words), then an answer.
+      if (log.posts === 1) return Response.json({ error: { code: 'INVALID_REQUEST', message: 'Invalid request: conversationId belongs to a conversation with another agent' } }, { status: 400 });
+      return answer();
+    case 'refuse-visitor-always':
+      return Response.json({ error: { code: 'INVALID_REQUEST', message: 'Invalid request: visitorId is not accepted here' } }, { status: 400 });
+    case 'refused-ids':
+      // Ids the proxy would refuse: the widget must not adopt them.
+      return answer(REFUSED_IDS_ANSWER);
     case 'usage-limit-stream':
       // A 200 stream that reports the usage limit, closed without the blank line after it.
       return streamResponse([answerEvent('Partial '), answerEvent('words'), errorLine('USAGE_LIMIT').trimEnd() + '\n'], { onCancel });
@@ -87,6 +99,11 @@ export function browserServiceMiddleware() {
     if (widget && request.method === 'POST') return widgetScenario(widget[1]!, decodeURIComponent(widget[2]!), request);
     const log = /^\/scripted\/widget-log\/([^/]+)$/.exec(path);
     if (log) return Response.json(logOf(decodeURIComponent(log[1]!)));
+    // The same scenarios behind the real proxy; `/scripted/proxy-log/<agentId>` tells what reached the proxy.
+    const proxied = /^\/scripted\/proxy\/([\w-]+)\/agents\/([^/]+)\/query$/.exec(path);
+    if (proxied) return proxiedQuery(proxied[1]!, decodeURIComponent(proxied[2]!), request, widgetScenario);
+    const proxyLog = /^\/scripted\/proxy-log\/([^/]+)$/.exec(path);
+    if (proxyLog) return Response.json(proxyLogOf(decodeURIComponent(proxyLog[1]!)));
     return Response.json({ error: { code: 'NOT_FOUND', message: `No scripted route ${path}` } }, { status: 404 });
   });
 }

@@ -1,0 +1,48 @@
+// The real proxy (createProxy) in front of the scripted service, on the test
+// server's own origin, so browser tests meet the proxy's own refusals.
+import { createProxy, type ProxyHandler } from '../../src/proxy/index.js';
+
+type Scenario = (scenario: string, agentId: string, request: Request) => Promise<Response>;
+
+/** What reached the proxy for one agent: every body it was sent, and the status it answered. */
+interface ProxyLog {
+  requests: { body: unknown; status: number }[];
+}
+const logs = new Map<string, ProxyLog>();
+const proxies = new Map<string, ProxyHandler>();
+
+/** The log of `agentId` (created on first use). */
+export function proxyLogOf(agentId: string): ProxyLog {
+  let log = logs.get(agentId);
+  if (!log) logs.set(agentId, (log = { requests: [] }));
+  return log;
+}
+
+/**
+ * `POST /scripted/proxy/<scenario>/agents/<agentId>/query`: the proxy with its
+ * defaults (id rule, body checks), rate limits off, forwarding to `scenario`
+ * of the scripted service through its `fetch` option.
+ */
+export async function proxiedQuery(scenarioName: string, agentId: string, request: Request, scenario: Scenario): Promise<Response> {
+  const key = `${scenarioName}/${agentId}`;
+  let proxy = proxies.get(key);
+  if (!proxy) {
+    proxy = createProxy({
+      apiKey: 'browser-test-key',
+      upstreamUrl: 'http://scripted-service.invalid',
+      agentIds: [agentId],
+      allowedOrigins: '*',
+      allowRequestsWithoutOrigin: true,
+      basePath: `/scripted/proxy/${scenarioName}`,
+      perAddressLimit: false,
+      perVisitorLimit: false,
+      log: false,
+      fetch: async (input, init) => scenario(scenarioName, agentId, new Request(input, init)),
+    });
+    proxies.set(key, proxy);
+  }
+  const body = await request.clone().json().catch(() => undefined);
+  const response = await proxy(request);
+  proxyLogOf(agentId).requests.push({ body, status: response.status });
+  return response;
+}
