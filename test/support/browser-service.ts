@@ -11,6 +11,7 @@ import {
   streamResponse,
 } from './scripted-service.js';
 import { answerEvent } from '../../src/protocol/index.js';
+import { NAMED_ANSWERS, answerEvents } from './markdown-answers.js';
 
 /** What the widget scenarios saw, per agent id (each test uses its own). */
 interface AgentLog {
@@ -40,7 +41,7 @@ function errorReply(status: number): Response {
 async function widgetScenario(scenario: string, agentId: string, request: Request): Promise<Response> {
   const log = logOf(agentId);
   log.posts++;
-  const body = (await request.json().catch(() => undefined)) as { streaming?: boolean } | undefined;
+  const body = (await request.json().catch(() => undefined)) as { streaming?: boolean; query?: string } | undefined;
   log.bodies.push(body);
   const onCancel = () => log.cancelled++;
   const answer = (content: { answer: string } = WIDGET_ANSWER) =>
@@ -48,6 +49,12 @@ async function widgetScenario(scenario: string, agentId: string, request: Reques
 
   const failOnce = /^first-(\d{3})$/.exec(scenario);
   if (failOnce) return log.posts === 1 ? errorReply(Number(failOnce[1])) : answer();
+  // A named markdown answer, or the question itself (`echo`), in fragments of <size> characters.
+  const text = /^text-([\w-]+)-(\d+)$/.exec(scenario);
+  if (text) {
+    const markdown = text[1] === 'echo' ? (body?.query ?? '') : NAMED_ANSWERS[text[1]!];
+    if (markdown !== undefined) return streamResponse(answerEvents(markdown, Number(text[2])), { onCancel });
+  }
   const status = /^status-(\d{3})$/.exec(scenario);
   if (status) return errorReply(Number(status[1]));
   switch (scenario) {
