@@ -12,6 +12,7 @@ import {
 } from './scripted-service.js';
 import { answerEvent } from '../../src/protocol/index.js';
 import { NAMED_ANSWERS, answerEvents } from './markdown-answers.js';
+import { specExamples } from './spec-examples.js';
 
 /** What the widget scenarios saw, per agent id (each test uses its own). */
 interface AgentLog {
@@ -92,6 +93,7 @@ export function browserServiceMiddleware() {
     }
     const widget = /^\/scripted\/widget\/([\w-]+)\/agents\/([^/]+)\/query$/.exec(path);
     if (widget && request.method === 'POST') return widgetScenario(widget[1]!, decodeURIComponent(widget[2]!), request);
+    if (path === '/scripted/spec-examples') return Response.json(specExamples());
     const log = /^\/scripted\/widget-log\/([^/]+)$/.exec(path);
     if (log) return Response.json(logOf(decodeURIComponent(log[1]!)));
     return Response.json({ error: { code: 'NOT_FOUND', message: `No scripted route ${path}` } }, { status: 404 });

@@ -349,14 +349,14 @@ interface ReferringBlock {
 }
 
 /**
- * A label, or a text that may hold one, as marked compares them (case and
- * runs of whitespace ignored), also without whitespace and the `>` of quote
- * lines, which a label broken over lines of a quote or list carries in the
- * raw text: finding a label in a text this way may find one that is not
- * there (a needless render), never miss one that is.
+ * A label, or a text that may hold one, folded as marked compares labels
+ * (case folded through upper case, so `ẞ` matches `SS`), and without
+ * whitespace and the `>` of quote lines, which a label broken over lines of
+ * a quote or list carries in the raw text: finding a label in a text this way
+ * may find one that is not there (a needless render), never miss one that is.
  */
 function squashLabel(text: string): string {
-  return text.toLowerCase().replace(/[\s>]+/g, '');
+  return text.toLowerCase().toUpperCase().toLowerCase().replace(/[\s>]+/g, '');
 }
 
 /** Index of the first token that may still change as text is appended. */
