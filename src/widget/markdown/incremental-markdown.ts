@@ -1,4 +1,5 @@
 import { Lexer, Marked, type Token, type Tokens } from 'marked';
+import { healOpenBlocks, unlinkUnfinishedAddress } from './heal.js';
 import { morphNodes } from './morph.js';
 import { sanitizeToNodes } from './sanitize.js';
 
@@ -21,6 +22,42 @@ type Links = Record<string, { href: string | null; title: string | null }>;
 /** Renders markdown to sanitized DOM nodes in one go. */
 export function renderMarkdown(text: string): Node[] {
   return sanitizeToNodes(markdown.parser(markdown.lexer(normalizeNewlines(text))));
+}
+
+/**
+ * Renders an answer still arriving as the streaming view shows it: its
+ * complete blocks as they are, its open last block with unfinished
+ * constructs closed (`**bold` as bold, `[text](http` as its text).
+ */
+export function renderMarkdownSoFar(text: string): Node[] {
+  text = normalizeNewlines(text);
+  const lex = (source: string, links: Links = Object.create(null)) => {
+    const lexer = new Lexer(markdown.defaults);
+    Object.assign(lexer.tokens.links, links);
+    return lexer.lex(source);
+  };
+  const tokens = lex(text);
+  const openFrom = rawLength(tokens) === text.length ? openBlockIndex(tokens) : 0;
+  let frozen = tokens.slice(0, openFrom);
+  const openText = text.slice(rawLength(frozen));
+  if (mayDefine(frozen, openText)) frozen = lex(text.slice(0, rawLength(frozen)));
+  const links: Links = Object.create(null);
+  for (const definition of newDefinitions(frozen, links)) links[definition.tag] = { href: definition.href, title: definition.title };
+  const open = openForDisplay(openText, tokens.slice(openFrom), (source) => lex(source, links));
+  return sanitizeToNodes(markdown.parser([...frozen, ...open.tokens]));
+}
+
+/** Whether the open text may hold a reference definition that blocks before it would use. */
+function mayDefine(frozen: Token[], openText: string): boolean {
+  return frozen.length > 0 && openText.includes(']:') && frozen.some((token) => token.raw.includes('['));
+}
+
+/** The open blocks' tokens as shown while more is to come, and whether healing changed them. */
+function openForDisplay(openText: string, open: Token[], lex: (text: string) => Token[]): { tokens: Token[]; healed: boolean } {
+  const healedText = healOpenBlocks(openText, open);
+  const tokens = healedText === openText ? open : lex(healedText);
+  const unlinked = unlinkUnfinishedAddress(tokens, healedText);
+  return { tokens, healed: unlinked || healedText !== openText };
 }
 
 function normalizeNewlines(text: string): string {
@@ -210,11 +247,17 @@ export class IncrementalMarkdown {
     // Offsets are only trusted when the tokens cover the tail exactly; otherwise nothing is frozen.
     if (openFrom > 0 && rawLength(tokens) !== tail.length) openFrom = 0;
 
-    const frozen = tokens.slice(0, openFrom);
+    let frozen = tokens.slice(0, openFrom);
+    const frozenLength = rawLength(frozen);
+    const openText = tail.slice(frozenLength);
+    // A definition still being written must not lend its half address to blocks frozen now.
+    if (mayDefine(frozen, openText)) frozen = this.#lex(tail.slice(0, frozenLength));
     const definitions = newDefinitions(frozen, this.#links);
     for (const definition of definitions) this.#links[definition.tag] = { href: definition.href, title: definition.title };
-    this.#frozenLength += rawLength(frozen);
-    const [frozenNodes, openNodes] = this.#toNodesSplit(frozen, tokens.slice(openFrom));
+    this.#frozenLength += frozenLength;
+    // The open blocks are shown with their unfinished constructs closed (not the last render's, which is the answer itself).
+    const open = final ? { tokens: tokens.slice(openFrom), healed: false } : openForDisplay(openText, tokens.slice(openFrom), (text) => this.#lex(text));
+    const [frozenNodes, openNodes] = this.#toNodesSplit(frozen, open.tokens);
     // The shown open tail is updated, not replaced: unchanged nodes stay, so the browser restyles and lays out only what changed.
     const shown = morphNodes(this.element, this.#openNodes, [...frozenNodes, ...openNodes], null);
     this.#openNodes = shown.slice(frozenNodes.length);
@@ -222,7 +265,7 @@ export class IncrementalMarkdown {
     if (definitions.length) this.#markReferringTo(definitions);
     if (frozen.length) this.#noteReferring(frozen, shown.slice(0, frozenNodes.length));
     const stale = this.#renderStale(Math.min(this.#sliceLength, largest));
-    this.#plainEnd = partial || final ? undefined : plainEnd(tokens.slice(openFrom), this.#openNodes, tail);
+    this.#plainEnd = partial || final || open.healed ? undefined : plainEnd(open.tokens, this.#openNodes, tail);
     this.#rendered();
     if (partial || tail.length >= FIRST_SLICE) {
       // The time includes the layout the view forces after a render (onRender keeps it scrolled).
