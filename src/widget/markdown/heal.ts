@@ -25,11 +25,16 @@ export function healOpenBlocks(text: string, tokens: Token[]): string {
     return fence && (leaf as Tokens.Code).raw.trimStart().startsWith(fence[1]![0]!) ? text.slice(0, lineStart) : text;
   }
   // A table's rows show once complete, so earlier rows never reflow for a half row.
-  if (leaf.type === 'table') return line ? text.slice(0, lineStart) : text;
+  if (leaf.type === 'table') {
+    if (!line) return text;
+    // Until the delimiter row is complete, the header is not shown either.
+    const rows = leaf.raw.replace(/\n+$/, '').split('\n').length;
+    return text.slice(0, rows > 2 ? lineStart : text.lastIndexOf('\n', lineStart - 2) + 1);
+  }
   if (leaf.type !== 'paragraph' && leaf.type !== 'text' && leaf.type !== 'heading') return text;
 
   // A line of markers only may still become a list item, a rule, a setext underline, a fence or a heading.
-  if (unquoted.trim() && MARKERS_ONLY.test(unquoted)) return healInline(text.slice(0, lineStart));
+  if (unquoted.trim() && (MARKERS_ONLY.test(unquoted) || TASK_ONLY.test(unquoted))) return healInline(text.slice(0, lineStart));
   // A line starting with `[` that has no `]` yet, or `]:`, may be a reference definition: shown once it is one or is not.
   if (DEFINITION_START.test(unquoted)) return healInline(text.slice(0, lineStart));
   if (leaf.type !== 'heading') {
@@ -44,6 +49,8 @@ export function healOpenBlocks(text: string, tokens: Token[]): string {
 
 const QUOTE_MARKERS = /^(?:[ \t]*>)+/;
 const MARKERS_ONLY = /^[ \t]*(?:[-+*=_#`~]|\d{1,9}[.)]?)[-+*=_#`~ \t]*$/;
+/** A task list item's box without its text yet: until the text comes, it may be plain `[ ]`. */
+const TASK_ONLY = /^[ \t]*(?:[-+*]|\d{1,9}[.)])[ \t]+\[[ xX]?\]?[ \t]*$/;
 const DEFINITION_START = /^[ \t]{0,3}\[(?:[^\]\\]|\\.)*(?:\]:.*)?$/;
 const DELIMITER_ROW_START = /^[ \t]*\|?[ \t:|-]*$/;
 /** What starts a line's content: indentation, a list marker, a heading's `#`s. */
@@ -136,6 +143,11 @@ function healInline(text: string): string {
       }
       i++;
       continue;
+    }
+    // A `!` at the very end may start an image.
+    if (c === '!' && i + 1 === end) {
+      removals.push([i, end]);
+      break;
     }
     if (c === '[' || (c === '!' && text[i + 1] === '[')) {
       stack.push({ kind: c === '!' ? '![' : '[', at: i, length: 0 });
@@ -281,12 +293,17 @@ export function unlinkUnfinishedAddress(tokens: Token[], text: string): boolean 
   if (/\s$/.test(text)) return false;
   let holder: { tokens?: Token[] } | undefined = lastLeaf(tokens) as { tokens?: Token[] } | undefined;
   while (holder?.tokens?.length) {
-    const last: Token = holder.tokens.at(-1)!;
+    const inline = holder.tokens;
+    // Punctuation right after an address is left out of it, and may yet turn out to be inside it (`example.` + `com`).
+    const index = inline.length - (inline.length > 1 && inline.at(-1)!.type === 'text' && TRAILING_PUNCTUATION.test(inline.at(-1)!.raw) ? 2 : 1);
+    const last = inline[index]!;
     if (last.type === 'link' && !last.raw.startsWith('[') && !last.raw.startsWith('<')) {
-      holder.tokens[holder.tokens.length - 1] = { type: 'text', raw: last.raw, text: (last as Tokens.Link).text, escaped: false } as Tokens.Text;
+      inline[index] = { type: 'text', raw: last.raw, text: (last as Tokens.Link).text, escaped: false } as Tokens.Text;
       return true;
     }
-    holder = last as { tokens?: Token[] };
+    holder = inline.at(-1) as { tokens?: Token[] };
   }
   return false;
 }
+
+const TRAILING_PUNCTUATION = /^[?!.,:;*_~'")]+$/;

@@ -296,7 +296,7 @@ export class IncrementalMarkdown {
    * shown last: no lexing, parsing or sanitizing. Taken only when that gives
    * exactly the DOM a full render would: the text arrived since the last
    * render and the word it continues hold only letters, digits, spaces,
-   * apostrophes, quotes and hyphens within words, and `,.;:!?` after them (no
+   * apostrophes, quotes and hyphens within words, and `,.;:?` after them (no
    * newline, no markdown delimiter, no `&`, nothing an autolink could grow
    * from such as `www.x`).
    */
@@ -462,7 +462,8 @@ function newDefinitions(tokens: Token[], links: Links): Tokens.Def[] {
 }
 
 /** A word that renders as itself whatever plain text follows: no delimiter, entity, escape or autolink start. */
-const PLAIN_WORD = /^[\p{L}\p{N}'"-]*[,.;:!?]*$/u;
+// (Not `!`: it may start an image.)
+const PLAIN_WORD = /^[\p{L}\p{N}'"-]*[,.;:?]*$/u;
 /** What a line starts with before its text: quote markers, a list marker, indentation. */
 const LINE_MARKERS = /^(?:[ \t]*(?:>|[-+*][ \t]|\d{1,9}[.)][ \t]))*[ \t]*/;
 
