@@ -5,8 +5,11 @@
 //      renderer's own work on both sides; the layout that follows is reported
 //      beside it), side by side with the naive way (re-render everything on
 //      every fragment).
+//      At a typical model's pace (20 s), the renderer's work against the
+//      browser's own floor for the same visible updates (budget: at most 2 times).
 //   3. The longest main-thread task while a 50,000-character answer streams
-//      into <kagent-chat> from a local server (budget: none over 50 ms).
+//      into <kagent-chat> from a local server (budget: none over 50 ms),
+//      including on a page just loaded, the question sent at once (cold code).
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -210,7 +213,7 @@ try {
   );
 
   // The element itself, streaming 50,000 characters from the local server.
-  const streamIntoChat = (endpoint: string) => page.evaluate(async (endpoint: string) => {
+  const streamIntoChat = (endpoint: string, on = page) => on.evaluate(async (endpoint: string) => {
     document.body.replaceChildren();
     localStorage.clear();
     const longTasks: number[] = [];
@@ -246,12 +249,22 @@ try {
   }, endpoint);
   const paced = await streamIntoChat(`${origin}/paced`);
   const burst = await streamIntoChat(`${origin}/burst`);
+  // A page just loaded, in a context of its own (no code compiled yet), asked at once.
+  const coldContext = await browser.createBrowserContext();
+  const coldPage = await coldContext.newPage();
+  await coldPage.evaluateOnNewDocument('globalThis.__name = (fn) => fn');
+  await coldPage.goto(origin);
+  await coldPage.waitForFunction(() => 'KagentChat' in window);
+  const cold = await streamIntoChat(`${origin}/paced`, coldPage);
+  await coldContext.close();
 
   // The budget is judged on the renderer's own work, on both sides; with the layout included is shown beside it.
   const { whole, fast, typical } = streaming;
   const ratio = (value: number) => `${(value / whole.work).toFixed(2)}×`;
   const ratioWithLayout = (value: number) => `${(value / whole.both).toFixed(2)}×`;
   const met = (value: number) => `≤ 3× (renderer's work): ${value <= 3 * whole.work ? 'met' : 'NOT met'}`;
+  const floorWork = streaming.floor.work;
+  const metFloor = (value: number) => `≤ 2× the browser's floor (renderer's work): ${value <= 2 * floorWork ? 'met' : 'NOT met'}`;
   const run = (r: typeof typical) =>
     `renderer's work ${ms(r.work)} in ${r.renders} renders (${r.plain} of them plain text added to a text node; ${ms(r.appends)} of the work taking fragments) = **${ratio(r.work)}**; with the layout after each render ${ms(r.work + r.layout)} = ${ratioWithLayout(r.work + r.layout)}`;
   const rows = [
@@ -268,8 +281,8 @@ try {
     ],
     [
       'Incremental, 2,000 fragments at 100 a second (a typical model, 20 s)',
-      `${run(typical)}; ${(((typical.work + typical.layout) / 20_000) * 100).toFixed(2)}% of the main thread`,
-      met(typical.work),
+      `${run(typical)} = **${(typical.work / floorWork).toFixed(2)}× the browser's floor** below; ${(((typical.work + typical.layout) / 20_000) * 100).toFixed(2)}% of the main thread`,
+      metFloor(typical.work),
     ],
     [
       `The browser's floor for ${typical.renders} updates: one character added to a paragraph, and the layout, ${typical.renders} times`,
@@ -289,6 +302,7 @@ try {
     ...([
       ['paced: 1,400-byte packets every 4 ms', paced],
       ['in one burst', burst],
+      ['paced, on a page just loaded, asked at once', cold],
     ] as const).map(([how, run]) => [
       `<kagent-chat> streaming 50,000 characters from a local server, ${how}`,
       `longest main-thread block **${ms(run.longest)}**; ${run.longTasks.length} long tasks (> 50 ms)${run.longTasks.length ? `: ${run.longTasks.map((d) => ms(d)).join(', ')}` : ''}; answer shown in ${run.seconds.toFixed(1)} s`,

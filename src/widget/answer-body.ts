@@ -26,6 +26,11 @@ export class AnswerBody {
     this.#markdown.append(fragment);
   }
 
+  /** Stops rendering for good (the element was removed); a pending `finish()` resolves. */
+  stop(): void {
+    this.#markdown.stop();
+  }
+
   /** Renders the rest and, for a complete answer, links its `[n]` markers to `sources`. */
   async finish(sources: readonly Source[], strings: ChatStrings): Promise<void> {
     await this.#markdown.finish();

@@ -32,6 +32,8 @@ export class ConversationController implements ReactiveController {
   #bodies = new Map<string, AnswerBody>();
   #inFlight: { turnId: string; abort: AbortController } | undefined;
   #lastSave = 0;
+  /** The answers' rendering was stopped when the element was removed. */
+  #bodiesStopped = false;
   #onRender: () => void;
   #onSettled: (turn: Turn) => void;
 
@@ -131,10 +133,21 @@ export class ConversationController implements ReactiveController {
     this.#host.requestUpdate();
   }
 
-  hostConnected(): void {}
+  hostConnected(): void {
+    if (!this.#bodiesStopped) return;
+    // Put back (a moved element): answers whose rendering stopped on removal render again, whole.
+    this.#bodiesStopped = false;
+    for (const turn of this.turns) {
+      if (turn.answer) this.#bodies.set(turn.id, AnswerBody.restored(turn.answer, turn.state === 'answered' ? turn.sources : [], this.#host.strings, this.#onRender));
+    }
+    this.#host.requestUpdate();
+  }
 
   hostDisconnected(): void {
     this.#abort();
+    // A removed element does no more work: no answer keeps rendering frame after frame.
+    for (const body of this.#bodies.values()) body.stop();
+    this.#bodiesStopped = this.#bodies.size > 0;
   }
 
   #abort(): void {

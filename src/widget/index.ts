@@ -11,7 +11,7 @@ export { ENGLISH, formatSeconds, withStrings, type ChatStrings, type ChatStrings
 export { FAILURE_KINDS, type ChatFailure, type FailureKind } from './failures.js';
 export { askAgent, queryUrl, type AskOptions, type AskOutcome } from './answer-request.js';
 export { ConversationStore, STORE_VERSION, MAX_STORED_TURNS, MAX_STORED_CHARS, type StoredConversation, type Turn, type TurnState } from './conversation-store.js';
-export { IncrementalMarkdown, renderMarkdown, type RenderStats } from './markdown/incremental-markdown.js';
+export { IncrementalMarkdown, renderMarkdown, renderMarkdownSoFar, type RenderStats } from './markdown/incremental-markdown.js';
 export { citationsFrom, type Citation } from './citations.js';
 
 if (typeof customElements !== 'undefined' && !customElements.get('kagent-chat')) {

@@ -12,6 +12,8 @@ import {
 } from './scripted-service.js';
 import { answerEvent } from '../../src/protocol/index.js';
 import { proxiedQuery, proxyLogOf } from './browser-proxy.js';
+import { NAMED_ANSWERS, answerEvents } from './markdown-answers.js';
+import { specExamples } from './spec-examples.js';
 
 /** What the widget scenarios saw, per agent id (each test uses its own). */
 interface AgentLog {
@@ -43,7 +45,7 @@ const REFUSED_IDS_ANSWER = { ...WIDGET_ANSWER, conversationId: 'conv from servic
 async function widgetScenario(scenario: string, agentId: string, request: Request): Promise<Response> {
   const log = logOf(agentId);
   log.posts++;
-  const body = (await request.json().catch(() => undefined)) as { streaming?: boolean } | undefined;
+  const body = (await request.json().catch(() => undefined)) as { streaming?: boolean; query?: string } | undefined;
   log.bodies.push(body);
   const onCancel = () => log.cancelled++;
   const answer = (content: { answer: string } = WIDGET_ANSWER) =>
@@ -51,6 +53,12 @@ async function widgetScenario(scenario: string, agentId: string, request: Reques
 
   const failOnce = /^first-(\d{3})$/.exec(scenario);
   if (failOnce) return log.posts === 1 ? errorReply(Number(failOnce[1])) : answer();
+  // A named markdown answer, or the question itself (`echo`), in fragments of <size> characters.
+  const text = /^text-([\w-]+)-(\d+)$/.exec(scenario);
+  if (text) {
+    const markdown = text[1] === 'echo' ? (body?.query ?? '') : NAMED_ANSWERS[text[1]!];
+    if (markdown !== undefined) return streamResponse(answerEvents(markdown, Number(text[2])), { onCancel });
+  }
   const status = /^status-(\d{3})$/.exec(scenario);
   if (status) return errorReply(Number(status[1]));
   switch (scenario) {
@@ -97,6 +105,7 @@ export function browserServiceMiddleware() {
     }
     const widget = /^\/scripted\/widget\/([\w-]+)\/agents\/([^/]+)\/query$/.exec(path);
     if (widget && request.method === 'POST') return widgetScenario(widget[1]!, decodeURIComponent(widget[2]!), request);
+    if (path === '/scripted/spec-examples') return Response.json(specExamples());
     const log = /^\/scripted\/widget-log\/([^/]+)$/.exec(path);
     if (log) return Response.json(logOf(decodeURIComponent(log[1]!)));
     // The same scenarios behind the real proxy; `/scripted/proxy-log/<agentId>` tells what reached the proxy.

@@ -1,4 +1,5 @@
 import { Lexer, Marked, type Token, type Tokens } from 'marked';
+import { healOpenBlocks, unlinkUnfinishedAddress } from './heal.js';
 import { morphNodes } from './morph.js';
 import { sanitizeToNodes } from './sanitize.js';
 
@@ -21,6 +22,42 @@ type Links = Record<string, { href: string | null; title: string | null }>;
 /** Renders markdown to sanitized DOM nodes in one go. */
 export function renderMarkdown(text: string): Node[] {
   return sanitizeToNodes(markdown.parser(markdown.lexer(normalizeNewlines(text))));
+}
+
+/**
+ * Renders an answer still arriving as the streaming view shows it: its
+ * complete blocks as they are, its open last block with unfinished
+ * constructs closed (`**bold` as bold, `[text](http` as its text).
+ */
+export function renderMarkdownSoFar(text: string): Node[] {
+  text = normalizeNewlines(text);
+  const lex = (source: string, links: Links = Object.create(null)) => {
+    const lexer = new Lexer(markdown.defaults);
+    Object.assign(lexer.tokens.links, links);
+    return lexer.lex(source);
+  };
+  const tokens = lex(text);
+  const openFrom = rawLength(tokens) === text.length ? openBlockIndex(tokens) : 0;
+  let frozen = tokens.slice(0, openFrom);
+  const openText = text.slice(rawLength(frozen));
+  if (mayDefine(frozen, openText)) frozen = lex(text.slice(0, rawLength(frozen)));
+  const links: Links = Object.create(null);
+  for (const definition of newDefinitions(frozen, links)) links[definition.tag] = { href: definition.href, title: definition.title };
+  const open = openForDisplay(openText, tokens.slice(openFrom), (source) => lex(source, links));
+  return sanitizeToNodes(markdown.parser([...frozen, ...open.tokens]));
+}
+
+/** Whether the open text may hold a reference definition that blocks before it would use. */
+function mayDefine(frozen: Token[], openText: string): boolean {
+  return frozen.length > 0 && openText.includes(']:') && frozen.some((token) => token.raw.includes('['));
+}
+
+/** The open blocks' tokens as shown while more is to come, and whether healing changed them. */
+function openForDisplay(openText: string, open: Token[], lex: (text: string) => Token[]): { tokens: Token[]; healed: boolean } {
+  const healedText = healOpenBlocks(openText, open);
+  const tokens = healedText === openText ? open : lex(healedText);
+  const unlinked = unlinkUnfinishedAddress(tokens, healedText);
+  return { tokens, healed: unlinked || healedText !== openText };
 }
 
 function normalizeNewlines(text: string): string {
@@ -81,8 +118,10 @@ export class IncrementalMarkdown {
   #pendingCarriageReturn = false;
   /** Characters of `#text` that are rendered into blocks that no longer change. */
   #frozenLength = 0;
-  /** Whether a frozen block holds a `[`, i.e. could use a reference link defined later. */
-  #frozenMayReference = false;
+  /** Frozen blocks holding a `[`, i.e. that could use a reference link defined later, with the nodes they show. */
+  #referring: ReferringBlock[] = [];
+  /** Those of them that use a reference defined after they were rendered, waiting to be rendered again (a slice per frame). */
+  #stale = new Set<ReferringBlock>();
   /** Reference link definitions found in frozen blocks, for lexing the tail. */
   #links: Links = Object.create(null);
   #openNodes: Node[] = [];
@@ -95,6 +134,7 @@ export class IncrementalMarkdown {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #lastRender = -Infinity;
   #finished = false;
+  #stopped = false;
   #whenFinished: (() => void)[] = [];
 
   constructor(element: HTMLElement, options: IncrementalMarkdownOptions = {}) {
@@ -136,11 +176,24 @@ export class IncrementalMarkdown {
    * now (a large backlog over the next frames). Resolves once all is shown.
    */
   finish(): Promise<void> {
+    if (this.#stopped) return Promise.resolve();
     this.#finished = true;
     this.#cancelFrame();
     const rendered = new Promise<void>((resolve) => this.#whenFinished.push(resolve));
     this.#render();
     return rendered;
+  }
+
+  /**
+   * Stops for good, for a view that is gone: nothing more is rendered or
+   * scheduled, what is shown stays, and `finish()` resolves now.
+   */
+  stop(): void {
+    this.#stopped = this.#finished = true;
+    this.#cancelFrame();
+    this.#received = '';
+    this.#stale.clear();
+    for (const resolve of this.#whenFinished.splice(0)) resolve();
   }
 
   #schedule(): void {
@@ -169,6 +222,7 @@ export class IncrementalMarkdown {
   }
 
   #render(): void {
+    if (this.#stopped) return;
     const final = this.#finished;
     const text = this.#take();
     if (!final && this.#renderedLength === text.length) return;
@@ -193,24 +247,25 @@ export class IncrementalMarkdown {
     // Offsets are only trusted when the tokens cover the tail exactly; otherwise nothing is frozen.
     if (openFrom > 0 && rawLength(tokens) !== tail.length) openFrom = 0;
 
-    const frozen = tokens.slice(0, openFrom);
-    if (frozen.length) {
-      const definitions = newDefinitions(frozen, this.#links);
-      if (definitions.length && this.#frozenMayReference) {
-        // A reference defined now may be used by a block already shown: start over.
-        this.#restart();
-        this.#render();
-        return;
-      }
-      for (const definition of definitions) this.#links[definition.tag] = { href: definition.href, title: definition.title };
-      this.#frozenLength += rawLength(frozen);
-      if (frozen.some((token) => token.raw.includes('['))) this.#frozenMayReference = true;
-    }
-    const [frozenNodes, openNodes] = this.#toNodesSplit(frozen, tokens.slice(openFrom));
+    let frozen = tokens.slice(0, openFrom);
+    const frozenLength = rawLength(frozen);
+    const openText = tail.slice(frozenLength);
+    // A definition still being written must not lend its half address to blocks frozen now.
+    if (mayDefine(frozen, openText)) frozen = this.#lex(tail.slice(0, frozenLength));
+    const definitions = newDefinitions(frozen, this.#links);
+    for (const definition of definitions) this.#links[definition.tag] = { href: definition.href, title: definition.title };
+    this.#frozenLength += frozenLength;
+    // The open blocks are shown with their unfinished constructs closed (not the last render's, which is the answer itself).
+    const open = final ? { tokens: tokens.slice(openFrom), healed: false } : openForDisplay(openText, tokens.slice(openFrom), (text) => this.#lex(text));
+    const [frozenNodes, openNodes] = this.#toNodesSplit(frozen, open.tokens);
     // The shown open tail is updated, not replaced: unchanged nodes stay, so the browser restyles and lays out only what changed.
     const shown = morphNodes(this.element, this.#openNodes, [...frozenNodes, ...openNodes], null);
     this.#openNodes = shown.slice(frozenNodes.length);
-    this.#plainEnd = partial || final ? undefined : plainEnd(tokens.slice(openFrom), this.#openNodes, tail);
+    // Blocks frozen earlier that use a reference defined only now are rendered again (blocks frozen now were lexed with it).
+    if (definitions.length) this.#markReferringTo(definitions);
+    if (frozen.length) this.#noteReferring(frozen, shown.slice(0, frozenNodes.length));
+    const stale = this.#renderStale(Math.min(this.#sliceLength, largest));
+    this.#plainEnd = partial || final || open.healed ? undefined : plainEnd(open.tokens, this.#openNodes, tail);
     this.#rendered();
     if (partial || tail.length >= FIRST_SLICE) {
       // The time includes the layout the view forces after a render (onRender keeps it scrolled).
@@ -218,7 +273,7 @@ export class IncrementalMarkdown {
       // Grows at most twofold a step: a fast render of a few blocks says little about a long table.
       this.#sliceLength = Math.max(SMALLEST_SLICE, Math.min(largest, 2 * tail.length, Math.round((tail.length * SLICE_TARGET_MS) / took)));
     }
-    if (partial) {
+    if (partial || stale) {
       this.#renderedLength = -1;
       // The rest of a burst follows at the next frame, not after the pause between updates.
       this.#lastRender = -Infinity;
@@ -241,7 +296,7 @@ export class IncrementalMarkdown {
    * shown last: no lexing, parsing or sanitizing. Taken only when that gives
    * exactly the DOM a full render would: the text arrived since the last
    * render and the word it continues hold only letters, digits, spaces,
-   * apostrophes, quotes and hyphens within words, and `,.;:!?` after them (no
+   * apostrophes, quotes and hyphens within words, and `,.;:?` after them (no
    * newline, no markdown delimiter, no `&`, nothing an autolink could grow
    * from such as `www.x`).
    */
@@ -286,14 +341,65 @@ export class IncrementalMarkdown {
     return sanitizeToNodes(markdown.parser(tokens));
   }
 
-  #restart(): void {
-    this.element.replaceChildren();
-    this.#openNodes = [];
-    this.#plainEnd = undefined;
-    this.#frozenLength = 0;
-    this.#frozenMayReference = false;
-    this.#links = Object.create(null);
+  /**
+   * Remembers the frozen blocks that hold a `[`, with their nodes: one of
+   * them may use a reference link whose definition comes later. Each block
+   * renders to an element and a line break; should the nodes not have that
+   * shape, the blocks frozen together are remembered as one.
+   */
+  #noteReferring(frozen: Token[], nodes: Node[]): void {
+    const content = frozen.filter((token) => token.type !== 'space' && token.type !== 'def');
+    if (!content.some((token) => token.raw.includes('['))) return;
+    if (nodes.length !== 2 * content.length) {
+      this.#referring.push({ raw: rawText(frozen), labels: squashLabel(rawText(frozen)), nodes });
+      return;
+    }
+    content.forEach((token, i) => {
+      if (token.raw.includes('[')) this.#referring.push({ raw: token.raw, labels: squashLabel(token.raw), nodes: nodes.slice(2 * i, 2 * i + 2) });
+    });
   }
+
+  /** Marks the frozen blocks whose text holds the label of one of `definitions` to be rendered again. */
+  #markReferringTo(definitions: Tokens.Def[]): void {
+    const labels = definitions.map((definition) => squashLabel(definition.tag));
+    for (const block of this.#referring) if (labels.some((label) => block.labels.includes(label))) this.#stale.add(block);
+  }
+
+  /**
+   * Renders marked blocks again, in place, with the references known now,
+   * about `budget` characters of them (at least one block); tells whether
+   * some are left for the next frame. A block waiting for several new
+   * references is rendered again once.
+   */
+  #renderStale(budget: number): boolean {
+    for (const block of this.#stale) {
+      if (budget <= 0) return true;
+      this.#stale.delete(block);
+      budget -= block.raw.length;
+      const before = block.nodes.at(-1)?.nextSibling ?? null;
+      block.nodes = morphNodes(this.element, block.nodes, this.#toNodes(this.#lex(block.raw)), before);
+    }
+    return false;
+  }
+
+}
+
+interface ReferringBlock {
+  raw: string;
+  /** The text as `squashLabel` puts it, to find the labels it may use. */
+  labels: string;
+  nodes: Node[];
+}
+
+/**
+ * A label, or a text that may hold one, folded as marked compares labels
+ * (case folded through upper case, so `ẞ` matches `SS`), and without
+ * whitespace and the `>` of quote lines, which a label broken over lines of
+ * a quote or list carries in the raw text: finding a label in a text this way
+ * may find one that is not there (a needless render), never miss one that is.
+ */
+function squashLabel(text: string): string {
+  return text.toLowerCase().toUpperCase().toLowerCase().replace(/[\s>]+/g, '');
 }
 
 /** Index of the first token that may still change as text is appended. */
@@ -356,7 +462,8 @@ function newDefinitions(tokens: Token[], links: Links): Tokens.Def[] {
 }
 
 /** A word that renders as itself whatever plain text follows: no delimiter, entity, escape or autolink start. */
-const PLAIN_WORD = /^[\p{L}\p{N}'"-]*[,.;:!?]*$/u;
+// (Not `!`: it may start an image.)
+const PLAIN_WORD = /^[\p{L}\p{N}'"-]*[,.;:?]*$/u;
 /** What a line starts with before its text: quote markers, a list marker, indentation. */
 const LINE_MARKERS = /^(?:[ \t]*(?:>|[-+*][ \t]|\d{1,9}[.)][ \t]))*[ \t]*/;
 
