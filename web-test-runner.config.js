@@ -26,6 +26,23 @@ const screenshotPlugin = {
   },
 };
 
+/**
+ * `executeServerCommand('emulate-device', { width, height, mobile })`: the
+ * page's window as a phone sees it (`mobile`: a page without
+ * `<meta name="viewport">` is laid out 980 pixels wide and drawn zoomed
+ * out, touch events on) or as a desktop window.
+ */
+const devicePlugin = {
+  name: 'emulate-device',
+  async executeCommand({ command, payload, session }) {
+    if (command !== 'emulate-device') return undefined;
+    const page = session.browser.getPage(session.id);
+    const mobile = payload?.mobile === true;
+    await page.setViewport({ width: payload.width, height: payload.height, isMobile: mobile, hasTouch: mobile, deviceScaleFactor: 1 });
+    return true;
+  },
+};
+
 export default {
   files: ['test/browser/**/*.test.ts'],
   nodeResolve: true,
@@ -35,6 +52,7 @@ export default {
   testFramework: { config: { timeout: 10000 } },
   plugins: [
     screenshotPlugin,
+    devicePlugin,
     // `react` and `react-dom/client` (CommonJS) as modules, for widget-react.test.ts.
     serveReact(fileURLToPath(new URL('.', import.meta.url))),
     // The tsconfig path makes esbuild honour Lit's legacy decorators.

@@ -6,7 +6,7 @@ import { styles } from './kagent-chat.styles.js';
 import { modeStyles } from './modes.styles.js';
 import { renderMarkdown } from './markdown/incremental-markdown.js';
 import { ENGLISH, withStrings, type ChatStrings, type ChatStringsOverride } from './strings.js';
-import { VisualViewportController } from './visual-viewport-controller.js';
+import { BubbleController } from './bubble-controller.js';
 import type { Source } from '../protocol/index.js';
 import type { FailureKind } from './failures.js';
 
@@ -217,17 +217,10 @@ export class KagentChat extends LitElement {
   #announcement = '';
   #copiedTurn: string | undefined;
   #welcome: { text: string; nodes: Node[] } | undefined;
-  #refocusLauncher = false;
 
   constructor() {
     super();
-    new VisualViewportController(this, () => this.mode === 'bubble' && this.opened);
-    this.addEventListener('keydown', (event) => {
-      if (event.key === 'Escape' && this.mode === 'bubble' && this.opened) {
-        event.preventDefault();
-        this.close();
-      }
-    });
+    new BubbleController(this);
   }
 
   /** Asks `text` as if the visitor typed it. Returns false when it cannot be sent now (empty, busy, not set up, waiting after a rate limit, or a `kagent-send` listener cancelled it). */
@@ -276,8 +269,6 @@ export class KagentChat extends LitElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    // Focus inside a closing panel goes back to the launcher rather than being lost.
-    if (changed.has('opened') && !this.opened) this.#refocusLauncher = this.matches(':focus-within');
     if (changed.has('agentId') || changed.has('endpoint')) {
       this.#conversation.load();
       this.#stickToEnd = true;
@@ -292,10 +283,7 @@ export class KagentChat extends LitElement {
     // The first render is the page's choice, not a change to announce.
     if (changed.has('opened') && changed.get('opened') !== undefined) {
       this.#emit(this.opened ? 'kagent-open' : 'kagent-close', undefined);
-      if (this.opened) this.#input?.focus();
-      else if (this.#refocusLauncher) this.renderRoot.querySelector<HTMLElement>('.launcher')?.focus();
     }
-    this.#refocusLauncher = false;
   }
 
   override render(): TemplateResult {
@@ -304,12 +292,7 @@ export class KagentChat extends LitElement {
     const turns = conversation.turns;
     const bubble = this.mode === 'bubble';
     const welcome = this.#welcomeNodes();
-    return html`
-      ${bubble
-        ? html`<button class="launcher" part="launcher" type="button" aria-expanded=${String(this.opened)} aria-controls="chat" aria-label=${this.opened ? s.closeChat : s.openChat} @click=${this.toggle}>
-            ${icon(this.opened ? closeIcon : chatIcon)}
-          </button>`
-        : nothing}
+    const chat = html`
       <section id="chat" class="chat" part="base" role=${bubble ? 'dialog' : nothing} aria-label=${s.chatLabel} ?hidden=${bubble && !this.opened}>
         <div class="header" part="header">
           <h2 part="heading">${this.heading || s.heading}</h2>
@@ -327,7 +310,7 @@ export class KagentChat extends LitElement {
               : html`<p class="empty">${conversation.configured ? s.emptyState : s.notConfigured}</p>`}
           ${!turns.length && conversation.configured && this.suggestions.length
             ? html`<div class="suggestions" part="suggestions" role="group" aria-label=${s.suggestionsLabel}>
-                ${this.suggestions.map((question) => html`<button class="quiet" part="suggestion" type="button" ?disabled=${!conversation.canAsk} @click=${() => this.send(question)}>${question}</button>`)}
+                ${this.suggestions.map((question) => html`<button class="quiet" part="suggestion" type="button" ?disabled=${!conversation.canAsk} @click=${() => this.#suggest(question)}>${question}</button>`)}
               </div>`
             : nothing}
         </div>
@@ -341,6 +324,16 @@ export class KagentChat extends LitElement {
         </form>
         <div class="sr-only" role="status" aria-live="polite">${this.#announcement}</div>
       </section>
+    `;
+    if (!bubble) return chat;
+    // The bubble lives in a layer above the page (BubbleController shows it in the top layer).
+    return html`
+      <div class="layer" popover="manual">
+        <button class="launcher" part="launcher" type="button" aria-expanded=${String(this.opened)} aria-controls="chat" aria-label=${this.opened ? s.closeChat : s.openChat} @click=${this.toggle}>
+          ${icon(this.opened ? closeIcon : chatIcon)}
+        </button>
+        ${chat}
+      </div>
     `;
   }
 
@@ -461,6 +454,12 @@ export class KagentChat extends LitElement {
 
   #stop(): void {
     this.stop();
+  }
+
+  /** A starter question: asked, with focus left in the question box (the button goes away). */
+  #suggest(question: string): void {
+    this.send(question);
+    this.#input?.focus({ preventScroll: true });
   }
 
   #startOver(): void {
