@@ -30,15 +30,26 @@ const screenshotPlugin = {
  * `executeServerCommand('emulate-device', { width, height, mobile })`: the
  * page's window as a phone sees it (`mobile`: a page without
  * `<meta name="viewport">` is laid out 980 pixels wide and drawn zoomed
- * out, touch events on) or as a desktop window.
+ * out, touch on) or as a desktop window, without reloading the page;
+ * `{ reset: true }` ends the emulation.
  */
 const devicePlugin = {
   name: 'emulate-device',
+  sessions: new WeakMap(),
   async executeCommand({ command, payload, session }) {
     if (command !== 'emulate-device') return undefined;
     const page = session.browser.getPage(session.id);
+    // Straight to the DevTools protocol: puppeteer's setViewport reloads the page when `mobile` changes.
+    let cdp = this.sessions.get(page);
+    if (!cdp) this.sessions.set(page, (cdp = await page.createCDPSession()));
+    if (payload?.reset) {
+      await cdp.send('Emulation.clearDeviceMetricsOverride');
+      await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: false });
+      return true;
+    }
     const mobile = payload?.mobile === true;
-    await page.setViewport({ width: payload.width, height: payload.height, isMobile: mobile, hasTouch: mobile, deviceScaleFactor: 1 });
+    await cdp.send('Emulation.setDeviceMetricsOverride', { width: payload.width, height: payload.height, deviceScaleFactor: 1, mobile });
+    await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: mobile, maxTouchPoints: mobile ? 5 : 1 });
     return true;
   },
 };

@@ -62,7 +62,7 @@ async function hostPage(page: HostPage, attributes: Record<string, string>): Pro
   wrap.className = 'host-wrap';
   const box = document.createElement('div');
   box.className = 'host-box';
-  box.style.width = '500px';
+  box.style.width = 'min(500px, 100%)';
   box.style.height = '450px';
   const chat = document.createElement('kagent-chat');
   for (const [name, value] of Object.entries(attributes)) chat.setAttribute(name, value);
@@ -111,9 +111,9 @@ function expectUncovered(chat: KagentChat, element: Element, what: string, withi
 async function click(element: Element): Promise<void> {
   const r = element.getBoundingClientRect();
   const view = visible();
-  // The mouse moves in screen pixels of the visible part of the window.
-  const x = Math.round((r.left + r.width / 2 - view.left) * view.scale);
-  const y = Math.round((r.top + r.height / 2 - view.top) * view.scale);
+  // The mouse moves in CSS pixels from the corner of the visible part of the window.
+  const x = Math.round(r.left + r.width / 2 - view.left);
+  const y = Math.round(r.top + r.height / 2 - view.top);
   await sendMouse({ type: 'click', position: [x, y] });
 }
 
@@ -167,7 +167,7 @@ describe('<kagent-chat> on hostile host pages', () => {
   });
   afterEach(async () => {
     clearPage();
-    await executeServerCommand('emulate-device', { width: 1000, height: 700, mobile: false });
+    await executeServerCommand('emulate-device', { reset: true });
     await setViewport({ width: 1000, height: 700 });
   });
 
@@ -222,4 +222,143 @@ describe('<kagent-chat> on hostile host pages', () => {
       });
     });
   }
+
+  for (const meta of [false, true]) {
+    it(`a 375x667 phone ${meta ? 'with' : 'without'} <meta name="viewport">: launcher in the screen's corner, the open chat fills the screen, its question box stays above the keyboard`, async () => {
+      if (meta) document.head.append(Object.assign(document.createElement('meta'), { name: 'viewport', content: 'width=device-width, initial-scale=1' }));
+      await executeServerCommand('emulate-device', { width: 375, height: 667, mobile: true });
+      await waitFor(() => Math.round(visualViewport!.width * visualViewport!.scale) === 375, 'the phone screen');
+      const agent = uniqueAgent('host-phone');
+      const chat = await hostPage(PAGES[0]!, { mode: 'bubble', 'agent-id': agent, endpoint: '/scripted/widget/answer' });
+      // Without the meta tag the page is laid out 980 pixels wide and drawn zoomed out.
+      await waitFor(() => (meta ? innerWidth === 375 : innerWidth > 900), `a layout ${meta ? 'as wide as the screen' : 'about 980 pixels wide'} (is ${innerWidth})`);
+      expectLauncherInCorner(chat);
+
+      await click(part(chat, 'launcher')!);
+      await chat.updateComplete;
+      expect(chat.opened).to.equal(true);
+      expect(scrollY).to.equal(0);
+      const view = visible();
+      const panel = part(chat, 'base')!.getBoundingClientRect();
+      // The whole screen, at the screen's own scale.
+      expect([panel.left, panel.top, panel.right, panel.bottom].map((n) => Math.round(n * view.scale))).to.deep.equal(
+        [view.left, view.top, view.right, view.bottom].map((n) => Math.round(n * view.scale)),
+      );
+      expect(getComputedStyle(part(chat, 'launcher')!).display).to.equal('none');
+      expectChatUsable(chat);
+      expect(Math.round(part(chat, 'input')!.getBoundingClientRect().height * view.scale)).to.be.at.least(38);
+
+      // The on-screen keyboard takes the bottom of the screen: the visual viewport shrinks, the chat follows.
+      await executeServerCommand('emulate-device', { width: 375, height: 360, mobile: true });
+      await waitFor(() => Math.round(visualViewport!.height * visualViewport!.scale) === 360, 'the keyboard');
+      await waitFor(() => Math.round(part(chat, 'base')!.getBoundingClientRect().height * visualViewport!.scale) === 360, 'the chat to fit above the keyboard');
+      expectChatUsable(chat);
+      await askByHand(chat, 'How do I reset my password?');
+      expectInWindow(part(chat, 'input')!, 'the question box above the keyboard');
+      await expectNoViolations(chat, 'open on a phone');
+      await sendKeys({ press: 'Escape' });
+      await chat.updateComplete;
+      expectLauncherInCorner(chat);
+    });
+  }
+
+  it('two chats on one page: an inline one and two bubbles in opposite corners, each with its own conversation', async () => {
+    const inlineAgent = uniqueAgent('host-two-inline');
+    const inline = await hostPage(PAGES[0]!, { 'agent-id': inlineAgent, endpoint: '/scripted/widget/answer' });
+    const end = document.createElement('kagent-chat');
+    const start = document.createElement('kagent-chat');
+    for (const [chat, position] of [[end, 'bottom-end'], [start, 'bottom-start']] as const) {
+      chat.setAttribute('mode', 'bubble');
+      chat.setAttribute('position', position);
+      chat.setAttribute('agent-id', uniqueAgent(`host-two-${position}`));
+      chat.setAttribute('endpoint', '/scripted/widget/answer');
+      document.querySelector(`div.${ROOT}`)!.append(chat);
+      await chat.updateComplete;
+    }
+    expectLauncherInCorner(end, 'bottom-right');
+    expectLauncherInCorner(start, 'bottom-left');
+    await click(part(end, 'launcher')!);
+    await click(part(start, 'launcher')!);
+    await end.updateComplete;
+    await start.updateComplete;
+    expect([end.opened, start.opened]).to.deep.equal([true, true]);
+    expectChatUsable(end);
+    expectChatUsable(start);
+    // The one clicked last has the focus.
+    expect(activePart(start)).to.equal('input');
+    await askByHand(start, 'Left corner?');
+    await askByHand(end, 'Right corner?');
+    // Closed, so that they do not cover the inline chat.
+    end.close();
+    start.close();
+    part(inline, 'base')!.scrollIntoView({ block: 'start' });
+    await askByHand(inline, 'Inline?');
+    expect(part(end, 'question')!.textContent).to.contain('Right corner?');
+    expect(parts(start, 'question')).to.have.length(1);
+    expect(part(start, 'question')!.textContent).to.contain('Left corner?');
+    expect((await agentLog(inlineAgent)).posts).to.equal(1);
+  });
+
+  it('inside an iframe: the launcher in the frame\'s corner, the panel inside the frame, a streamed answer', async () => {
+    const frame = document.createElement('iframe');
+    frame.style.cssText = 'width: 700px; height: 600px; border: 0; display: block';
+    const agent = uniqueAgent('host-frame');
+    frame.srcdoc = `<!doctype html><html lang="en"><title>Framed</title>
+      <style>kagent-chat { display: block; height: 600px } body { margin: 0 } .tall { height: 1400px }</style>
+      <script src="/dist/kagent-chat.js"></script>
+      <div class="tall">A framed page</div>
+      <kagent-chat mode="bubble" agent-id="${agent}" endpoint="/scripted/widget/answer"></kagent-chat>`;
+    document.body.append(frame);
+    await new Promise((resolve) => frame.addEventListener('load', resolve, { once: true }));
+    const inner = frame.contentWindow! as Window & typeof globalThis;
+    const chat = await waitFor(() => inner.customElements.get('kagent-chat') && (inner.document.querySelector('kagent-chat') as KagentChat | null), 'the framed chat');
+    await chat.updateComplete;
+    const launcher = part(chat, 'launcher')!.getBoundingClientRect();
+    expect([Math.round(inner.innerWidth - launcher.right), Math.round(inner.innerHeight - launcher.bottom)]).to.deep.equal([20, 20]);
+    const frameBox = frame.getBoundingClientRect();
+    const at = (r: DOMRect) => [Math.round(frameBox.left + r.left + r.width / 2), Math.round(frameBox.top + r.top + r.height / 2)] as [number, number];
+    await sendMouse({ type: 'click', position: at(launcher) });
+    await waitFor(() => chat.opened, 'the framed chat to open');
+    await chat.updateComplete;
+    expect(inner.scrollY).to.equal(0);
+    const panel = part(chat, 'base')!.getBoundingClientRect();
+    expect(panel.top >= 0 && panel.left >= 0 && panel.right <= inner.innerWidth && panel.bottom <= inner.innerHeight, JSON.stringify(panel.toJSON())).to.equal(true);
+    const input = part(chat, 'input')!;
+    const hit = chat.shadowRoot!.elementFromPoint(...at(input.getBoundingClientRect()).map((n, i) => n - (i ? frameBox.top : frameBox.left)) as [number, number]);
+    expect(hit?.getAttribute('part')).to.equal('input');
+    await sendKeys({ type: 'Framed question' });
+    await sendKeys({ press: 'Enter' });
+    await waitFor(() => lastAnswer(chat)?.textContent?.includes('Invoices are monthly'), 'the framed answer');
+    await sendKeys({ press: 'Escape' });
+    await waitFor(() => !chat.opened, 'Escape to close the framed chat');
+  });
+
+  it('created, removed and added again (also moved, and switched between modes): the bubble comes back above the page', async () => {
+    const chat = await hostPage(PAGES[1]!, { mode: 'bubble', 'agent-id': uniqueAgent('host-readd'), endpoint: '/scripted/widget/answer' });
+    chat.open();
+    await chat.updateComplete;
+    chat.remove();
+    expect(part(chat, 'launcher')!.parentElement!.matches(':popover-open')).to.equal(false);
+    document.querySelector('.host-box')!.append(chat);
+    await chat.updateComplete;
+    await waitFor(() => part(chat, 'launcher')!.parentElement!.matches(':popover-open'), 'the layer to be shown again');
+    expectLauncherInCorner(chat);
+    expect(chat.opened).to.equal(true);
+    expectChatUsable(chat);
+    // Moved to another parent in one step.
+    document.querySelector(`div.${ROOT}`)!.prepend(chat);
+    await chat.updateComplete;
+    await waitFor(() => part(chat, 'launcher')!.parentElement!.matches(':popover-open'), 'the layer to be shown after the move');
+    expectChatUsable(chat);
+    await askByHand(chat, 'Still there?');
+    // To inline and back.
+    chat.mode = 'inline';
+    await chat.updateComplete;
+    expect(part(chat, 'launcher')).to.equal(null);
+    chat.mode = 'bubble';
+    await chat.updateComplete;
+    await waitFor(() => part(chat, 'launcher')?.parentElement!.matches(':popover-open'), 'the layer after switching back');
+    expectLauncherInCorner(chat);
+    expectChatUsable(chat);
+  });
 });
