@@ -318,9 +318,10 @@ export class KagentChat extends LitElement {
         <form part="form" @submit=${this.#onSubmit}>
           <label class="sr-only" for="question">${s.questionLabel}</label>
           <textarea id="question" part="input" rows="1" placeholder=${this.placeholder || s.questionPlaceholder} ?disabled=${!conversation.configured} @keydown=${this.#onKeydown}></textarea>
-          ${conversation.busy
-            ? html`<button class="primary" part="stop" type="button" @click=${this.#stop}>${s.stop}</button>`
-            : html`<button class="primary" part="send" type="submit" ?disabled=${!conversation.canAsk}>${s.send}</button>`}
+          <!-- One button that is Send, then Stop while an answer comes in: focus on it stays put. -->
+          <button class="primary" part=${conversation.busy ? 'stop' : 'send'} type=${conversation.busy ? 'button' : 'submit'} ?disabled=${!conversation.busy && !conversation.canAsk} @click=${this.#onPrimary}>
+            ${conversation.busy ? s.stop : s.send}
+          </button>
         </form>
         <div class="sr-only" role="status" aria-live="polite">${this.#announcement}</div>
       </section>
@@ -452,7 +453,10 @@ export class KagentChat extends LitElement {
     }
   }
 
-  #stop(): void {
+  /** Stop while an answer comes in; otherwise the button submits the form. */
+  #onPrimary(event: Event): void {
+    if (!this.#conversation.busy) return;
+    event.preventDefault();
     this.stop();
   }
 
