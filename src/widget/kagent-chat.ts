@@ -80,7 +80,9 @@ const icon = (shape: TemplateResult) => html`<svg viewBox="0 0 24 24" width="24"
  *
  * `mode="inline"` (default) fills its container; `mode="bubble"` is a
  * launcher button in a corner of the window that opens the chat as a panel
- * (full screen on a small screen). Escape closes it.
+ * (full screen on a small screen). Escape closes it. The bubble is drawn in
+ * the browser's top layer, so no CSS of the page (z-index, transforms,
+ * overflow, resets) can move, clip or cover it.
  *
  * @summary Chat with a knowledge agent, with streamed, cited answers.
  *
@@ -138,7 +140,7 @@ const icon = (shape: TemplateResult) => html`<svg viewBox="0 0 24 24" width="24"
  * @cssproperty --kagent-launcher-surface - Launcher background (default the accent).
  * @cssproperty --kagent-launcher-text - Launcher icon colour (default the accent text).
  * @cssproperty --kagent-offset - Distance of the launcher from the window's edges (default 20px).
- * @cssproperty --kagent-z-index - Stacking level of the bubble (default 2147483000).
+ * @cssproperty --kagent-z-index - Stacking level of the bubble in a browser without the Popover API's top layer (default 2147483000).
  */
 export class KagentChat extends LitElement {
   static override styles = [styles, modeStyles];
