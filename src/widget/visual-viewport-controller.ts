@@ -44,12 +44,11 @@ export class VisualViewportController implements ReactiveController {
     if (!viewport || !element) return;
     // Screen pixels per CSS pixel of the page; 1 on a desktop page, below 1 on a zoomed-out phone page.
     const scale = viewport.scale > 0 ? viewport.scale : 1;
-    const set = (name: string, value: string) => element.style.setProperty(`--kagent-vv-${name}`, value);
-    set('left', `${viewport.offsetLeft}px`);
-    set('top', `${viewport.offsetTop}px`);
-    set('width', `${viewport.width * scale}px`);
-    set('height', `${viewport.height * scale}px`);
-    set('zoom', String(1 / scale));
+    element.style.setProperty('--kagent-vv-left', `${viewport.offsetLeft}px`);
+    element.style.setProperty('--kagent-vv-top', `${viewport.offsetTop}px`);
+    element.style.setProperty('--kagent-vv-width', `${viewport.width * scale}px`);
+    element.style.setProperty('--kagent-vv-height', `${viewport.height * scale}px`);
+    element.style.setProperty('--kagent-vv-zoom', String(1 / scale));
   };
 
   #listen(element: HTMLElement): void {
