@@ -26,6 +26,34 @@ const screenshotPlugin = {
   },
 };
 
+/**
+ * `executeServerCommand('emulate-device', { width, height, mobile })`: the
+ * page's window as a phone sees it (`mobile`: a page without
+ * `<meta name="viewport">` is laid out 980 pixels wide and drawn zoomed
+ * out, touch on) or as a desktop window, without reloading the page;
+ * `{ reset: true }` ends the emulation.
+ */
+const devicePlugin = {
+  name: 'emulate-device',
+  sessions: new WeakMap(),
+  async executeCommand({ command, payload, session }) {
+    if (command !== 'emulate-device') return undefined;
+    const page = session.browser.getPage(session.id);
+    // Straight to the DevTools protocol: puppeteer's setViewport reloads the page when `mobile` changes.
+    let cdp = this.sessions.get(page);
+    if (!cdp) this.sessions.set(page, (cdp = await page.createCDPSession()));
+    if (payload?.reset) {
+      await cdp.send('Emulation.clearDeviceMetricsOverride');
+      await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: false });
+      return true;
+    }
+    const mobile = payload?.mobile === true;
+    await cdp.send('Emulation.setDeviceMetricsOverride', { width: payload.width, height: payload.height, deviceScaleFactor: 1, mobile });
+    await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: mobile, maxTouchPoints: mobile ? 5 : 1 });
+    return true;
+  },
+};
+
 export default {
   files: ['test/browser/**/*.test.ts'],
   nodeResolve: true,
@@ -35,6 +63,7 @@ export default {
   testFramework: { config: { timeout: 10000 } },
   plugins: [
     screenshotPlugin,
+    devicePlugin,
     // `react` and `react-dom/client` (CommonJS) as modules, for widget-react.test.ts.
     serveReact(fileURLToPath(new URL('.', import.meta.url))),
     // The tsconfig path makes esbuild honour Lit's legacy decorators.

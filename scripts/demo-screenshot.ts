@@ -1,7 +1,7 @@
 // Refreshes docs/demo.png, the README's screenshot: runs `npm start` on free
 // ports, asks the inline chat the README's example question in Debian's
-// Chromium (through puppeteer-core), waits for the answer's sources, saves the
-// page 900 pixels wide, and stops everything it started.
+// Chromium (through puppeteer-core), waits for the answer's sources, opens the
+// bubble, saves the page 1560 pixels wide, and stops everything it started.
 //   node --import tsx scripts/demo-screenshot.ts [output.png] [question]
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +10,8 @@ import { startDemoProcess } from './demo-process.js';
 import { findChrome } from './find-chrome.js';
 
 const QUESTION = process.argv[3] ?? 'How do I deploy the proxy to Cloudflare Workers?';
-const WIDTH = 900;
+// Wide enough that the open bubble (380 pixels, at the right) sits beside the 760-pixel page, not over the inline answer.
+const WIDTH = 1560;
 const output = process.argv[2] ?? fileURLToPath(new URL('../docs/demo.png', import.meta.url));
 const root = new URL('../', import.meta.url);
 
@@ -42,6 +43,9 @@ async function main(): Promise<void> {
   await page.setViewport({ width: WIDTH, height: bottom, deviceScaleFactor: 1 });
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.$eval('kagent-chat >>> [part="question"]', (question) => question.scrollIntoView({ block: 'start' }));
+  // The bubble too: opened in its corner, above the page.
+  await page.$eval('kagent-chat[mode="bubble"]', (chat) => (chat as HTMLElement & { open(): void }).open());
+  await page.waitForFunction(() => document.querySelector('kagent-chat[mode="bubble"]')?.shadowRoot?.querySelector('[part="base"]:not([hidden])'), { polling: 100, timeout: 10_000 });
   await page.screenshot({ path: output as `${string}.png`, clip: { x: 0, y: 0, width: WIDTH, height: bottom } });
   console.log(`Saved ${output} (${WIDTH} x ${bottom}): "${QUESTION}"`);
 }

@@ -22,6 +22,19 @@ export const styles = css`
     font: 15px/1.5 var(--kagent-font);
     contain: content;
   }
+  /*
+   * The chat's own box starts from scratch: a page that overrides the host's
+   * \`all: initial\` (say \`* { all: revert }\`, or a font on the element) passes
+   * nothing down. Sizes are in px, so \`html { font-size: 62.5% }\` changes nothing.
+   */
+  .chat {
+    all: initial;
+    color-scheme: inherit;
+    visibility: visible;
+    pointer-events: auto;
+    color: var(--kagent-text);
+    font: 15px/1.5 var(--kagent-font);
+  }
   .sr-only {
     position: absolute;
     width: 1px;

@@ -6,7 +6,7 @@ import { styles } from './kagent-chat.styles.js';
 import { modeStyles } from './modes.styles.js';
 import { renderMarkdown } from './markdown/incremental-markdown.js';
 import { ENGLISH, withStrings, type ChatStrings, type ChatStringsOverride } from './strings.js';
-import { VisualViewportController } from './visual-viewport-controller.js';
+import { BubbleController } from './bubble-controller.js';
 import type { Source } from '../protocol/index.js';
 import type { FailureKind } from './failures.js';
 
@@ -80,7 +80,9 @@ const icon = (shape: TemplateResult) => html`<svg viewBox="0 0 24 24" width="24"
  *
  * `mode="inline"` (default) fills its container; `mode="bubble"` is a
  * launcher button in a corner of the window that opens the chat as a panel
- * (full screen on a small screen). Escape closes it.
+ * (full screen on a small screen). Escape closes it. The bubble is drawn in
+ * the browser's top layer, so no CSS of the page (z-index, transforms,
+ * overflow, resets) can move, clip or cover it.
  *
  * @summary Chat with a knowledge agent, with streamed, cited answers.
  *
@@ -138,7 +140,7 @@ const icon = (shape: TemplateResult) => html`<svg viewBox="0 0 24 24" width="24"
  * @cssproperty --kagent-launcher-surface - Launcher background (default the accent).
  * @cssproperty --kagent-launcher-text - Launcher icon colour (default the accent text).
  * @cssproperty --kagent-offset - Distance of the launcher from the window's edges (default 20px).
- * @cssproperty --kagent-z-index - Stacking level of the bubble (default 2147483000).
+ * @cssproperty --kagent-z-index - Stacking level of the bubble in a browser without the Popover API's top layer (default 2147483000).
  */
 export class KagentChat extends LitElement {
   static override styles = [styles, modeStyles];
@@ -217,17 +219,10 @@ export class KagentChat extends LitElement {
   #announcement = '';
   #copiedTurn: string | undefined;
   #welcome: { text: string; nodes: Node[] } | undefined;
-  #refocusLauncher = false;
 
   constructor() {
     super();
-    new VisualViewportController(this, () => this.mode === 'bubble' && this.opened);
-    this.addEventListener('keydown', (event) => {
-      if (event.key === 'Escape' && this.mode === 'bubble' && this.opened) {
-        event.preventDefault();
-        this.close();
-      }
-    });
+    new BubbleController(this);
   }
 
   /** Asks `text` as if the visitor typed it. Returns false when it cannot be sent now (empty, busy, not set up, waiting after a rate limit, or a `kagent-send` listener cancelled it). */
@@ -276,8 +271,6 @@ export class KagentChat extends LitElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    // Focus inside a closing panel goes back to the launcher rather than being lost.
-    if (changed.has('opened') && !this.opened) this.#refocusLauncher = this.matches(':focus-within');
     if (changed.has('agentId') || changed.has('endpoint')) {
       this.#conversation.load();
       this.#stickToEnd = true;
@@ -292,10 +285,7 @@ export class KagentChat extends LitElement {
     // The first render is the page's choice, not a change to announce.
     if (changed.has('opened') && changed.get('opened') !== undefined) {
       this.#emit(this.opened ? 'kagent-open' : 'kagent-close', undefined);
-      if (this.opened) this.#input?.focus();
-      else if (this.#refocusLauncher) this.renderRoot.querySelector<HTMLElement>('.launcher')?.focus();
     }
-    this.#refocusLauncher = false;
   }
 
   override render(): TemplateResult {
@@ -304,12 +294,7 @@ export class KagentChat extends LitElement {
     const turns = conversation.turns;
     const bubble = this.mode === 'bubble';
     const welcome = this.#welcomeNodes();
-    return html`
-      ${bubble
-        ? html`<button class="launcher" part="launcher" type="button" aria-expanded=${String(this.opened)} aria-controls="chat" aria-label=${this.opened ? s.closeChat : s.openChat} @click=${this.toggle}>
-            ${icon(this.opened ? closeIcon : chatIcon)}
-          </button>`
-        : nothing}
+    const chat = html`
       <section id="chat" class="chat" part="base" role=${bubble ? 'dialog' : nothing} aria-label=${s.chatLabel} ?hidden=${bubble && !this.opened}>
         <div class="header" part="header">
           <h2 part="heading">${this.heading || s.heading}</h2>
@@ -327,7 +312,7 @@ export class KagentChat extends LitElement {
               : html`<p class="empty">${conversation.configured ? s.emptyState : s.notConfigured}</p>`}
           ${!turns.length && conversation.configured && this.suggestions.length
             ? html`<div class="suggestions" part="suggestions" role="group" aria-label=${s.suggestionsLabel}>
-                ${this.suggestions.map((question) => html`<button class="quiet" part="suggestion" type="button" ?disabled=${!conversation.canAsk} @click=${() => this.send(question)}>${question}</button>`)}
+                ${this.suggestions.map((question) => html`<button class="quiet" part="suggestion" type="button" ?disabled=${!conversation.canAsk} @click=${() => this.#suggest(question)}>${question}</button>`)}
               </div>`
             : nothing}
         </div>
@@ -335,12 +320,23 @@ export class KagentChat extends LitElement {
         <form part="form" @submit=${this.#onSubmit}>
           <label class="sr-only" for="question">${s.questionLabel}</label>
           <textarea id="question" part="input" rows="1" placeholder=${this.placeholder || s.questionPlaceholder} ?disabled=${!conversation.configured} @keydown=${this.#onKeydown}></textarea>
-          ${conversation.busy
-            ? html`<button class="primary" part="stop" type="button" @click=${this.#stop}>${s.stop}</button>`
-            : html`<button class="primary" part="send" type="submit" ?disabled=${!conversation.canAsk}>${s.send}</button>`}
+          <!-- One button that is Send, then Stop while an answer comes in: focus on it stays put. -->
+          <button class="primary" part=${conversation.busy ? 'stop' : 'send'} type=${conversation.busy ? 'button' : 'submit'} ?disabled=${!conversation.busy && !conversation.canAsk} @click=${this.#onPrimary}>
+            ${conversation.busy ? s.stop : s.send}
+          </button>
         </form>
         <div class="sr-only" role="status" aria-live="polite">${this.#announcement}</div>
       </section>
+    `;
+    if (!bubble) return chat;
+    // The bubble lives in a layer above the page (BubbleController shows it in the top layer).
+    return html`
+      <div class="layer" popover="manual">
+        <button class="launcher" part="launcher" type="button" aria-expanded=${String(this.opened)} aria-controls="chat" aria-label=${this.opened ? s.closeChat : s.openChat} @click=${this.toggle}>
+          ${icon(this.opened ? closeIcon : chatIcon)}
+        </button>
+        ${chat}
+      </div>
     `;
   }
 
@@ -459,8 +455,17 @@ export class KagentChat extends LitElement {
     }
   }
 
-  #stop(): void {
+  /** Stop while an answer comes in; otherwise the button submits the form. */
+  #onPrimary(event: Event): void {
+    if (!this.#conversation.busy) return;
+    event.preventDefault();
     this.stop();
+  }
+
+  /** A starter question: asked, with focus left in the question box (the button goes away). */
+  #suggest(question: string): void {
+    this.send(question);
+    this.#input?.focus({ preventScroll: true });
   }
 
   #startOver(): void {

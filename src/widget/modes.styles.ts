@@ -68,20 +68,48 @@ export const modeStyles = css`
     outline-offset: 2px;
   }
 
-  /* Bubble: a launcher fixed in a corner of the window, and the chat as a panel beside it. */
-  :host([mode='bubble']) {
+  /*
+   * Bubble. The host has no box of its own, whatever the page's CSS says
+   * (!important in a shadow root beats the page's rules, even its !important
+   * ones); \`hidden\` still hides it. The launcher and the panel live in
+   * .layer, a manual popover: the top layer, above every z-index of the page
+   * and placed against the window, not against any ancestor. The layer covers
+   * the visual viewport at the screen's scale (VisualViewportController) and
+   * lets clicks through where it draws nothing.
+   */
+  :host([mode='bubble']:not([hidden])) {
+    display: contents !important;
+  }
+  .layer {
+    all: initial;
+    color-scheme: inherit;
+    position: fixed;
+    inset: auto;
+    left: var(--kagent-vv-left, 0px);
+    top: var(--kagent-vv-top, 0px);
+    width: var(--kagent-vv-width, 100%);
+    height: var(--kagent-vv-height, 100%);
+    transform: scale(var(--kagent-vv-zoom, 1));
+    transform-origin: 0 0;
+    margin: 0;
+    padding: 0;
+    border: 0;
+    overflow: visible;
+    background: transparent;
+    pointer-events: none;
+    visibility: visible;
+    z-index: var(--kagent-z-index, 2147483000);
+    /* The small-screen layout below asks how wide the visible part of the page is, on screen. */
+    container-type: size;
     --edge: var(--kagent-offset, 20px);
     --size: var(--kagent-launcher-size, 56px);
-    display: contents;
   }
-  :host([mode='bubble']) .launcher,
-  :host([mode='bubble']) .chat {
-    position: fixed;
-    z-index: var(--kagent-z-index, 2147483000);
-    inset-block-end: var(--edge);
-    inset-inline-end: var(--edge);
+  .layer::backdrop {
+    display: none;
   }
   .launcher {
+    all: initial;
+    box-sizing: border-box;
     display: grid;
     place-items: center;
     width: var(--size);
@@ -92,47 +120,66 @@ export const modeStyles = css`
     background: var(--kagent-launcher-surface, var(--kagent-accent));
     color: var(--kagent-launcher-text, var(--kagent-accent-text));
     box-shadow: 0 4px 14px rgb(0 0 0 / 0.25);
+    cursor: pointer;
+    visibility: visible;
   }
   .launcher svg {
     width: 55%;
     height: 55%;
   }
-  :host([mode='bubble']) .chat {
+  .launcher:focus-visible {
+    outline: 2px solid var(--kagent-focus, var(--kagent-accent));
+    outline-offset: 2px;
+  }
+  .layer > * {
+    pointer-events: auto;
+    position: absolute;
+    inset-block-end: var(--edge);
+    inset-inline-end: var(--edge);
+  }
+  .layer > .chat {
     inset-block-end: calc(var(--edge) + var(--size) + 12px);
-    width: min(var(--kagent-panel-width, 380px), calc(100vw - 2 * var(--edge)));
-    height: min(var(--kagent-panel-height, 560px), calc(100dvh - 3 * var(--edge) - var(--size)));
+    width: min(var(--kagent-panel-width, 380px), calc(100% - 2 * var(--edge)));
+    height: min(var(--kagent-panel-height, 560px), calc(100% - 3 * var(--edge) - var(--size) - 12px));
     min-height: 0;
     max-height: none;
     box-shadow: 0 8px 30px rgb(0 0 0 / 0.25);
   }
-  :host([mode='bubble'][position^='top']) .launcher {
+  :host([position^='top']) .layer > .launcher {
     inset-block: var(--edge) auto;
   }
-  :host([mode='bubble'][position^='top']) .chat {
+  :host([position^='top']) .layer > .chat {
     inset-block: calc(var(--edge) + var(--size) + 12px) auto;
   }
-  :host([mode='bubble'][position$='start']) :is(.launcher, .chat) {
+  :host([position$='start']) .layer > * {
     inset-inline: var(--edge) auto;
   }
-  :host([mode='bubble'][position$='left']) :is(.launcher, .chat) {
+  :host([position$='left']) .layer > * {
     left: var(--edge);
     right: auto;
   }
-  :host([mode='bubble'][position$='right']) :is(.launcher, .chat) {
+  :host([position$='right']) .layer > * {
     right: var(--edge);
     left: auto;
   }
 
-  /* A small screen: the open chat fills the visible part of it, above the on-screen keyboard. */
-  @media (max-width: 480px) {
-    :host([mode='bubble'][open]) .chat {
-      inset: var(--kagent-viewport-top, 0) 0 auto 0;
+  /* A small screen: the open chat fills what is visible of it, above the on-screen keyboard. */
+  @container (max-width: 480px) {
+    .layer > .chat {
+      inset: 0;
       width: 100%;
-      height: var(--kagent-viewport-height, 100dvh);
+      height: 100%;
+      border: 0;
       border-radius: 0;
     }
-    :host([mode='bubble'][open]) .launcher {
+    :host([open]) .layer > .launcher {
       display: none;
+    }
+  }
+
+  @media print {
+    :host([mode='bubble']) {
+      display: none !important;
     }
   }
 

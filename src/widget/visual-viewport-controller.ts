@@ -1,25 +1,37 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 
 /**
- * While `active()` holds, keeps `--kagent-viewport-height` and
- * `--kagent-viewport-top` on the host equal to the visual viewport: the part
- * of the page not covered by an on-screen keyboard. A full-screen panel sized
- * by them keeps its question box in sight while the visitor types.
+ * While `target()` returns an element, keeps it laid over the visual
+ * viewport, the part of the page the visitor sees, at the screen's own scale:
+ * `--kagent-vv-left`, `--kagent-vv-top` (where the visual viewport is in the
+ * layout viewport), `--kagent-vv-width`, `--kagent-vv-height` (its size in
+ * screen pixels) and `--kagent-vv-zoom` (what scales screen pixels back to
+ * the page's CSS pixels).
+ *
+ * A box sized and scaled by them covers exactly what is on screen, and what
+ * it holds keeps its natural size: on a phone page without
+ * `<meta name="viewport">` (drawn zoomed out, a 980-pixel page on a
+ * 375-pixel screen) and when the visitor pinch-zooms. The on-screen keyboard
+ * shrinks the visual viewport, so a panel filling the box keeps its question
+ * box above the keyboard. Set through the CSSOM, which a strict
+ * Content-Security-Policy allows.
  */
 export class VisualViewportController implements ReactiveController {
   #host: ReactiveControllerHost & HTMLElement;
-  #active: () => boolean;
-  #listening = false;
+  #target: () => HTMLElement | null;
+  #element: HTMLElement | null = null;
 
-  constructor(host: ReactiveControllerHost & HTMLElement, active: () => boolean) {
+  constructor(host: ReactiveControllerHost & HTMLElement, target: () => HTMLElement | null) {
     this.#host = host;
-    this.#active = active;
+    this.#target = target;
     host.addController(this);
   }
 
   hostUpdated(): void {
-    if (this.#active() && this.#host.isConnected) this.#listen();
-    else this.#stop();
+    const element = this.#host.isConnected ? this.#target() : null;
+    if (element === this.#element) return;
+    this.#stop();
+    if (element) this.#listen(element);
   }
 
   hostDisconnected(): void {
@@ -28,26 +40,30 @@ export class VisualViewportController implements ReactiveController {
 
   #follow = (): void => {
     const viewport = window.visualViewport;
-    if (!viewport) return;
-    this.#host.style.setProperty('--kagent-viewport-height', `${viewport.height}px`);
-    this.#host.style.setProperty('--kagent-viewport-top', `${viewport.offsetTop}px`);
+    const element = this.#element;
+    if (!viewport || !element) return;
+    // Screen pixels per CSS pixel of the page; 1 on a desktop page, below 1 on a zoomed-out phone page.
+    const scale = viewport.scale > 0 ? viewport.scale : 1;
+    element.style.setProperty('--kagent-vv-left', `${viewport.offsetLeft}px`);
+    element.style.setProperty('--kagent-vv-top', `${viewport.offsetTop}px`);
+    element.style.setProperty('--kagent-vv-width', `${viewport.width * scale}px`);
+    element.style.setProperty('--kagent-vv-height', `${viewport.height * scale}px`);
+    element.style.setProperty('--kagent-vv-zoom', String(1 / scale));
   };
 
-  #listen(): void {
+  #listen(element: HTMLElement): void {
     const viewport = typeof window === 'undefined' ? undefined : window.visualViewport;
-    if (this.#listening || !viewport) return;
-    this.#listening = true;
+    if (!viewport) return;
+    this.#element = element;
     viewport.addEventListener('resize', this.#follow);
     viewport.addEventListener('scroll', this.#follow);
     this.#follow();
   }
 
   #stop(): void {
-    if (!this.#listening) return;
-    this.#listening = false;
+    if (!this.#element) return;
+    this.#element = null;
     window.visualViewport?.removeEventListener('resize', this.#follow);
     window.visualViewport?.removeEventListener('scroll', this.#follow);
-    this.#host.style.removeProperty('--kagent-viewport-height');
-    this.#host.style.removeProperty('--kagent-viewport-top');
   }
 }

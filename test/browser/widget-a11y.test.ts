@@ -1,40 +1,9 @@
 import { expect } from '@open-wc/testing';
-import { emulateMedia, sendKeys } from '@web/test-runner-commands';
-import type { AxeResults, RunOptions } from 'axe-core';
+import { emulateMedia, sendKeys, sendMouse } from '@web/test-runner-commands';
 import '../../src/widget/index.js';
 import { ENGLISH, type KagentChat } from '../../src/widget/index.js';
+import { expectNoViolations, loadAxe } from './axe-helpers.js';
 import { lastAnswer, mountChat, part, parts, removeAllChats, settled, sleep, uniqueAgent, waitFor } from './widget-helpers.js';
-
-declare global {
-  interface Window {
-    axe: { run(context: Element, options: RunOptions): Promise<AxeResults> };
-  }
-}
-
-/** axe-core, from its own file, as a page would load it. */
-async function loadAxe(): Promise<void> {
-  if (window.axe) return;
-  const script = document.createElement('script');
-  script.src = '/node_modules/axe-core/axe.min.js';
-  await new Promise((resolve, reject) => {
-    script.onload = resolve;
-    script.onerror = reject;
-    document.head.append(script);
-  });
-}
-
-/** Runs axe (WCAG 2.0–2.2 A and AA, and best practices) on the chat and fails with each violation spelled out. */
-async function expectNoViolations(chat: Element, state: string): Promise<void> {
-  const results = await window.axe.run(chat, {
-    runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
-    // The chat is a part of a page; page-level rules (one main landmark, h1 first) are the page's.
-    rules: { region: { enabled: false }, 'page-has-heading-one': { enabled: false }, 'landmark-one-main': { enabled: false } },
-  });
-  const problems = results.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-  expect(problems, `axe violations, ${state}`).to.deep.equal([]);
-  // Make sure axe really looked inside the shadow root.
-  expect(results.passes.some((p) => p.id === 'button-name' && p.nodes.length > 0), `axe checked buttons, ${state}`).to.equal(true);
-}
 
 const status = (chat: Element) => chat.shadowRoot!.querySelector('[role="status"]')!;
 
@@ -211,5 +180,54 @@ describe('<kagent-chat> accessibility', () => {
       pageStyle.remove();
       outside.remove();
     }
+  });
+
+  for (const how of ['Enter', 'click'] as const) {
+    it(`choosing a suggestion (${how}) leaves focus in the question box`, async () => {
+      const chat = await mountChat(uniqueAgent(`suggest-${how}`), 'answer', { suggestions: 'How do I reset my password?|What does it cost?' });
+      const suggestion = part(chat, 'suggestion') as HTMLButtonElement;
+      if (how === 'Enter') {
+        suggestion.focus();
+        await sendKeys({ press: 'Enter' });
+      } else {
+        const r = suggestion.getBoundingClientRect();
+        await sendMouse({ type: 'click', position: [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)] });
+      }
+      await chat.updateComplete;
+      expect(part(chat, 'suggestions')).to.equal(null);
+      expect(chat.shadowRoot!.activeElement?.getAttribute('part')).to.equal('input');
+      expect(document.activeElement?.localName).to.equal('kagent-chat');
+      await settled(chat);
+      expect(chat.shadowRoot!.activeElement?.getAttribute('part')).to.equal('input');
+    });
+  }
+
+  it('in the bubble, focus stays where the visitor left it while the answer arrives: on Send (which becomes Stop, then Send), or on the page', async () => {
+    const chat = await mountChat(uniqueAgent('focus-stays'), 'slow', { mode: 'bubble' });
+    chat.open();
+    await chat.updateComplete;
+    (part(chat, 'input') as HTMLTextAreaElement).value = 'A long one';
+    const send = part(chat, 'send')!;
+    send.focus();
+    await sendKeys({ press: 'Enter' });
+    await waitFor(() => lastAnswer(chat)?.textContent?.includes('word3'), 'streaming words');
+    // The same button, now Stop, still has the focus.
+    expect(chat.shadowRoot!.activeElement?.getAttribute('part')).to.equal('stop');
+    await sendKeys({ press: 'Enter' });
+    await settled(chat);
+    expect(chat.shadowRoot!.activeElement?.getAttribute('part')).to.equal('send');
+
+    // The visitor went back to the page while an answer comes in: the chat does not take focus back.
+    const pageButton = document.createElement('button');
+    pageButton.textContent = 'On the page';
+    document.body.append(pageButton);
+    chat.endpoint = '/scripted/widget/answer';
+    await chat.updateComplete;
+    chat.send('Another');
+    pageButton.focus();
+    await settled(chat);
+    expect(document.activeElement === pageButton).to.equal(true);
+    expect(chat.opened).to.equal(true);
+    pageButton.remove();
   });
 });

@@ -48,7 +48,8 @@ describe('<kagent-chat> inline and bubble modes', () => {
     const spot = box(launcher);
     expect(Math.round(innerWidth - spot.right)).to.equal(20);
     expect(Math.round(innerHeight - spot.bottom)).to.equal(20);
-    expect(getComputedStyle(launcher).position).to.equal('fixed');
+    // In the browser's top layer, above anything the page stacks.
+    expect(launcher.parentElement!.matches(':popover-open')).to.equal(true);
 
     launcher.focus();
     await sendKeys({ press: 'Enter' });
@@ -122,7 +123,10 @@ describe('<kagent-chat> inline and bubble modes', () => {
     const panel = part(chat, 'base')!;
     await waitFor(() => Math.round(box(panel).height) === 640, 'the panel to fill the screen');
     expect(box(panel).width).to.equal(375);
-    expect(chat.style.getPropertyValue('--kagent-viewport-height')).to.equal(`${visualViewport!.height}px`);
+    const layer = panel.parentElement!;
+    expect(layer.style.getPropertyValue('--kagent-vv-height')).to.equal(`${visualViewport!.height}px`);
+    // The launcher gives way to the panel's own Close button.
+    expect(getComputedStyle(part(chat, 'launcher')!).display).to.equal('none');
     // The on-screen keyboard shrinks the visual viewport; the panel follows it so the input stays above.
     await setViewport({ width: 375, height: 360 });
     await waitFor(() => Math.round(box(panel).height) === 360, 'the panel to follow the visual viewport');
@@ -131,7 +135,9 @@ describe('<kagent-chat> inline and bubble modes', () => {
     expect(input.top).to.be.at.least(0);
     chat.close();
     await chat.updateComplete;
-    expect(chat.style.getPropertyValue('--kagent-viewport-height')).to.equal('');
+    const launcher = box(part(chat, 'launcher')!);
+    expect(Math.round(375 - launcher.right)).to.equal(20);
+    expect(Math.round(360 - launcher.bottom)).to.equal(20);
   });
 
   it('lays out right to left when the page or the element says dir="rtl"', async () => {

@@ -1,4 +1,5 @@
 // Routes that browser tests reach on web-test-runner's own origin, over real HTTP.
+import { cspPage } from './csp-page.js';
 import { koaMiddleware } from './koa-adapter.js';
 import {
   HOSTILE_ANSWER,
@@ -97,6 +98,8 @@ async function widgetScenario(scenario: string, agentId: string, request: Reques
 export function browserServiceMiddleware() {
   return koaMiddleware('/scripted/', async (request) => {
     const path = new URL(request.url).pathname;
+    const strict = cspPage(new URL(request.url));
+    if (strict) return strict;
     if (path === '/scripted/stream/agents/a1/query') return streamResponse(sampleStreamChunks().flatMap((c) => byteChunks(c, 3)));
     if (path === '/scripted/json/agents/a1/query') return Response.json(SAMPLE_ANSWER);
     if (path === '/scripted/slow/agents/a1/query') {

@@ -1,4 +1,5 @@
-import createDOMPurify, { type DOMPurify } from 'dompurify';
+import createDOMPurify, { type Config, type DOMPurify } from 'dompurify';
+import { chatPolicy } from '../trusted-types.js';
 
 /** Tags markdown can produce; everything else (script, style, form, iframe, object, svg...) is removed. */
 const ALLOWED_TAGS = [
@@ -39,6 +40,8 @@ function getPurifier(): DOMPurify {
     // DOMPurify's own address rule stays (it also judges plain values such as type="checkbox");
     // the stricter rules for href and src are applied below.
     RETURN_DOM_FRAGMENT: true,
+    // On a page that enforces Trusted Types, DOMPurify parses with the chat's own named policy.
+    TRUSTED_TYPES_POLICY: (chatPolicy() ?? undefined) as Config['TRUSTED_TYPES_POLICY'],
   });
   instance.addHook('afterSanitizeAttributes', (node) => {
     const element = node as Element;

@@ -1,0 +1,93 @@
+import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { VisualViewportController } from './visual-viewport-controller.js';
+
+/** What the bubble needs of its element. */
+export interface BubbleHost extends ReactiveControllerHost, HTMLElement {
+  readonly mode: string;
+  readonly opened: boolean;
+  readonly hasUpdated: boolean;
+  readonly renderRoot: HTMLElement | DocumentFragment;
+  close(): void;
+}
+
+const popoverSupported = typeof HTMLElement !== 'undefined' && typeof HTMLElement.prototype.showPopover === 'function';
+
+/**
+ * The bubble's place above the page. Its launcher and panel live in one
+ * layer shown as a manual popover: the browser's top layer, drawn above every
+ * z-index of the page and positioned against the window whatever the page
+ * does to the element or its ancestors (`display`, `contain`, `transform`,
+ * `filter`, `overflow`, `position`). The layer covers the visual viewport
+ * (see VisualViewportController) and lets clicks through where it shows
+ * nothing.
+ *
+ * Also: opening moves focus to the question box and closing returns it to
+ * the launcher, both without scrolling the page; Escape closes.
+ */
+export class BubbleController implements ReactiveController {
+  #host: BubbleHost;
+  #wasOpen = false;
+  #refocusLauncher = false;
+
+  constructor(host: BubbleHost) {
+    this.#host = host;
+    host.addController(this);
+    new VisualViewportController(host, () => this.#layer);
+  }
+
+  get #active(): boolean {
+    return this.#host.mode === 'bubble';
+  }
+
+  get #layer(): HTMLElement | null {
+    return this.#active ? this.#host.renderRoot.querySelector<HTMLElement>('.layer') : null;
+  }
+
+  hostConnected(): void {
+    this.#host.addEventListener('keydown', this.#onKeydown);
+    // A popover is hidden when its element leaves the document: show it again when the element comes back.
+    if (this.#host.hasUpdated) void this.#host.updateComplete.then(() => this.#show());
+  }
+
+  hostDisconnected(): void {
+    this.#host.removeEventListener('keydown', this.#onKeydown);
+  }
+
+  hostUpdate(): void {
+    // Focus inside a closing panel goes back to the launcher rather than being lost.
+    // (The shadow root's activeElement: Chromium does not match :focus-within on a display: contents host.)
+    if (this.#wasOpen && !this.#host.opened) this.#refocusLauncher = (this.#host.renderRoot as ShadowRoot).activeElement != null;
+  }
+
+  hostUpdated(): void {
+    this.#show();
+    const open = this.#active && this.#host.opened;
+    if (open !== this.#wasOpen && this.#host.isConnected) {
+      const root = this.#host.renderRoot;
+      // preventScroll: the panel is above the page, so the page has no reason to move.
+      if (open) root.querySelector<HTMLElement>('textarea')?.focus({ preventScroll: true });
+      else if (this.#refocusLauncher) root.querySelector<HTMLElement>('.launcher')?.focus({ preventScroll: true });
+    }
+    this.#wasOpen = open;
+    this.#refocusLauncher = false;
+  }
+
+  /** Lifts the layer into the top layer (where the browser has one; otherwise it stays a fixed box with a high z-index). */
+  #show(): void {
+    const layer = this.#layer;
+    if (!popoverSupported || !layer || !layer.isConnected || layer.matches(':popover-open')) return;
+    try {
+      layer.showPopover();
+    } catch (error) {
+      // Only in a document that cannot show one (not fully active); the fixed box still shows.
+      console.warn('kagent-chat: the bubble could not be shown in the top layer', error);
+    }
+  }
+
+  #onKeydown = (event: KeyboardEvent): void => {
+    if (event.key === 'Escape' && this.#active && this.#host.opened) {
+      event.preventDefault();
+      this.#host.close();
+    }
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * The one Trusted Types policy the chat creates. A page that enforces
+ * Trusted Types (`require-trusted-types-for 'script'`) lists it, with Lit's
+ * `lit-html`, in its `trusted-types` directive.
+ */
+export const TRUSTED_TYPES_POLICY_NAME = 'kagent-chat';
+
+/** The two rules DOMPurify asks of a policy it is given. */
+export interface ChatPolicy {
+  createHTML(html: string): string;
+  createScriptURL(url: string): string;
+}
+
+interface TrustedTypesFactory {
+  createPolicy(name: string, rules: { createHTML(html: string): string; createScriptURL(url: string): string }): ChatPolicy;
+}
+
+let policy: ChatPolicy | null | undefined;
+
+/**
+ * The chat's policy, created on first use; null where the browser has no
+ * Trusted Types or the page did not allow the name (said on the console).
+ *
+ * It is handed only to the chat's private DOMPurify, which uses it to parse
+ * the markdown renderer's HTML in an inert document (nothing there loads or
+ * runs) and then sanitizes the result; no other code can reach it.
+ */
+export function chatPolicy(): ChatPolicy | null {
+  if (policy !== undefined) return policy;
+  const factory = (globalThis as { trustedTypes?: TrustedTypesFactory }).trustedTypes;
+  if (!factory) return (policy = null);
+  try {
+    policy = factory.createPolicy(TRUSTED_TYPES_POLICY_NAME, {
+      createHTML: (html) => html,
+      // The chat never loads a script; an attribute asking for one gets an address that loads nothing.
+      createScriptURL: () => 'about:invalid#kagent-chat',
+    });
+  } catch (error) {
+    console.error(`kagent-chat: the Trusted Types policy "${TRUSTED_TYPES_POLICY_NAME}" could not be created; add it to the page's trusted-types directive (with 'allow-duplicates' if two copies of the chat load).`, error);
+    policy = null;
+  }
+  return policy;
+}

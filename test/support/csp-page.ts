@@ -1,0 +1,44 @@
+// A page served the way a strict site serves it: a Content-Security-Policy
+// header with no 'unsafe-inline' anywhere and Trusted Types enforced. Its
+// scripts are files from the same origin; the first one counts every
+// securitypolicyviolation event the page fires.
+
+/** The policy docs/widget.md tells a site to send (the proxy is on the page's own origin here). */
+export const STRICT_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  'img-src https:',
+  "require-trusted-types-for 'script'",
+  'trusted-types lit-html kagent-chat',
+].join('; ');
+
+const PROBE = `
+window.violations = [];
+document.addEventListener('securitypolicyviolation', (event) => {
+  window.violations.push(event.violatedDirective + ' ' + (event.blockedURI || '') + ' ' + (event.sample || ''));
+});
+`;
+
+/** `GET /scripted/csp/page?agent=<id>`: an inline chat and a bubble, both asking `/scripted/widget/answer`. */
+export function cspPage(url: URL): Response | undefined {
+  if (url.pathname === '/scripted/csp/probe.js') return new Response(PROBE, { headers: { 'Content-Type': 'text/javascript' } });
+  if (url.pathname !== '/scripted/csp/page') return undefined;
+  const agent = /^[\w-]{1,80}$/.test(url.searchParams.get('agent') ?? '') ? url.searchParams.get('agent')! : 'csp';
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>A strict page</title>
+<link rel="icon" href="https://example.com/favicon.ico">
+<script src="/scripted/csp/probe.js"></script>
+<script src="/dist/kagent-chat.js"></script>
+</head>
+<body>
+<kagent-chat id="inline" agent-id="${agent}" endpoint="/scripted/widget/answer" welcome="Hello from a **strict** page." suggestions="How do I reset my password?"></kagent-chat>
+<kagent-chat id="bubble" mode="bubble" agent-id="${agent}-bubble" endpoint="/scripted/widget/answer"></kagent-chat>
+</body>
+</html>`;
+  return new Response(html, { headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': STRICT_CSP } });
+}
