@@ -4,12 +4,13 @@
 // docs, or, with KAGENT_UPSTREAM_URL, KAGENT_API_KEY and KAGENT_AGENT_IDS
 // set, from that service. The page only ever talks to the proxy.
 import { spawn } from 'node:child_process';
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { serve } from 'srvx';
 import { KagentClient } from '../src/client/index.js';
 import { startEmulator, type RunningEmulator } from '../emulator/src/index.js';
+import { seedKnowledgeBase } from './knowledge-base.js';
 
 const root = new URL('../', import.meta.url);
 const env = process.env;
@@ -75,33 +76,15 @@ async function startLocalService(): Promise<{ emulator: RunningEmulator; bubbleA
     throw error;
   }
   running.push(emulator);
-  const files = ['README.md', ...(await readdir(new URL('docs/', root))).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
   const client = new KagentClient({ baseUrl: emulator.url, apiKey: emulator.demo.apiKey });
-  let shown = -1;
-  const progress = (done: number) => {
-    if (done === shown) return;
-    shown = done;
-    const line = `Reading the knowledge base: ${done} of ${files.length} documents`;
+  await seedKnowledgeBase(root, { url: emulator.url, apiKey: emulator.demo.apiKey, datastoreId: emulator.demo.datastoreId }, {
     // A terminal gets one line that counts up; a log gets one line per step.
-    process.stdout.write(process.stdout.isTTY ? `\r${line}` : `${line}\n`);
-  };
-  progress(0);
-  let done = 0;
-  for (const path of files) {
-    const bytes = await readFile(new URL(path, root));
-    await client.datasources.uploadFile({ datastoreId: emulator.demo.datastoreId, file: new Blob([bytes], { type: 'text/markdown' }), fileName: path });
-  }
-  // Uploads are acknowledged at once and read in the background: follow them to the end.
-  while (done < files.length) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const response = await fetch(`${emulator.url}/datastores/${emulator.demo.datastoreId}/datasources?limit=100`, {
-      headers: { Authorization: `Bearer ${emulator.demo.apiKey}` },
-    });
-    const { data } = (await response.json()) as { data: { status: string; name: string; errorMessage?: string }[] };
-    for (const source of data) if (source.status === 'error') console.warn(`\n${source.name} could not be read: ${source.errorMessage}`);
-    done = data.filter((source) => source.status === 'synched' || source.status === 'error').length;
-    progress(done);
-  }
+    progress: ({ done, total }) => {
+      const line = `Reading the knowledge base: ${done} of ${total} documents`;
+      process.stdout.write(process.stdout.isTTY ? `\r${line}` : `${line}\n`);
+    },
+    warn: (message) => console.warn(`\n${message}`),
+  });
   if (process.stdout.isTTY) process.stdout.write('\n');
   const bubble = await client.agents.create({ name: 'Demo bubble agent', description: 'The demo page\'s bubble: the same documents, a conversation of its own.', datastoreIds: [emulator.demo.datastoreId], visibility: 'public' });
   return { emulator, bubbleAgentId: bubble.id };
