@@ -4,7 +4,7 @@
 // docs, or, with KAGENT_UPSTREAM_URL, KAGENT_API_KEY and KAGENT_AGENT_IDS
 // set, from that service. The page only ever talks to the proxy.
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { serve } from 'srvx';
@@ -70,7 +70,13 @@ async function main(): Promise<void> {
 async function startLocalService(): Promise<{ emulator: RunningEmulator; bubbleAgentId: string }> {
   let emulator: RunningEmulator;
   try {
-    emulator = await startEmulator({ port: ports.emulator, host, log: () => {}, ...(env.KAGENT_DEMO_KEY ? { demoApiKey: env.KAGENT_DEMO_KEY } : {}) });
+    emulator = await startEmulator({
+      port: ports.emulator,
+      host,
+      dataDir: await dataFolder(),
+      log: (message) => console.error(`emulator: ${message}`),
+      ...(env.KAGENT_DEMO_KEY ? { demoApiKey: env.KAGENT_DEMO_KEY } : {}),
+    });
   } catch (error) {
     if (isPortInUse(error)) fail(portInUseMessage('local service (emulator)', 'KAGENT_EMULATOR_PORT', ports.emulator));
     throw error;
@@ -86,8 +92,27 @@ async function startLocalService(): Promise<{ emulator: RunningEmulator; bubbleA
     warn: (message) => console.warn(`\n${message}`),
   });
   if (process.stdout.isTTY) process.stdout.write('\n');
-  const bubble = await client.agents.create({ name: 'Demo bubble agent', description: 'The demo page\'s bubble: the same documents, a conversation of its own.', datastoreIds: [emulator.demo.datastoreId], visibility: 'public' });
+  // Kept in the data folder like everything else: the bubble's agent of the last start is the one the open page knows.
+  const bubbleName = 'Demo bubble agent';
+  const existing = (await client.agents.list()).data.find((agent) => agent.name === bubbleName);
+  const bubble = existing ?? (await client.agents.create({ name: bubbleName, description: 'The demo page\'s bubble: the same documents, a conversation of its own.', datastoreIds: [emulator.demo.datastoreId], visibility: 'public' }));
   return { emulator, bubbleAgentId: bubble.id };
+}
+
+/**
+ * Where the emulator keeps its key, agents, documents and conversations, so a
+ * restart (after a crash too) keeps them and an open page's Retry continues
+ * its conversation: `KAGENT_DATA_DIR`, by default `.kagent-data/` in the
+ * project (ignored by git). `KAGENT_RESET_DATA=1` (or `npm start -- --reset`)
+ * empties it first.
+ */
+async function dataFolder(): Promise<string> {
+  const folder = env.KAGENT_DATA_DIR?.trim() || fileURLToPath(new URL('.kagent-data/', root));
+  if (env.KAGENT_RESET_DATA === '1' || process.argv.includes('--reset')) {
+    await rm(folder, { recursive: true, force: true });
+    console.log(`Started over: ${folder} emptied.`);
+  }
+  return folder;
 }
 
 /** What the page needs to know: set once the proxy is up. */
@@ -150,9 +175,10 @@ function upstreamFromEnv(): { apiKey: string; upstreamUrl: string; agentIds: str
  * short: warnings and failures only (its entries never hold the key).
  */
 function startProxy(settings: Record<string, string>): Promise<Listening & { url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('src/proxy/cli.ts', root))], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', fileURLToPath(new URL('demo/exit-with-parent.ts', root)), fileURLToPath(new URL('src/proxy/cli.ts', root))], {
     env: { ...env, ...settings, PORT: String(ports.proxy), HOST: host },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // stdin: a pipe the child watches, closed by the system whenever this process ends.
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   const closed = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   const close = async () => {
@@ -162,7 +188,15 @@ function startProxy(settings: Record<string, string>): Promise<Listening & { url
   return new Promise((resolve, reject) => {
     let errors = '';
     let pending = '';
-    child.stderr!.on('data', (chunk: Buffer) => (errors += chunk));
+    let pendingErrors = '';
+    // Whatever the proxy writes to stderr (warnings, crashes) reaches the terminal, named.
+    child.stderr!.on('data', (chunk: Buffer) => {
+      errors += chunk;
+      pendingErrors += chunk;
+      const lines = pendingErrors.split('\n');
+      pendingErrors = lines.pop()!;
+      for (const line of lines) if (line.trim()) console.error(`proxy: ${proxyLine(line)}`);
+    });
     child.stdout!.on('data', (chunk: Buffer) => {
       pending += chunk;
       const lines = pending.split('\n');
@@ -187,6 +221,17 @@ function startProxy(settings: Record<string, string>): Promise<Listening & { url
       reject(new Error(reason));
     });
   });
+}
+
+/** A proxy log line as a person reads it: its JSON entry's level and message, or the line itself. */
+function proxyLine(line: string): string {
+  try {
+    const entry = JSON.parse(line) as { level?: string; message?: string };
+    if (entry.message) return `${entry.level ?? 'log'}: ${entry.message}`;
+  } catch {
+    // Not a log entry: a crash's stack trace, a runtime warning.
+  }
+  return line;
 }
 
 function port(name: string, fallback: number): number {
