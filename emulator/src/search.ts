@@ -48,31 +48,45 @@ const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
  * The titles of the sections around a fragment weigh twice its words, the
  * title of its own section one and a half (a leaf title such as "Vercel" must
  * not outweigh the words of the question found in the text); a pair of
- * adjacent question words found adjacent (a phrase) adds a little.
+ * adjacent question words found adjacent (a phrase) counts as one more word.
  */
-const FIELD_BOOST = { text: 1, heading: 1.5, section: 2, pairs: 0.25 };
+const FIELD_BOOST = { text: 1, heading: 1.5, section: 2, pairs: 1 };
 /** A synonym counts for this much of the question's own word. */
 const SYNONYM_WEIGHT = 0.7;
 const tokenizeDefault = MiniSearch.getDefault('tokenize') as (text: string) => string[];
 
 /**
- * A hit's score, 0..1, from MiniSearch's `raw` score (BM25+ with field boosts,
- * times the number of query terms matched). Each concept of the question (a
- * word, or a phrase of the synonym list, with its synonyms) weighs its IDF in
- * the datastore (everyday words a third); concepts no fragment holds are left
- * out, so words the documents never use ("quickest", "roughly") cost nothing,
- * except names (WordPress, GDPR), which count as the rarest word: a question
- * about something the documents never name is not answered. With `count` the
- * concepts and `idfSum` their weights, `x = raw / (count × idfSum)` is about
- * 1.5 for a fragment of average length holding every concept once, and
- * `1 − e^(−3x)` puts that near 0.99, three of four equally rare concepts near
- * 0.92, half of them near 0.68: the answer cites hits above 0.7.
+ * A hit's score, 0..1: how well the passage matches the question's words it
+ * matches (`match`), times how much of the question the documents know at all
+ * (`known`).
+ *
+ * Each concept of the question (a word, or a phrase of the synonym list, with
+ * its synonyms) weighs the IDF of its rarest term in the datastore, a third of
+ * that for everyday words ("happens", "show", "work"). With `raw` MiniSearch's
+ * BM25+ score (field boosts, times the number of query terms matched), `count`
+ * the concepts the datastore holds and `idfSum` their weights,
+ * `x = raw / (count × idfSum)` is about 1.5 for a fragment of average length
+ * holding every concept once, and `match = 1 − e^(−3x)` puts that near 0.99,
+ * three of four equally rare concepts near 0.92, half of them near 0.68.
+ *
+ * `known = idfSum / (idfSum + missing)`: a question word no fragment holds adds
+ * to `missing` three quarters of the question's mean concept weight, a name
+ * (WordPress, GDPR) the documents never use a whole one. So an everyday word
+ * the documents lack ("quickest", "roughly") costs a question of four known
+ * concepts a sixth of its score, not all of it, while a question whose object
+ * the documents never name ("cancel my subscription", "a native iOS app")
+ * falls under the 0.7 an answer cites.
  */
-export function normalizedScore(raw: number, count: number, idfSum: number): number {
+export function normalizedScore(raw: number, count: number, idfSum: number, missing = 0): number {
   if (raw <= 0 || count === 0 || idfSum <= 0) return 0;
   const x = raw / (count * idfSum);
-  return Math.round((1 - Math.exp(-3 * x)) * 1e6) / 1e6;
+  const known = idfSum / (idfSum + missing);
+  return Math.round((1 - Math.exp(-3 * x)) * known * 1e6) / 1e6;
 }
+
+/** What a question word no fragment holds weighs, in mean concept weights of the question: a name, any other word. */
+const MISSING_NAME = 1;
+const MISSING_WORD = 0.75;
 
 /** The search index of one datastore. */
 export class FragmentIndex {
@@ -141,9 +155,10 @@ export class FragmentIndex {
     const asked = questionConcepts(query).map((concept) => ({ ...concept, weight: this.#weight(concept) }));
     const concepts = asked.filter((concept) => concept.weight > 0);
     if (concepts.length === 0) return [];
-    // A name the documents never use (a product, a place) is part of the question all the same.
-    const unknownNames = asked.filter((concept) => concept.weight === 0 && concept.isName).length;
-    const idfSum = concepts.reduce((sum, concept) => sum + concept.weight, 0) + unknownNames * this.#idf('', 1);
+    const idfSum = concepts.reduce((sum, concept) => sum + concept.weight, 0);
+    // Words the documents never use are part of the question all the same, a name (a product, a place) most of all.
+    const mean = idfSum / concepts.length;
+    const missing = asked.filter((concept) => concept.weight === 0).reduce((sum, concept) => sum + (concept.isName ? MISSING_NAME : MISSING_WORD) * mean, 0);
 
     const boosts = new Map<string, number>();
     for (const concept of concepts) {
@@ -163,7 +178,7 @@ export class FragmentIndex {
       if (hits.length >= options.topK) break;
       const entry = this.#entries.get(result.id as number);
       if (!entry) continue;
-      hits.push({ datasourceId: entry.datasourceId, fragment: entry.fragment, score: normalizedScore(result.score, concepts.length + unknownNames, idfSum) });
+      hits.push({ datasourceId: entry.datasourceId, fragment: entry.fragment, score: normalizedScore(result.score, concepts.length, idfSum, missing) });
     }
     return hits;
   }
