@@ -236,6 +236,51 @@ test('with KAGENT_UPSTREAM_URL, KAGENT_API_KEY and KAGENT_AGENT_IDS, the page is
   }
 });
 
+test('a warning of the proxy child reaches npm start\'s terminal, prefixed with its name', { timeout: 120_000 }, async () => {
+  // A service that is down: every request gets a 503, which the proxy turns into a 502 and logs as a warning on its stderr.
+  const { createServer } = await import('node:http');
+  const down = createServer((_request, response) => {
+    response.writeHead(503, { 'Content-Type': 'application/json' });
+    response.end(JSON.stringify({ message: 'down for maintenance' }));
+  });
+  await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
+  const serviceUrl = `http://127.0.0.1:${(down.address() as import('node:net').AddressInfo).port}`;
+  const demo = startDemoProcess(new URL('../../', import.meta.url), { KAGENT_UPSTREAM_URL: serviceUrl, KAGENT_API_KEY: `${KEY}_down`, KAGENT_AGENT_IDS: 'agent-down' }, 90_000);
+  try {
+    const page = await demo.ready;
+    const config = (await (await fetch(new URL('demo-config.json', page))).json()) as { endpoint: string; agentId: string };
+    const answer = await fetch(`${config.endpoint}/agents/${config.agentId}/query`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Origin: new URL(page).origin },
+      body: JSON.stringify({ query: 'Hello' }),
+    });
+    assert.equal(answer.status, 502);
+    await answer.text();
+    // The warning is written after the 502 is sent: wait for npm start to print it.
+    const warned = /^proxy: warn: the service answered 503$/m;
+    if (!warned.test(demo.output())) {
+      await new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (warned.test(demo.output())) resolve();
+        };
+        demo.child.stdout!.on('data', check);
+        demo.child.stderr!.on('data', check);
+        demo.child.on('exit', () => reject(new Error(`npm start exited:\n${demo.output()}`)));
+        check();
+      });
+    }
+    assert.match(demo.output(), warned);
+    assert.ok(!demo.output().includes(`${KEY}_down`), 'the key stays out of the terminal');
+  } finally {
+    if (demo.child.exitCode === null) {
+      const exited = new Promise((resolve) => demo.child.on('exit', resolve));
+      process.kill(-demo.child.pid!, 'SIGINT');
+      await exited;
+    }
+    await new Promise((resolve) => down.close(resolve));
+  }
+});
+
 /** Free ports on 127.0.0.1, so a restart can listen where the open page expects it. */
 async function freePorts(count: number): Promise<number[]> {
   const { createServer } = await import('node:net');
