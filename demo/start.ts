@@ -4,12 +4,13 @@
 // docs, or, with KAGENT_UPSTREAM_URL, KAGENT_API_KEY and KAGENT_AGENT_IDS
 // set, from that service. The page only ever talks to the proxy.
 import { spawn } from 'node:child_process';
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { serve } from 'srvx';
 import { KagentClient } from '../src/client/index.js';
 import { startEmulator, type RunningEmulator } from '../emulator/src/index.js';
+import { seedKnowledgeBase } from './knowledge-base.js';
 
 const root = new URL('../', import.meta.url);
 const env = process.env;
@@ -69,42 +70,49 @@ async function main(): Promise<void> {
 async function startLocalService(): Promise<{ emulator: RunningEmulator; bubbleAgentId: string }> {
   let emulator: RunningEmulator;
   try {
-    emulator = await startEmulator({ port: ports.emulator, host, log: () => {}, ...(env.KAGENT_DEMO_KEY ? { demoApiKey: env.KAGENT_DEMO_KEY } : {}) });
+    emulator = await startEmulator({
+      port: ports.emulator,
+      host,
+      dataDir: await dataFolder(),
+      log: (message) => console.error(`emulator: ${message}`),
+      ...(env.KAGENT_DEMO_KEY ? { demoApiKey: env.KAGENT_DEMO_KEY } : {}),
+    });
   } catch (error) {
     if (isPortInUse(error)) fail(portInUseMessage('local service (emulator)', 'KAGENT_EMULATOR_PORT', ports.emulator));
     throw error;
   }
   running.push(emulator);
-  const files = ['README.md', ...(await readdir(new URL('docs/', root))).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
   const client = new KagentClient({ baseUrl: emulator.url, apiKey: emulator.demo.apiKey });
-  let shown = -1;
-  const progress = (done: number) => {
-    if (done === shown) return;
-    shown = done;
-    const line = `Reading the knowledge base: ${done} of ${files.length} documents`;
+  await seedKnowledgeBase(root, { url: emulator.url, apiKey: emulator.demo.apiKey, datastoreId: emulator.demo.datastoreId }, {
     // A terminal gets one line that counts up; a log gets one line per step.
-    process.stdout.write(process.stdout.isTTY ? `\r${line}` : `${line}\n`);
-  };
-  progress(0);
-  let done = 0;
-  for (const path of files) {
-    const bytes = await readFile(new URL(path, root));
-    await client.datasources.uploadFile({ datastoreId: emulator.demo.datastoreId, file: new Blob([bytes], { type: 'text/markdown' }), fileName: path });
-  }
-  // Uploads are acknowledged at once and read in the background: follow them to the end.
-  while (done < files.length) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const response = await fetch(`${emulator.url}/datastores/${emulator.demo.datastoreId}/datasources?limit=100`, {
-      headers: { Authorization: `Bearer ${emulator.demo.apiKey}` },
-    });
-    const { data } = (await response.json()) as { data: { status: string; name: string; errorMessage?: string }[] };
-    for (const source of data) if (source.status === 'error') console.warn(`\n${source.name} could not be read: ${source.errorMessage}`);
-    done = data.filter((source) => source.status === 'synched' || source.status === 'error').length;
-    progress(done);
-  }
+    progress: ({ done, total }) => {
+      const line = `Reading the knowledge base: ${done} of ${total} documents`;
+      process.stdout.write(process.stdout.isTTY ? `\r${line}` : `${line}\n`);
+    },
+    warn: (message) => console.warn(`\n${message}`),
+  });
   if (process.stdout.isTTY) process.stdout.write('\n');
-  const bubble = await client.agents.create({ name: 'Demo bubble agent', description: 'The demo page\'s bubble: the same documents, a conversation of its own.', datastoreIds: [emulator.demo.datastoreId], visibility: 'public' });
+  // Kept in the data folder like everything else: the bubble's agent of the last start is the one the open page knows.
+  const bubbleName = 'Demo bubble agent';
+  const existing = (await client.agents.list()).data.find((agent) => agent.name === bubbleName);
+  const bubble = existing ?? (await client.agents.create({ name: bubbleName, description: 'The demo page\'s bubble: the same documents, a conversation of its own.', datastoreIds: [emulator.demo.datastoreId], visibility: 'public' }));
   return { emulator, bubbleAgentId: bubble.id };
+}
+
+/**
+ * Where the emulator keeps its key, agents, documents and conversations, so a
+ * restart (after a crash too) keeps them and an open page's Retry continues
+ * its conversation: `KAGENT_DATA_DIR`, by default `.kagent-data/` in the
+ * project (ignored by git). `KAGENT_RESET_DATA=1` (or `npm start -- --reset`)
+ * empties it first.
+ */
+async function dataFolder(): Promise<string> {
+  const folder = env.KAGENT_DATA_DIR?.trim() || fileURLToPath(new URL('.kagent-data/', root));
+  if (env.KAGENT_RESET_DATA === '1' || process.argv.includes('--reset')) {
+    await rm(folder, { recursive: true, force: true });
+    console.log(`Started over: ${folder} emptied.`);
+  }
+  return folder;
 }
 
 /** What the page needs to know: set once the proxy is up. */
@@ -167,9 +175,10 @@ function upstreamFromEnv(): { apiKey: string; upstreamUrl: string; agentIds: str
  * short: warnings and failures only (its entries never hold the key).
  */
 function startProxy(settings: Record<string, string>): Promise<Listening & { url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('src/proxy/cli.ts', root))], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', fileURLToPath(new URL('demo/exit-with-parent.ts', root)), fileURLToPath(new URL('src/proxy/cli.ts', root))], {
     env: { ...env, ...settings, PORT: String(ports.proxy), HOST: host },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // stdin: a pipe the child watches, closed by the system whenever this process ends.
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   const closed = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   const close = async () => {
@@ -179,7 +188,15 @@ function startProxy(settings: Record<string, string>): Promise<Listening & { url
   return new Promise((resolve, reject) => {
     let errors = '';
     let pending = '';
-    child.stderr!.on('data', (chunk: Buffer) => (errors += chunk));
+    let pendingErrors = '';
+    // Whatever the proxy writes to stderr (warnings, crashes) reaches the terminal, named.
+    child.stderr!.on('data', (chunk: Buffer) => {
+      errors += chunk;
+      pendingErrors += chunk;
+      const lines = pendingErrors.split('\n');
+      pendingErrors = lines.pop()!;
+      for (const line of lines) if (line.trim()) console.error(`proxy: ${proxyLine(line)}`);
+    });
     child.stdout!.on('data', (chunk: Buffer) => {
       pending += chunk;
       const lines = pending.split('\n');
@@ -204,6 +221,17 @@ function startProxy(settings: Record<string, string>): Promise<Listening & { url
       reject(new Error(reason));
     });
   });
+}
+
+/** A proxy log line as a person reads it: its JSON entry's level and message, or the line itself. */
+function proxyLine(line: string): string {
+  try {
+    const entry = JSON.parse(line) as { level?: string; message?: string };
+    if (entry.message) return `${entry.level ?? 'log'}: ${entry.message}`;
+  } catch {
+    // Not a log entry: a crash's stack trace, a runtime warning.
+  }
+  return line;
 }
 
 function port(name: string, fallback: number): number {

@@ -1,5 +1,8 @@
 // `npm start` as a child process, for the end-to-end test and the screenshot script.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export interface DemoProcess {
   /** npm, in a process group of its own: signal `-child.pid` to reach npm, node and all. */
@@ -10,12 +13,16 @@ export interface DemoProcess {
   ready: Promise<string>;
 }
 
-/** Runs `npm start` in `root` with free ports (and `env` on top), waiting at most `timeoutMs` for the page's address. */
+/**
+ * Runs `npm start` in `root` with free ports and a fresh data folder of its own
+ * (and `env` on top, e.g. `KAGENT_DATA_DIR` to reuse one), waiting at most
+ * `timeoutMs` for the page's address.
+ */
 export function startDemoProcess(root: URL, env: Record<string, string> = {}, timeoutMs = 120_000): DemoProcess {
   let said = '';
   const child = spawn('npm', ['start', '--silent'], {
     cwd: root,
-    env: { ...process.env, PORT: '0', KAGENT_PROXY_PORT: '0', KAGENT_EMULATOR_PORT: '0', ...env },
+    env: { ...process.env, PORT: '0', KAGENT_PROXY_PORT: '0', KAGENT_EMULATOR_PORT: '0', KAGENT_DATA_DIR: mkdtempSync(join(tmpdir(), 'kagent-demo-')), ...env },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -15,6 +15,7 @@ export function fragmentsOf(document: ExtractedDocument): FragmentRow[] {
     offset: fragment.offset,
     ...(fragment.pageNumber !== undefined ? { pageNumber: fragment.pageNumber } : {}),
     ...(document.totalPages !== undefined ? { totalPages: document.totalPages } : {}),
+    ...(fragment.section ? { section: fragment.section } : {}),
   }));
 }
 

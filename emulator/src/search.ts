@@ -1,40 +1,19 @@
 import MiniSearch from 'minisearch';
-import { stemmer } from 'stemmer';
-import { eng } from 'stopword';
+import { indexTerms, questionConcepts, searchTerms, termPairs, termSequence, type Concept } from './search-terms.js';
 import type { FragmentRow } from './store/records.js';
 
 // Full-text search over a datastore's fragments: MiniSearch's BM25+ ranking
-// (with its boost for fragments that match more of the query's terms) over
-// stemmed words without stopwords, and a score mapped to 0..1.
+// over four fields (the fragment's words, the title of its section, the
+// titles around that one, and its adjacent word pairs, for phrases), with the
+// question's synonyms, and a score mapped to 0..1 (`normalizedScore`).
 
-// The package's English list lacks common question words; these complete it.
-const MORE_STOPWORDS = 'does doing done when why will shall its not no nor so just us she hers ours yours mine whom whose am isn aren wasn weren don doesn didn won cannot off once again further few own ever every please tell know want need'.split(' ');
-const STOPWORDS = new Set([...eng, ...MORE_STOPWORDS]);
-const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
-
-/** A word as it is indexed: lower case, stemmed; stopwords and one-letter words dropped (`null`). */
-export function searchTerm(word: string): string | null {
-  const lower = word.toLowerCase();
-  if (lower.length < 2 && !/\d/.test(lower)) return null;
-  if (STOPWORDS.has(lower)) return null;
-  return stemmer(lower);
-}
-
-/** The distinct indexed terms of a text. */
-export function searchTerms(text: string): string[] {
-  const terms = new Set<string>();
-  for (const word of tokenize(text)) {
-    const term = searchTerm(word);
-    if (term) terms.add(term);
-  }
-  return [...terms];
-}
+export { searchTerm, searchTerms } from './search-terms.js';
 
 /** Where a search hit comes from. */
 export interface FragmentHit {
   datasourceId: string;
   fragment: FragmentRow;
-  /** 0..1: how well the fragment answers the query (see `normalizedScore`). */
+  /** 0..1: the share of the question the fragment answers (see `normalizedScore`). */
   score: number;
 }
 
@@ -46,42 +25,83 @@ export interface SearchOptions {
 
 interface Indexed {
   key: number;
-  datasourceId: string;
   text: string;
+  /** The title of the innermost section the fragment starts in. */
+  heading: string;
+  /** The titles of the sections around that one. */
+  section: string;
+  pairs: string;
 }
 
-// BM25+ parameters, MiniSearch's defaults written out because `normalizedScore` depends on them.
+interface Entry {
+  datasourceId: string;
+  fragment: FragmentRow;
+  /** The fragment's terms in reading order (a code name: its whole and its parts). */
+  sequence: string[][];
+  /** Terms of its section titles. */
+  sectionTerms: Set<string>;
+}
+
+// BM25+ parameters (MiniSearch's defaults).
 const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
+/**
+ * The titles of the sections around a fragment weigh twice its words, the
+ * title of its own section one and a half (a leaf title such as "Vercel" must
+ * not outweigh the words of the question found in the text); a pair of
+ * adjacent question words found adjacent (a phrase) counts as one more word.
+ */
+const FIELD_BOOST = { text: 1, heading: 1.5, section: 2, pairs: 1 };
+/** A synonym counts for this much of the question's own word. */
+const SYNONYM_WEIGHT = 0.7;
+const tokenizeDefault = MiniSearch.getDefault('tokenize') as (text: string) => string[];
 
 /**
- * Maps MiniSearch's score to 0..1, keeping the order. `raw` is the BM25+ sum
- * times the number of query terms matched; divided by (query terms x their
- * summed IDF) it is about 1.5 for a fragment of average length holding every
- * term once, less when terms are missing (missing rare terms weigh more).
- * `1 - e^(-3x)` then puts a full match near 0.99, three of four equally rare
- * terms near 0.92, half of them near 0.68 and a third near 0.39: above the
- * service's 0.7 source threshold when most of the question is found, as its
- * vector search's cosine similarities are.
+ * A hit's score, 0..1: how well the passage matches the question's words it
+ * matches (`match`), times how much of the question the documents know at all
+ * (`known`).
+ *
+ * Each concept of the question (a word, or a phrase of the synonym list, with
+ * its synonyms) weighs the IDF of its rarest term in the datastore, a third of
+ * that for everyday words ("happens", "show", "work"). With `raw` MiniSearch's
+ * BM25+ score (field boosts, times the number of query terms matched), `count`
+ * the concepts the datastore holds and `idfSum` their weights,
+ * `x = raw / (count × idfSum)` is about 1.5 for a fragment of average length
+ * holding every concept once, and `match = 1 − e^(−3x)` puts that near 0.99,
+ * three of four equally rare concepts near 0.92, half of them near 0.68.
+ *
+ * `known = idfSum / (idfSum + missing)`: a question word no fragment holds adds
+ * to `missing` three quarters of the question's mean concept weight, a name
+ * (WordPress, GDPR) the documents never use a whole one. So an everyday word
+ * the documents lack ("quickest", "roughly") costs a question of four known
+ * concepts a sixth of its score, not all of it, while a question whose object
+ * the documents never name ("cancel my subscription", "a native iOS app")
+ * falls under the 0.7 an answer cites.
  */
-export function normalizedScore(raw: number, queryTermCount: number, queryIdfSum: number): number {
-  if (raw <= 0 || queryTermCount === 0 || queryIdfSum <= 0) return 0;
-  const x = raw / (queryTermCount * queryIdfSum);
-  return Math.round((1 - Math.exp(-3 * x)) * 1e6) / 1e6;
+export function normalizedScore(raw: number, count: number, idfSum: number, missing = 0): number {
+  if (raw <= 0 || count === 0 || idfSum <= 0) return 0;
+  const x = raw / (count * idfSum);
+  const known = idfSum / (idfSum + missing);
+  return Math.round((1 - Math.exp(-3 * x)) * known * 1e6) / 1e6;
 }
+
+/** What a question word no fragment holds weighs, in mean concept weights of the question: a name, any other word. */
+const MISSING_NAME = 1;
+const MISSING_WORD = 0.75;
 
 /** The search index of one datastore. */
 export class FragmentIndex {
   readonly #search = new MiniSearch<Indexed>({
     idField: 'key',
-    fields: ['text'],
+    fields: ['text', 'heading', 'section', 'pairs'],
     storeFields: [],
-    processTerm: searchTerm,
-    searchOptions: { bm25: BM25, combineWith: 'OR' },
+    tokenize: (text, field) => (field === 'pairs' ? text.split(' ') : tokenizeDefault(text)),
+    processTerm: (term, field) => (field === 'pairs' ? term : indexTerms(term)),
+    searchOptions: { bm25: BM25, combineWith: 'OR', boost: FIELD_BOOST },
   });
   /** Per datasource, the index keys of its fragments. */
   readonly #keysByDatasource = new Map<string, number[]>();
-  readonly #entries = new Map<number, { datasourceId: string; fragment: FragmentRow }>();
-  /** How many fragments hold each term, for the score's IDF. */
+  readonly #entries = new Map<number, Entry>();
+  /** How many fragments hold each term (in their words or section titles), for IDF. */
   readonly #documentFrequency = new Map<string, number>();
   #nextKey = 1;
 
@@ -99,9 +119,13 @@ export class FragmentIndex {
     for (const fragment of fragments) {
       const key = this.#nextKey++;
       keys.push(key);
-      this.#entries.set(key, { datasourceId, fragment });
-      documents.push({ key, datasourceId, text: fragment.text });
-      for (const term of searchTerms(fragment.text)) this.#documentFrequency.set(term, (this.#documentFrequency.get(term) ?? 0) + 1);
+      const sequence = termSequence(fragment.text);
+      const section = (fragment.section ?? []).join('\n');
+      const entry: Entry = { datasourceId, fragment, sequence, sectionTerms: new Set(searchTerms(section)) };
+      this.#entries.set(key, entry);
+      const titles = fragment.section ?? [];
+      documents.push({ key, text: fragment.text, heading: titles[titles.length - 1] ?? '', section: titles.slice(0, -1).join('\n'), pairs: termPairs(sequence).join(' ') });
+      for (const term of termsOf(entry)) this.#documentFrequency.set(term, (this.#documentFrequency.get(term) ?? 0) + 1);
     }
     this.#search.addAll(documents);
     this.#keysByDatasource.set(datasourceId, keys);
@@ -114,7 +138,7 @@ export class FragmentIndex {
     for (const key of keys) {
       const entry = this.#entries.get(key);
       if (!entry) continue;
-      for (const term of searchTerms(entry.fragment.text)) {
+      for (const term of termsOf(entry)) {
         const count = (this.#documentFrequency.get(term) ?? 1) - 1;
         if (count > 0) this.#documentFrequency.set(term, count);
         else this.#documentFrequency.delete(term);
@@ -125,21 +149,28 @@ export class FragmentIndex {
     this.#keysByDatasource.delete(datasourceId);
   }
 
-  /** The `topK` best fragments for `query`, best first, scored 0..1. */
+  /** The `topK` best fragments for `query`, best first, scored 0..1 (`normalizedScore`). */
   query(query: string, options: SearchOptions): FragmentHit[] {
-    const terms = searchTerms(query);
-    if (terms.length === 0 || this.#entries.size === 0) return [];
-    const total = this.#entries.size;
-    let idfSum = 0;
-    for (const term of terms) {
-      const matching = this.#documentFrequency.get(term) ?? 0;
-      idfSum += Math.log(1 + (total - matching + 0.5) / (matching + 0.5));
+    if (this.#entries.size === 0) return [];
+    const asked = questionConcepts(query).map((concept) => ({ ...concept, weight: this.#weight(concept) }));
+    const concepts = asked.filter((concept) => concept.weight > 0);
+    if (concepts.length === 0) return [];
+    const idfSum = concepts.reduce((sum, concept) => sum + concept.weight, 0);
+    // Words the documents never use are part of the question all the same, a name (a product, a place) most of all.
+    const mean = idfSum / concepts.length;
+    const missing = asked.filter((concept) => concept.weight === 0).reduce((sum, concept) => sum + (concept.isName ? MISSING_NAME : MISSING_WORD) * mean, 0);
+
+    const boosts = new Map<string, number>();
+    for (const concept of concepts) {
+      for (const [i, term] of concept.terms.entries()) boosts.set(term, Math.max(boosts.get(term) ?? 0, i < concept.own ? 1 : SYNONYM_WEIGHT));
     }
+    const pairs = termPairs(concepts.map((concept) => concept.terms.slice(0, concept.own)));
     const filter = options.datasourceFilter;
-    // Searching the processed terms: the query was already tokenized and stemmed above.
-    const results = this.#search.search(terms.join(' '), {
+    // The question is already analysed: MiniSearch gets its terms as they are.
+    const results = this.#search.search([...boosts.keys(), ...pairs].join(' '), {
       tokenize: (text) => text.split(' '),
       processTerm: (term) => term,
+      boostTerm: (term) => boosts.get(term) ?? 1,
       ...(filter ? { filter: (result) => filter(this.#entries.get(result.id as number)?.datasourceId ?? '') } : {}),
     });
     const hits: FragmentHit[] = [];
@@ -147,8 +178,31 @@ export class FragmentIndex {
       if (hits.length >= options.topK) break;
       const entry = this.#entries.get(result.id as number);
       if (!entry) continue;
-      hits.push({ ...entry, score: normalizedScore(result.score, terms.length, idfSum) });
+      hits.push({ datasourceId: entry.datasourceId, fragment: entry.fragment, score: normalizedScore(result.score, concepts.length, idfSum, missing) });
     }
     return hits;
   }
+
+  /** A concept's weight: the IDF of its rarest own term the datastore holds (a synonym's, a little less, when it holds none). */
+  #weight(concept: Concept): number {
+    let own = 0;
+    let synonym = 0;
+    for (const [i, term] of concept.terms.entries()) {
+      const idf = this.#idf(term);
+      if (i < concept.own) own = Math.max(own, idf);
+      else synonym = Math.max(synonym, idf * SYNONYM_WEIGHT);
+    }
+    return (own || synonym) * (concept.isLight ? 1 / 3 : 1);
+  }
+
+  #idf(term: string, fragments = this.#documentFrequency.get(term) ?? 0): number {
+    const matching = fragments;
+    if (matching === 0) return 0;
+    const total = this.#entries.size;
+    return Math.log(1 + (total - matching + 0.5) / (matching + 0.5));
+  }
+}
+
+function termsOf(entry: Entry): Set<string> {
+  return new Set([...entry.sequence.flat(), ...entry.sectionTerms]);
 }

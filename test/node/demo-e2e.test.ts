@@ -235,3 +235,148 @@ test('with KAGENT_UPSTREAM_URL, KAGENT_API_KEY and KAGENT_AGENT_IDS, the page is
     await service.close();
   }
 });
+
+test('a warning of the proxy child reaches npm start\'s terminal, prefixed with its name', { timeout: 120_000 }, async () => {
+  // A service that is down: every request gets a 503, which the proxy turns into a 502 and logs as a warning on its stderr.
+  const { createServer } = await import('node:http');
+  const down = createServer((_request, response) => {
+    response.writeHead(503, { 'Content-Type': 'application/json' });
+    response.end(JSON.stringify({ message: 'down for maintenance' }));
+  });
+  await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
+  const serviceUrl = `http://127.0.0.1:${(down.address() as import('node:net').AddressInfo).port}`;
+  const demo = startDemoProcess(new URL('../../', import.meta.url), { KAGENT_UPSTREAM_URL: serviceUrl, KAGENT_API_KEY: `${KEY}_down`, KAGENT_AGENT_IDS: 'agent-down' }, 90_000);
+  try {
+    const page = await demo.ready;
+    const config = (await (await fetch(new URL('demo-config.json', page))).json()) as { endpoint: string; agentId: string };
+    const answer = await fetch(`${config.endpoint}/agents/${config.agentId}/query`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Origin: new URL(page).origin },
+      body: JSON.stringify({ query: 'Hello' }),
+    });
+    assert.equal(answer.status, 502);
+    await answer.text();
+    // The warning is written after the 502 is sent: wait for npm start to print it.
+    const warned = /^proxy: warn: the service answered 503$/m;
+    if (!warned.test(demo.output())) {
+      await new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (warned.test(demo.output())) resolve();
+        };
+        demo.child.stdout!.on('data', check);
+        demo.child.stderr!.on('data', check);
+        demo.child.on('exit', () => reject(new Error(`npm start exited:\n${demo.output()}`)));
+        check();
+      });
+    }
+    assert.match(demo.output(), warned);
+    assert.ok(!demo.output().includes(`${KEY}_down`), 'the key stays out of the terminal');
+  } finally {
+    if (demo.child.exitCode === null) {
+      const exited = new Promise((resolve) => demo.child.on('exit', resolve));
+      process.kill(-demo.child.pid!, 'SIGINT');
+      await exited;
+    }
+    await new Promise((resolve) => down.close(resolve));
+  }
+});
+
+/** Free ports on 127.0.0.1, so a restart can listen where the open page expects it. */
+async function freePorts(count: number): Promise<number[]> {
+  const { createServer } = await import('node:net');
+  const servers = await Promise.all(
+    Array.from({ length: count }, () => new Promise<import('node:net').Server>((resolve) => {
+      const server = createServer();
+      server.listen(0, '127.0.0.1', () => resolve(server));
+    })),
+  );
+  const ports = servers.map((server) => (server.address() as import('node:net').AddressInfo).port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
+}
+
+/** `node demo/start.ts` (what npm start runs after its build), on fixed ports and a data folder. */
+function startDirect(env: Record<string, string>): { child: ChildProcess; ready: Promise<string>; said: () => string } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'demo/start.ts'], {
+    cwd: new URL('../../', import.meta.url),
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let said = '';
+  const ready = new Promise<string>((resolve, reject) => {
+    const read = (chunk: Buffer) => {
+      said += chunk;
+      const match = /kagent-chat demo:\s+(http:\/\/127\.0\.0\.1:\d+\/)/.exec(said);
+      if (match) resolve(match[1]!);
+    };
+    child.stdout!.on('data', read);
+    child.stderr!.on('data', read);
+    child.on('exit', (code) => reject(new Error(`start exited (${code}): ${said}`)));
+  });
+  ready.catch(() => {});
+  return { child, ready, said: () => said };
+}
+
+test('kill -9 of the start process frees every port, and after a restart the open page\'s Retry continues the conversation', { timeout: 120_000 }, async () => {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dataDir = mkdtempSync(join(tmpdir(), 'kagent-demo-restart-'));
+  const [pagePort, proxyPort, emulatorPort] = await freePorts(3);
+  const env = { PORT: String(pagePort), KAGENT_PROXY_PORT: String(proxyPort), KAGENT_EMULATOR_PORT: String(emulatorPort), KAGENT_DATA_DIR: dataDir };
+  let second: ReturnType<typeof startDirect> | undefined;
+  const first = startDirect(env);
+  try {
+    const url = await first.ready;
+    const page = await openPage(url);
+    await ask(page, 'How do I deploy the proxy to Cloudflare Workers?');
+    await waitInChat(page, 'li[part="source"]');
+    const firstConversation = await page.evaluate(() => JSON.stringify({ ...localStorage }));
+
+    // SIGKILL: no handler runs in the parent; its children must notice on their own.
+    const exited = new Promise((resolve) => first.child.on('exit', resolve));
+    first.child.kill('SIGKILL');
+    await exited;
+    for (const port of [pagePort, proxyPort, emulatorPort]) {
+      await eventuallyRefused(`http://127.0.0.1:${port}/`);
+    }
+
+    // Asked while everything is down: a failure with Retry.
+    await ask(page, 'And how do I put it on Vercel?');
+    await waitInChat(page, '[part="failure"]');
+
+    second = startDirect(env);
+    assert.equal(await second.ready, url, 'the restart serves the same address');
+    await page.click('kagent-chat >>> button[part="retry"]');
+    await page.waitForFunction(
+      () => (document.querySelector('kagent-chat')?.shadowRoot?.querySelectorAll('li[part="source"]').length ?? 0) > 1 && !document.querySelector('kagent-chat')?.shadowRoot?.querySelector('[part="failure"]'),
+      { polling: 100, timeout: 30_000 },
+    );
+    const bodies = await fetchedBodies(page);
+    const retried = bodies.filter((body) => /\/agents\/[^/]+\/query$/.test(body.url)).at(-1)!;
+    assert.match(retried.text, /^200 /, 'the retried question was answered');
+    const conversationId = /conversationId\\?":\\?"([^"\\]+)/.exec(firstConversation)?.[1];
+    assert.ok(conversationId && retried.text.includes(conversationId), 'the answer continues the first conversation');
+    await page.close();
+  } finally {
+    for (const run of [first, second]) {
+      if (run && run.child.exitCode === null && run.child.signalCode === null) {
+        const done = new Promise((resolve) => run.child.on('exit', resolve));
+        run.child.kill('SIGINT');
+        await done;
+      }
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+/** Waits until nothing listens at `address` any more. */
+async function eventuallyRefused(address: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const refused = await fetch(address).then(() => false, () => true);
+    if (refused) return;
+    if (Date.now() > deadline) throw new Error(`${address} still answers after its parent was killed`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

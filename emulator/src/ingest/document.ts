@@ -2,6 +2,16 @@
 export interface ExtractedPage {
   text: string;
   pageNumber?: number;
+  /** Where the page's sections start (formats that mark them: Markdown), in reading order. */
+  headings?: SectionHeading[];
+}
+
+/** A heading, or the bold label that opens a paragraph ("**Search.** One index…"), and where its line starts in the page's text. */
+export interface SectionHeading {
+  offset: number;
+  /** 1 to 6 for headings; a run-in label is one level below the heading above it. */
+  depth: number;
+  title: string;
 }
 
 /** The readable text of an uploaded file, page by page. */

@@ -1,10 +1,12 @@
-import { PAGE_SEPARATOR, type ExtractedDocument } from './document.js';
+import { PAGE_SEPARATOR, type ExtractedDocument, type SectionHeading } from './document.js';
 
 /** A searchable piece of a document; `offset` is where `text` starts in `documentText(doc)`. */
 export interface TextFragment {
   text: string;
   offset: number;
   pageNumber?: number;
+  /** The titles of the sections the fragment's first words are in, outermost first (formats with headings). */
+  section?: string[];
 }
 
 export interface FragmentOptions {
@@ -22,7 +24,9 @@ const SENTENCE_END = new Set(['.', '!', '?', '。', '！', '？', ';', ':']);
 /**
  * Splits a document into overlapping fragments of at most `size` characters. Fragments end at
  * the last paragraph break, line break, sentence end or space that fits (in that preference),
- * start at a word, never span two pages, and carry their page's number.
+ * start at a word, never span two pages, and carry their page's number. Where a page lists
+ * its headings, a fragment ends before a heading that starts past its first half (so a
+ * section starts a fragment of its own) and carries the titles of the sections it starts in.
  */
 export function splitIntoFragments(doc: ExtractedDocument, options: FragmentOptions = {}): TextFragment[] {
   const size = options.size ?? DEFAULT_FRAGMENT_SIZE;
@@ -35,9 +39,12 @@ export function splitIntoFragments(doc: ExtractedDocument, options: FragmentOpti
   const fragments: TextFragment[] = [];
   let pageOffset = 0;
   for (const page of doc.pages) {
-    splitPage(page.text, size, overlap, (start, end) => {
+    const headings = page.headings ?? [];
+    splitPage(page.text, size, overlap, headings, (start, end) => {
       const fragment: TextFragment = { text: page.text.slice(start, end), offset: pageOffset + start };
       if (page.pageNumber !== undefined) fragment.pageNumber = page.pageNumber;
+      const section = sectionAt(headings, start);
+      if (section.length) fragment.section = section;
       fragments.push(fragment);
     });
     pageOffset += page.text.length + PAGE_SEPARATOR.length;
@@ -45,16 +52,37 @@ export function splitIntoFragments(doc: ExtractedDocument, options: FragmentOpti
   return fragments;
 }
 
-function splitPage(text: string, size: number, overlap: number, emit: (start: number, end: number) => void): void {
+/**
+ * The titles of the sections open at `offset`, outermost first. A fragment that starts on a
+ * heading's line is in that heading's section.
+ */
+function sectionAt(headings: readonly SectionHeading[], offset: number): string[] {
+  const open: SectionHeading[] = [];
+  for (const heading of headings) {
+    if (heading.offset > offset) break;
+    while (open.length && open[open.length - 1]!.depth >= heading.depth) open.pop();
+    open.push(heading);
+  }
+  return open.map((heading) => heading.title);
+}
+
+function splitPage(text: string, size: number, overlap: number, headings: readonly SectionHeading[], emit: (start: number, end: number) => void): void {
   let start = skipSpace(text, 0);
+  let nextHeading = 0;
   while (start < text.length) {
-    const end = text.length - start <= size ? text.length : cutPoint(text, start, start + size, size);
+    let end = text.length - start <= size ? text.length : cutPoint(text, start, start + size, size);
+    // A section that starts past the fragment's first half starts the next fragment instead.
+    while (nextHeading < headings.length && headings[nextHeading]!.offset <= start) nextHeading++;
+    const heading = headings[nextHeading];
+    if (heading && heading.offset < end && heading.offset >= start + Math.floor(size / 2)) end = heading.offset;
+    const sectionStart = heading !== undefined && end === heading.offset;
     const trimmedEnd = trimEndIndex(text, start, end);
     if (trimmedEnd > start) emit(start, trimmedEnd);
     if (end >= text.length) return;
 
     let next = end;
-    if (overlap > 0) next = wordStart(text, Math.max(end - overlap, start + 1), end);
+    // A new section starts clean, without the end of the one before.
+    if (overlap > 0 && !sectionStart) next = wordStart(text, Math.max(end - overlap, start + 1), end);
     next = skipSpace(text, next);
     // Always move forward, whatever the text looks like.
     start = next > start ? next : end;

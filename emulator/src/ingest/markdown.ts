@@ -1,26 +1,50 @@
 import { Lexer, type Token, type Tokens } from 'marked';
 import { decodeText } from './decode-text.js';
-import type { ExtractedDocument } from './document.js';
+import type { ExtractedDocument, SectionHeading } from './document.js';
 import { htmlToText } from './html-text.js';
 
 /**
  * A Markdown file as readable text: the words a reader sees, without the markup
  * (headings, list items, table rows and code kept; raw HTML reduced to its text, never run).
  * A paragraph is one line and a code block stays fenced, so a quote can tell prose from code.
+ * Headings, and bold labels opening a paragraph, are listed with their offsets, so fragments
+ * can start at a section and carry its title.
  */
 export function extractMarkdown(bytes: Uint8Array): ExtractedDocument {
   const source = decodeText(bytes, 'Markdown file');
   const tokens = new Lexer({ gfm: true }).lex(source);
   const blocks: string[] = [];
+  const headings: SectionHeading[] = [];
+  let length = 0;
+  let depth = 0;
   let title: string | undefined;
   for (const token of tokens) {
-    if (token.type === 'heading' && (token as Tokens.Heading).depth === 1 && title === undefined) {
-      title = inlineText((token as Tokens.Heading).tokens).trim();
+    const block = blockText(token).trimEnd();
+    if (!block.trim()) continue;
+    const offset = blocks.length ? length + 2 : 0;
+    if (token.type === 'heading') {
+      const heading = token as Tokens.Heading;
+      const text = inlineText(heading.tokens).trim();
+      if (heading.depth === 1 && title === undefined) title = text;
+      depth = heading.depth;
+      headings.push({ offset, depth, title: text });
+    } else if (token.type === 'paragraph') {
+      const label = runInLabel(token as Tokens.Paragraph);
+      if (label) headings.push({ offset, depth: Math.min(depth + 1, 7), title: label });
     }
-    const block = blockText(token);
-    if (block.trim()) blocks.push(block.trimEnd());
+    blocks.push(block);
+    length = offset + block.length;
   }
-  return { pages: [{ text: blocks.join('\n\n') }], ...(title ? { title } : {}) };
+  return { pages: [{ text: blocks.join('\n\n'), ...(headings.length ? { headings } : {}) }], ...(title ? { title } : {}) };
+}
+
+/** "**Search.** One index…": the bold words that name what a paragraph is about, without their stop. */
+function runInLabel(paragraph: Tokens.Paragraph): string | undefined {
+  const [first, second] = paragraph.tokens;
+  if (first?.type !== 'strong' || !second) return undefined;
+  const label = inlineText((first as Tokens.Strong).tokens).trim();
+  if (!/[.:]$/.test(label) || label.length > 60) return undefined;
+  return label.replace(/[.:]$/, '').trim() || undefined;
 }
 
 function blockText(token: Token): string {

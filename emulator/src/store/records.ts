@@ -99,6 +99,8 @@ export interface FragmentRow {
   offset: number;
   pageNumber?: number;
   totalPages?: number;
+  /** Titles of the sections the fragment starts in, outermost first (documents with headings). */
+  section?: string[];
 }
 
 export interface MessageRow {

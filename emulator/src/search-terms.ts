@@ -1,0 +1,177 @@
+import MiniSearch from 'minisearch';
+import { stemmer } from 'stemmer';
+import { eng } from 'stopword';
+
+// How text becomes search terms, for the index and for questions alike:
+// words split where code names join them (camelCase, kebab-case, snake_case),
+// lower-cased, British spellings read as American ones, stopwords dropped,
+// stemmed (Porter). Questions also get the synonyms of their words.
+
+// The package's English list lacks common question words; these complete it.
+const MORE_STOPWORDS = 're ll ve does doing done when why will shall its not no nor so just us she hers ours yours mine whom whose am isn aren wasn weren don doesn didn won cannot off once again further few own ever every please tell know want need would could should might may can get got like way much many also'.split(' ');
+const STOPWORDS = new Set([...eng, ...MORE_STOPWORDS]);
+/** MiniSearch's own tokenizer: splits at spaces and punctuation, so kebab-case and snake_case are already words. */
+const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
+
+/**
+ * Everyday words of questions that say little about what is asked ("what
+ * happens", "how do I put", "show me"): a question's concept made of one
+ * counts for a third of its weight, so a passage is not judged by them.
+ */
+const LIGHT_WORDS = new Set(
+  'happen happens happened see say put show work works working live lives point instead lot lots hit hits existing inside take takes took whole several change match kept keep survive long one new use using used make made go goes going give gives thing things something anything way ways look looks find found try trying actually really able possible exactly right sure start starting stop let lets mean means come comes call called case run runs running set setting'.split(' '),
+);
+
+/** British spellings and their American forms: a question may use either. */
+const SPELLINGS: Record<string, string> = {
+  colour: 'color', colours: 'colors', coloured: 'colored', behaviour: 'behavior', behaviours: 'behaviors', favour: 'favor',
+  honour: 'honor', flavour: 'flavor', centre: 'center', licence: 'license', organisation: 'organization',
+  organisations: 'organizations', organise: 'organize', customise: 'customize', customisation: 'customization',
+  authorise: 'authorize', authorisation: 'authorization', normalise: 'normalize', normalised: 'normalized',
+  serialise: 'serialize', recognise: 'recognize', initialise: 'initialize', sanitise: 'sanitize', sanitised: 'sanitized',
+  analyse: 'analyze', catalogue: 'catalog', cancelled: 'canceled', artefact: 'artifact', grey: 'gray', optimise: 'optimize',
+};
+
+/**
+ * Words and phrases that mean the same thing to someone asking about software.
+ * A question holding one of them also searches the others (weighed a little
+ * less than its own words).
+ */
+const SYNONYMS: string[][] = [
+  ['rtl', 'right-to-left', 'arabic', 'hebrew'],
+  ['refresh', 'reload'],
+  ['history', 'transcript', 'conversation'],
+  ['throttle', 'rate limit'],
+  ['color', 'theme'],
+  ['restyle', 'style', 'css'],
+  ['translate', 'language', 'strings'],
+  ['xss', 'sanitize', 'script injection'],
+  ['secret', 'api key'],
+  ['leak', 'expose'],
+  ['latency', 'delay', 'overhead'],
+  ['fast', 'quick', 'quickest', 'speed', 'latency'],
+  ['big', 'biggest', 'size', 'large', 'largest'],
+  ['ingest', 'read', 'upload'],
+  ['file types', 'mime types', 'formats'],
+  ['host', 'deploy', 'platform'],
+  ['llm', 'language model'],
+  ['screen reader', 'accessibility', 'a11y'],
+  ['website', 'site'],
+];
+
+/** One word as it is indexed: lower case, spelled the American way, stemmed; stopwords and one-letter words are `null`. */
+export function searchTerm(word: string): string | null {
+  let lower = word.toLowerCase();
+  if (lower.length < 2 && !/\d/.test(lower)) return null;
+  if (STOPWORDS.has(lower)) return null;
+  lower = SPELLINGS[lower] ?? lower;
+  return stemmer(lower);
+}
+
+/** The parts of a code name: `systemPrompt` → `system`, `prompt`; `HTMLElement` → `html`, `element`. */
+export function codeNameParts(word: string): string[] {
+  const parts = word.split(/(?<=[a-z\d])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[a-zA-Z])(?=\d)|(?<=\d)(?=[a-zA-Z])/);
+  return parts.length > 1 ? parts : [];
+}
+
+/**
+ * A word's index terms: itself, and the parts of a code name, so `systemPrompt`
+ * is found by "system prompt" and by "systemPrompt".
+ */
+export function indexTerms(word: string): string[] {
+  const terms = new Set<string>();
+  const whole = searchTerm(word);
+  if (whole) terms.add(whole);
+  for (const part of codeNameParts(word)) {
+    const term = searchTerm(part);
+    if (term) terms.add(term);
+  }
+  return [...terms];
+}
+
+/** The terms of a text in reading order (code names give their parts after the whole), with duplicates. */
+export function termSequence(text: string): string[][] {
+  const sequence: string[][] = [];
+  for (const word of tokenize(text)) {
+    const terms = indexTerms(word);
+    if (terms.length) sequence.push(terms);
+  }
+  return sequence;
+}
+
+/** The distinct indexed terms of a text. */
+export function searchTerms(text: string): string[] {
+  return [...new Set(termSequence(text).flat())];
+}
+
+/**
+ * What a question asks for: each of its words (or phrases found in the synonym
+ * list) with every term that stands for it. A concept is found in a text when
+ * any of its terms is.
+ */
+export interface Concept {
+  /** The question's own words, as written. */
+  words: string;
+  /** Whether the words name something (a capitalised word inside the sentence, an acronym, a code name, a word with digits). */
+  isName: boolean;
+  /** Everyday words only (`LIGHT_WORDS`): the concept counts for a third. */
+  isLight: boolean;
+  /** Its own terms first, then its synonyms'. */
+  terms: string[];
+  /** How many of `terms` are its own (the rest are synonyms). */
+  own: number;
+}
+
+const synonymPhrases: { terms: string[]; group: number }[] = SYNONYMS.flatMap((group, index) =>
+  group.map((phrase) => ({ terms: termSequence(phrase).map((terms) => terms[0]!), group: index })),
+);
+
+/** The concepts of a question: its words, with phrases of the synonym list taken as one, and their synonyms. */
+export function questionConcepts(question: string): Concept[] {
+  // A proper name written in CamelCase (WordPress, PayPal) is one word in a question; a code name (systemPrompt) is also its parts.
+  const termsOf = (word: string) => (/^[A-Z]/.test(word) ? [searchTerm(word)].filter((term): term is string => term !== null) : indexTerms(word));
+  const words = tokenize(question).filter((word) => termsOf(word).length);
+  const terms = words.map(termsOf);
+  const concepts: Concept[] = [];
+  for (let i = 0; i < words.length; ) {
+    // The longest synonym phrase that starts here.
+    let best: { length: number; group: number } | undefined;
+    for (const phrase of synonymPhrases) {
+      const n = phrase.terms.length;
+      if (n === 0 || i + n > words.length || (best && best.length >= n)) continue;
+      if (phrase.terms.every((term, k) => terms[i + k]![0] === term)) best = { length: n, group: phrase.group };
+    }
+    const length = best?.length ?? 1;
+    const own = [...new Set(terms.slice(i, i + length).flat())];
+    const synonyms = best ? synonymPhrases.filter((phrase) => phrase.group === best.group).flatMap((phrase) => phrase.terms) : [];
+    const all = [...new Set([...own, ...synonyms])];
+    const written = words.slice(i, i + length);
+    const concept = {
+      words: written.join(' '),
+      terms: all,
+      own: own.length,
+      isName: written.some((word) => looksLikeName(word, question)),
+      isLight: !best && written.every((word) => LIGHT_WORDS.has(word.toLowerCase())),
+    };
+    // The same concept twice ("key ... key") counts once.
+    if (!concepts.some((other) => other.terms[0] === concept.terms[0])) concepts.push(concept);
+    i += length;
+  }
+  return concepts;
+}
+
+/** A word that names something: capitalised inside the sentence (WordPress, Paris), an acronym (GDPR), a code name (iOS, systemPrompt) or with digits (S3). */
+function looksLikeName(word: string, question: string): boolean {
+  if (/\d/.test(word) || /[a-z][A-Z]/.test(word) || /^[A-Z]{2,}s?$/.test(word)) return true;
+  if (!/^[A-Z][a-z]/.test(word)) return false;
+  // A capital at the start of a sentence says nothing.
+  const at = question.indexOf(word);
+  return !/(^|[.!?:]\s*|["'“(]\s*)$/.test(question.slice(0, at));
+}
+
+/** Adjacent terms of a text joined as `first_second`: the index's phrase field. */
+export function termPairs(sequence: readonly string[][]): string[] {
+  const pairs: string[] = [];
+  for (let i = 1; i < sequence.length; i++) pairs.push(`${sequence[i - 1]![0]}_${sequence[i]![0]}`);
+  return pairs;
+}

@@ -1,0 +1,115 @@
+// The deployment recipes of docs/proxy.md are files under test/types/recipes,
+// type-checked by `npm run typecheck`; this checks that the doc shows them as
+// they are, and runs the Cloudflare one in workerd (Miniflare).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { build } from 'esbuild';
+import { startEmulator } from '../../emulator/src/index.js';
+
+const root = new URL('../../', import.meta.url);
+const doc = readFileSync(new URL('docs/proxy.md', root), 'utf8');
+const recipes = ['cloudflare-worker.ts', 'vercel-function.ts'];
+
+for (const name of recipes) {
+  test(`docs/proxy.md shows test/types/recipes/${name} as it is`, () => {
+    const code = readFileSync(new URL(`test/types/recipes/${name}`, root), 'utf8');
+    assert.ok(doc.includes(`\`\`\`ts\n${code}\`\`\``), `no code block of docs/proxy.md equals ${name}`);
+  });
+}
+
+/** Upstash's REST API in miniature: EVAL of the rate-limit store's script (INCR, then PTTL or PEXPIRE) on counters kept here. */
+async function startUpstashStandIn(token: string): Promise<{ server: Server; url: string; calls: string[] }> {
+  const counters = new Map<string, { count: number; expiresAt: number }>();
+  const calls: string[] = [];
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      calls.push(request.headers.authorization ?? '');
+      if (request.headers.authorization !== `Bearer ${token}`) {
+        response.writeHead(401, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: 'Unauthorized' }));
+        return;
+      }
+      const [command, , , key, windowMs] = JSON.parse(body) as [string, string, number, string, string];
+      assert.equal(command, 'EVAL');
+      const now = Date.now();
+      let counter = counters.get(key);
+      if (!counter || counter.expiresAt <= now) counters.set(key, (counter = { count: 0, expiresAt: now + Number(windowMs) }));
+      counter.count++;
+      response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ result: [counter.count, counter.expiresAt - now] }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls };
+}
+
+test('the Cloudflare recipe runs in workerd: the Upstash store is built from env on the first request and counts every visitor hit', { timeout: 60_000 }, async () => {
+  const { Miniflare, Log, LogLevel } = await import('miniflare');
+  const service = await startEmulator({ port: 0, pace: 0, log: () => {} });
+  const upstash = await startUpstashStandIn('upstash-token');
+  const source = (path: string) => fileURLToPath(new URL(path, root));
+  const bundled = await build({
+    entryPoints: [source('test/types/recipes/cloudflare-worker.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    mainFields: ['module', 'main'],
+    conditions: ['workerd', 'worker', 'browser'],
+    target: 'es2022',
+    write: false,
+    alias: {
+      'kagent-chat/proxy/cloudflare': source('src/proxy/cloudflare.ts'),
+      'kagent-chat/proxy': source('src/proxy/index.ts'),
+      '@upstash/redis/cloudflare': source('test/support/upstash-stand-in.ts'),
+    },
+    external: ['./redis-node.js', '@redis/client', 'node:*'],
+    logLevel: 'silent',
+  });
+  const mf = new Miniflare({
+    modules: true,
+    script: bundled.outputFiles[0]!.text,
+    // No request.cf from Cloudflare's servers, which are out of reach here.
+    cf: false,
+    compatibilityDate: '2025-04-01',
+    host: '127.0.0.1',
+    port: 0,
+    log: new Log(LogLevel.WARN),
+    bindings: {
+      KAGENT_UPSTREAM_URL: service.url,
+      KAGENT_API_KEY: service.demo.apiKey,
+      KAGENT_AGENT_IDS: service.demo.agentId,
+      KAGENT_ALLOWED_ORIGINS: 'https://www.example.com',
+      KAGENT_RATE_LIMIT_PER_ADDRESS: '2/minute',
+      KAGENT_DAILY_BUDGET: 'off',
+      UPSTASH_REDIS_REST_URL: upstash.url,
+      UPSTASH_REDIS_REST_TOKEN: 'upstash-token',
+    },
+  });
+  try {
+    const url = await mf.ready;
+    const ask = () =>
+      fetch(new URL(`agents/${service.demo.agentId}/query`, url), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Origin: 'https://www.example.com', 'CF-Connecting-IP': '203.0.113.7' },
+        body: JSON.stringify({ query: 'Hello' }),
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await ask();
+      statuses.push(response.status);
+      await response.text();
+    }
+    assert.ok(upstash.calls.length >= 3, `the store asked the Upstash stand-in ${upstash.calls.length} times`);
+    assert.ok(upstash.calls.every((auth) => auth === 'Bearer upstash-token'), 'with the token from env');
+    assert.deepEqual(statuses.slice(0, 2), [200, 200]);
+    assert.equal(statuses[2], 429, 'the third question in the minute is refused by the shared count');
+  } finally {
+    await mf.dispose();
+    await new Promise((resolve) => upstash.server.close(resolve));
+    await service.close();
+  }
+});

@@ -1,0 +1,94 @@
+// The newcomer question set (test/fixtures/questions/newcomer-questions.json),
+// asked of an agent, and the figures the test and the bench report:
+// recall@1 and @3 (the right document first, or among the first three
+// sources), mean reciprocal rank, and how many answers were "I don't know".
+import { readFileSync } from 'node:fs';
+
+export interface AnsweredQuestion {
+  question: string;
+  /** Documents (datasource names) that answer it; any of them counts as right. */
+  documents: string[];
+  /** The section that holds the answer. */
+  heading: string;
+}
+
+export interface QuestionSet {
+  answered: AnsweredQuestion[];
+  uncovered: string[];
+}
+
+export function loadQuestionSet(): QuestionSet {
+  return JSON.parse(readFileSync(new URL('../fixtures/questions/newcomer-questions.json', import.meta.url), 'utf8')) as QuestionSet;
+}
+
+/** What the agent gave for one question. */
+export interface Asked {
+  question: string;
+  /** Names of the cited sources, best first. */
+  sources: string[];
+  scores: number[];
+  answer: string;
+  dontKnow: boolean;
+}
+
+export interface Figures {
+  questions: number;
+  recallAt1: number;
+  recallAt3: number;
+  mrr: number;
+  /** Answered questions that got "I don't know". */
+  dontKnow: number;
+  /** Uncovered questions that got "I don't know" (all of them is right). */
+  uncoveredDontKnow: number;
+  uncovered: number;
+}
+
+/** Where the first right document is among the sources (1-based), 0 when absent. */
+export function rankOf(asked: Pick<Asked, 'sources'>, expected: AnsweredQuestion): number {
+  const index = asked.sources.findIndex((name) => expected.documents.includes(name));
+  return index + 1;
+}
+
+export function figuresOf(set: QuestionSet, answered: readonly Asked[], uncovered: readonly Asked[]): Figures {
+  const ranks = set.answered.map((expected, i) => rankOf(answered[i]!, expected));
+  const share = (count: number) => count / ranks.length;
+  return {
+    questions: ranks.length,
+    recallAt1: share(ranks.filter((rank) => rank === 1).length),
+    recallAt3: share(ranks.filter((rank) => rank >= 1 && rank <= 3).length),
+    mrr: share(ranks.reduce((sum, rank) => sum + (rank ? 1 / rank : 0), 0)),
+    dontKnow: answered.filter((asked) => asked.dontKnow).length,
+    uncoveredDontKnow: uncovered.filter((asked) => asked.dontKnow).length,
+    uncovered: uncovered.length,
+  };
+}
+
+/** Asks every question of the set of the agent (JSON answers, each in a conversation of its own). */
+export async function askQuestionSet(
+  service: { url: string; apiKey: string; agentId: string },
+  set: QuestionSet,
+): Promise<{ answered: Asked[]; uncovered: Asked[] }> {
+  const ask = async (question: string): Promise<Asked> => {
+    const response = await fetch(`${service.url}/agents/${service.agentId}/query`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${service.apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query: question }),
+    });
+    if (!response.ok) throw new Error(`asking ${JSON.stringify(question)}: ${response.status} ${await response.text()}`);
+    const body = (await response.json()) as { answer: string; sources: { datasource_name?: string; score?: number }[] };
+    return {
+      question,
+      sources: body.sources.map((source) => source.datasource_name ?? ''),
+      scores: body.sources.map((source) => source.score ?? 0),
+      answer: body.answer,
+      dontKnow: body.sources.length === 0 || /^I don't know/.test(body.answer),
+    };
+  };
+  const answered: Asked[] = [];
+  for (const { question } of set.answered) answered.push(await ask(question));
+  const uncovered: Asked[] = [];
+  for (const question of set.uncovered) uncovered.push(await ask(question));
+  return { answered, uncovered };
+}
+
+export const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
