@@ -3,6 +3,7 @@ import { IngestError, crawlWebSite, extractDocument, fetchWebPage, splitIntoFrag
 import { newId } from './ids.js';
 import type { Change, DatasourceRow, FragmentRow } from './store/records.js';
 import type { Store } from './store/store.js';
+import { cleanName } from './http/names.js';
 
 /** States from which a datasource still has to be ingested (after a restart too). */
 const UNFINISHED = new Set(['unsynched', 'pending', 'running']);
@@ -117,7 +118,7 @@ export class Ingestion {
       if (fragments.length === 0) throw new IngestError('no text could be read from it');
       this.#commit(id, (row) => [
         { put: 'fragments', datasourceId: id, fragments },
-        { put: 'datasource', row: { ...row, ...synched(), name: row.name || document.title || row.name, textSize: textSize(fragments) } },
+        { put: 'datasource', row: { ...row, ...synched(), name: row.name || cleanName(document.title ?? '', row.name), textSize: textSize(fragments) } },
       ]);
     } catch (error) {
       const reason = error instanceof IngestError ? error.message : `internal error: ${(error as Error).message}`;
@@ -155,7 +156,7 @@ export class Ingestion {
         organizationId: site.organizationId,
         datastoreId: site.datastoreId,
         type: 'web_page',
-        name: page.title || page.url,
+        name: cleanName(page.title || page.url, 'Web page'),
         status: 'synched',
         errorMessage: null,
         groupId: id,
