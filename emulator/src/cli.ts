@@ -1,5 +1,6 @@
 // `kagent-emulator`: serves the emulator, or manages its keys (`key create|revoke|list`).
 import { existsSync, statSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { askRunningEmulator, type AdminRequest } from './admin.js';
 import { createEmulator } from './emulator.js';
@@ -30,6 +31,8 @@ Serve options:
   --plan <free|pro|enterprise>  plan of the demo organization (default pro)
   --demo-key <key>           use this API key for the demo organization
   --pace <ms>                pause between the pieces of a streamed answer (default 25)
+  --allow-private-addresses  let web datasources read loopback, private, link-local and metadata addresses
+  --allow-address <a[/n]>    let them read this address or subnet only (repeatable), e.g. 10.1.2.0/24
 
 Key options (need --data-dir; reach a running emulator on that folder, or the folder itself):
   --label <text>             label of a new key
@@ -47,6 +50,16 @@ function whole(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number, got ${value}`);
   return Number(value);
+}
+
+function addressOrSubnet(value: string): string {
+  const [address = '', prefix] = value.split('/');
+  const family = isIP(address);
+  const maxPrefix = family === 4 ? 32 : 128;
+  if (family === 0 || (prefix !== undefined && (!/^\d+$/.test(prefix) || Number(prefix) > maxPrefix))) {
+    throw new UsageError(`--allow-address must be an address or subnet (10.1.2.0/24), got ${value}`);
+  }
+  return value;
 }
 
 function plan(value: string | undefined): Plan | undefined {
@@ -74,6 +87,8 @@ async function serveCommand(args: string[]): Promise<void> {
       plan: { type: 'string' },
       'demo-key': { type: 'string' },
       pace: { type: 'string' },
+      'allow-private-addresses': { type: 'boolean' },
+      'allow-address': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -114,6 +129,8 @@ async function serveCommand(args: string[]): Promise<void> {
   if (values['demo-key']) options.demoApiKey = values['demo-key'];
   const pace = whole('pace', values.pace);
   if (pace !== undefined) options.pace = pace;
+  if (values['allow-private-addresses']) options.allowPrivateAddresses = true;
+  else if (values['allow-address']) options.allowPrivateAddresses = values['allow-address'].map(addressOrSubnet);
 
   const running = await startEmulator(options);
   const { demo } = running;

@@ -35,7 +35,8 @@ export function settingsOf(options: EmulatorOptions): Settings {
     pace: options.pace ?? DEFAULT_PACE_MS,
     sourceThreshold: options.sourceThreshold ?? DEFAULT_SOURCE_THRESHOLD,
     maxUploadBytes: options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
-    webLimits: options.webLimits,
+    webLimits:
+      options.allowPrivateAddresses === undefined ? options.webLimits : { ...options.webLimits, allowPrivateAddresses: options.allowPrivateAddresses },
     publicUrl: options.publicUrl?.replace(/\/+$/, ''),
     log: options.log ?? (() => {}),
   };

@@ -31,6 +31,12 @@ export interface EmulatorOptions {
   maxUploadBytes?: number;
   /** Bounds of `web_site` crawls and `web_page` fetches. */
   webLimits?: Partial<WebLimits>;
+  /**
+   * Web datasources may not read loopback, private, link-local or cloud metadata addresses
+   * (checked after resolving, on every redirect). `true` allows them all; a list allows only
+   * those addresses or subnets, e.g. `['10.1.2.0/24']` for an intranet site.
+   */
+  allowPrivateAddresses?: boolean | string[];
   /** Base address used in `source_url` of uploaded files; defaults to the address the request came to. */
   publicUrl?: string;
   /** Journal bytes after which the data folder's snapshot is rewritten (default 32 MB). */
