@@ -22,6 +22,7 @@ export interface Settings {
   sourceThreshold: number;
   maxUploadBytes: number;
   webLimits: EmulatorOptions['webLimits'];
+  ingestLimits: EmulatorOptions['ingestLimits'];
   publicUrl: string | undefined;
   log: (message: string) => void;
 }
@@ -37,6 +38,7 @@ export function settingsOf(options: EmulatorOptions): Settings {
     maxUploadBytes: options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
     webLimits:
       options.allowPrivateAddresses === undefined ? options.webLimits : { ...options.webLimits, allowPrivateAddresses: options.allowPrivateAddresses },
+    ingestLimits: options.ingestLimits,
     publicUrl: options.publicUrl?.replace(/\/+$/, ''),
     log: options.log ?? (() => {}),
   };

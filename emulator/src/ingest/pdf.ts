@@ -1,10 +1,11 @@
 import { getDocumentProxy } from 'unpdf';
 import type { ExtractedDocument, ExtractedPage } from './document.js';
 import { IngestError, reasonOf } from './errors.js';
+import { DEFAULT_TEXT_LIMITS, tooManyPages, tooMuchText, type TextLimits } from './text-limits.js';
 import { looksLikeSuffix, recogniseFileKind } from './file-kind.js';
 
 /** A PDF: one page of text per PDF page, with its number, the page count and the title it declares. */
-export async function extractPdf(bytes: Uint8Array): Promise<ExtractedDocument> {
+export async function extractPdf(bytes: Uint8Array, limits: TextLimits = DEFAULT_TEXT_LIMITS): Promise<ExtractedDocument> {
   if (recogniseFileKind(bytes) !== 'a PDF file' && !headerWithinFirstKilobyte(bytes)) {
     throw new IngestError(`not a PDF file${looksLikeSuffix(bytes) || ': it does not start with %PDF-'}`);
   }
@@ -17,7 +18,10 @@ export async function extractPdf(bytes: Uint8Array): Promise<ExtractedDocument> 
     throw new IngestError(pdfReason(error));
   }
   try {
+    // The page count a PDF declares is checked before any page is read: a 200,000-page tree is refused at once.
+    if (pdf.numPages > limits.maxPages) throw tooManyPages('PDF file', pdf.numPages, limits);
     const pages: ExtractedPage[] = [];
+    let characters = 0;
     for (let pageNumber = 1; pageNumber <= pdf.numPages; pageNumber++) {
       const page = await pdf.getPage(pageNumber);
       const content = await page.getTextContent();
@@ -29,10 +33,14 @@ export async function extractPdf(bytes: Uint8Array): Promise<ExtractedDocument> 
       }
       pages.push({ text: text.replace(/[ \t]+\n/g, '\n').trim(), pageNumber });
       page.cleanup();
+      characters += text.length;
+      // Stops at the cap instead of reading the rest of a huge file only to refuse it.
+      if (characters > limits.maxTextChars) throw tooMuchText('PDF file', characters, limits, 'characters of text (or more)');
     }
     const title = await declaredTitle(pdf);
     return { pages, totalPages: pdf.numPages, ...(title ? { title } : {}) };
   } catch (error) {
+    if (error instanceof IngestError) throw error;
     throw new IngestError(`not a readable PDF file: ${reasonOf(error)}`);
   } finally {
     await pdf.destroy();
