@@ -101,7 +101,14 @@ export async function readForm(request: Request, maxBytes: number): Promise<Form
   if (declared > maxBytes + MULTIPART_ENVELOPE_BYTES) {
     throw new HttpError(413, `The upload is larger than ${maxBytes} bytes.`, { headers: { Connection: 'close' } });
   }
-  const bytes = await readBodyAtMost(request, maxBytes + MULTIPART_ENVELOPE_BYTES, 'The upload');
+  let bytes: Uint8Array;
+  try {
+    bytes = await readBodyAtMost(request, maxBytes + MULTIPART_ENVELOPE_BYTES, 'The upload');
+  } catch (error) {
+    // The refusal names the cap the uploader knows, not the room left for the envelope.
+    if (error instanceof HttpError && error.status === 413) throw new HttpError(413, `The upload is larger than ${maxBytes} bytes.`, { headers: error.headers });
+    throw error;
+  }
   try {
     return await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'Content-Type': type } }).formData();
   } catch (error) {

@@ -147,7 +147,8 @@ function getOnce(url: URL, headers: Record<string, string>, signal: AbortSignal,
   guard.checkLiteral(url.hostname);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const request = send(url, { method: 'GET', headers, signal, lookup: guard.lookup as never }, (incoming: IncomingMessage) => {
+    // agent: false, a connection of its own: a pooled keep-alive socket would skip the lookup, and so the check.
+    const request = send(url, { method: 'GET', headers, signal, agent: false, lookup: guard.lookup as never }, (incoming: IncomingMessage) => {
       const status = incoming.statusCode ?? 502;
       const responseHeaders = new Headers();
       for (const [name, value] of Object.entries(incoming.headers)) {
