@@ -1,4 +1,5 @@
 import { describeProblems, type CheckResult } from 'kagent-chat/protocol';
+import { parseMultipart } from './multipart.js';
 import { HttpError } from './responses.js';
 
 /** JSON bodies above this are refused; uploads have their own limit. */
@@ -93,6 +94,7 @@ export function valid<T>(result: CheckResult<T>): T {
  * `maxBytes` (plus room for the envelope), whether declared or chunked.
  */
 export async function readForm(request: Request, maxBytes: number): Promise<FormData> {
+  // Counted in whole, then split by a native search: the server's thread is never held for long.
   const type = request.headers.get('Content-Type') ?? '';
   if (!type.toLowerCase().startsWith('multipart/form-data')) {
     throw new HttpError(400, `Content-Type must be multipart/form-data, got ${type || 'none'}.`);
@@ -109,11 +111,7 @@ export async function readForm(request: Request, maxBytes: number): Promise<Form
     if (error instanceof HttpError && error.status === 413) throw new HttpError(413, `The upload is larger than ${maxBytes} bytes.`, { headers: error.headers });
     throw error;
   }
-  try {
-    return await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'Content-Type': type } }).formData();
-  } catch (error) {
-    throw new HttpError(400, `The multipart body could not be read: ${(error as Error).message}`);
-  }
+  return parseMultipart(bytes, type);
 }
 
 /** The text fields of a form, as an object for the protocol checks. */
