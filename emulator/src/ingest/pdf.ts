@@ -24,18 +24,27 @@ export async function extractPdf(bytes: Uint8Array, limits: TextLimits = DEFAULT
     let characters = 0;
     for (let pageNumber = 1; pageNumber <= pdf.numPages; pageNumber++) {
       const page = await pdf.getPage(pageNumber);
-      const content = await page.getTextContent();
+      // Streamed, so a page whose content stream holds millions of text runs is stopped at the
+      // text cap instead of being read whole first.
+      const reader = page.streamTextContent().getReader();
       let text = '';
-      for (const item of content.items) {
-        if (!('str' in item)) continue;
-        text += item.str;
-        if (item.hasEOL) text += '\n';
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          for (const item of value.items) {
+            if (!('str' in item)) continue;
+            text += item.str;
+            if (item.hasEOL) text += '\n';
+          }
+          if (characters + text.length > limits.maxTextChars) throw tooMuchText('PDF file', characters + text.length, limits, 'characters of text (or more)');
+        }
+      } finally {
+        await reader.cancel().catch(() => {});
       }
       pages.push({ text: text.replace(/[ \t]+\n/g, '\n').trim(), pageNumber });
       page.cleanup();
       characters += text.length;
-      // Stops at the cap instead of reading the rest of a huge file only to refuse it.
-      if (characters > limits.maxTextChars) throw tooMuchText('PDF file', characters, limits, 'characters of text (or more)');
     }
     const title = await declaredTitle(pdf);
     return { pages, totalPages: pdf.numPages, ...(title ? { title } : {}) };
