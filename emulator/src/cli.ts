@@ -1,5 +1,6 @@
 // `kagent-emulator`: serves the emulator, or manages its keys (`key create|revoke|list`).
 import { existsSync, statSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { askRunningEmulator, type AdminRequest } from './admin.js';
 import { createEmulator } from './emulator.js';
@@ -30,6 +31,14 @@ Serve options:
   --plan <free|pro|enterprise>  plan of the demo organization (default pro)
   --demo-key <key>           use this API key for the demo organization
   --pace <ms>                pause between the pieces of a streamed answer (default 25)
+  --max-upload-mb <n>        largest upload in MB (default 50)
+  --read-timeout <s>         longest a file may take to read (default 60)
+  --reader-memory-mb <n>     memory a file's reader may use (default 1024)
+  --max-text-chars <n>       most characters of text one file may yield (default 10000000)
+  --max-pages <n>            most pages or slides one file may have (default 5000)
+  --max-fragments <n>        most fragments one file or page may split into (default 20000)
+  --allow-private-addresses  let web datasources read loopback, private, link-local and metadata addresses
+  --allow-address <a[/n]>    let them read this address or subnet only (repeatable), e.g. 10.1.2.0/24
 
 Key options (need --data-dir; reach a running emulator on that folder, or the folder itself):
   --label <text>             label of a new key
@@ -47,6 +56,16 @@ function whole(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number, got ${value}`);
   return Number(value);
+}
+
+function addressOrSubnet(value: string): string {
+  const [address = '', prefix] = value.split('/');
+  const family = isIP(address);
+  const maxPrefix = family === 4 ? 32 : 128;
+  if (family === 0 || (prefix !== undefined && (!/^\d+$/.test(prefix) || Number(prefix) > maxPrefix))) {
+    throw new UsageError(`--allow-address must be an address or subnet (10.1.2.0/24), got ${value}`);
+  }
+  return value;
 }
 
 function plan(value: string | undefined): Plan | undefined {
@@ -74,6 +93,14 @@ async function serveCommand(args: string[]): Promise<void> {
       plan: { type: 'string' },
       'demo-key': { type: 'string' },
       pace: { type: 'string' },
+      'max-upload-mb': { type: 'string' },
+      'read-timeout': { type: 'string' },
+      'reader-memory-mb': { type: 'string' },
+      'max-text-chars': { type: 'string' },
+      'max-pages': { type: 'string' },
+      'max-fragments': { type: 'string' },
+      'allow-private-addresses': { type: 'boolean' },
+      'allow-address': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -114,6 +141,22 @@ async function serveCommand(args: string[]): Promise<void> {
   if (values['demo-key']) options.demoApiKey = values['demo-key'];
   const pace = whole('pace', values.pace);
   if (pace !== undefined) options.pace = pace;
+  const maxUploadMb = whole('max-upload-mb', values['max-upload-mb']);
+  if (maxUploadMb !== undefined) options.maxUploadBytes = maxUploadMb * 1024 * 1024;
+  const ingestLimits: NonNullable<StartOptions['ingestLimits']> = {};
+  const readTimeout = whole('read-timeout', values['read-timeout']);
+  if (readTimeout !== undefined) ingestLimits.timeoutMs = readTimeout * 1000;
+  const readerMemory = whole('reader-memory-mb', values['reader-memory-mb']);
+  if (readerMemory !== undefined) ingestLimits.maxMemoryMb = readerMemory;
+  const maxTextChars = whole('max-text-chars', values['max-text-chars']);
+  if (maxTextChars !== undefined) ingestLimits.maxTextChars = maxTextChars;
+  const maxPages = whole('max-pages', values['max-pages']);
+  if (maxPages !== undefined) ingestLimits.maxPages = maxPages;
+  const maxFragments = whole('max-fragments', values['max-fragments']);
+  if (maxFragments !== undefined) ingestLimits.maxFragments = maxFragments;
+  if (Object.keys(ingestLimits).length > 0) options.ingestLimits = ingestLimits;
+  if (values['allow-private-addresses']) options.allowPrivateAddresses = true;
+  else if (values['allow-address']) options.allowPrivateAddresses = values['allow-address'].map(addressOrSubnet);
 
   const running = await startEmulator(options);
   const { demo } = running;

@@ -22,6 +22,7 @@ export interface Settings {
   sourceThreshold: number;
   maxUploadBytes: number;
   webLimits: EmulatorOptions['webLimits'];
+  ingestLimits: EmulatorOptions['ingestLimits'];
   publicUrl: string | undefined;
   log: (message: string) => void;
 }
@@ -35,7 +36,9 @@ export function settingsOf(options: EmulatorOptions): Settings {
     pace: options.pace ?? DEFAULT_PACE_MS,
     sourceThreshold: options.sourceThreshold ?? DEFAULT_SOURCE_THRESHOLD,
     maxUploadBytes: options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
-    webLimits: options.webLimits,
+    webLimits:
+      options.allowPrivateAddresses === undefined ? options.webLimits : { ...options.webLimits, allowPrivateAddresses: options.allowPrivateAddresses },
+    ingestLimits: options.ingestLimits,
     publicUrl: options.publicUrl?.replace(/\/+$/, ''),
     log: options.log ?? (() => {}),
   };

@@ -112,7 +112,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     persistence.close();
     throw error;
   }
-  const ingestion = new Ingestion(store, { webLimits: settings.webLimits, log: settings.log });
+  const ingestion = new Ingestion(store, { webLimits: settings.webLimits, limits: settings.ingestLimits, log: settings.log });
   const context: EmulatorContext = { store, settings, limiter: new RateLimiter(), ingestion };
   let demo: DemoInfo;
   try {

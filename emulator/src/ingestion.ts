@@ -1,26 +1,57 @@
 import type { UploadMimeType } from 'kagent-chat/protocol';
-import { IngestError, crawlWebSite, extractDocument, fetchWebPage, splitIntoFragments, type ExtractedDocument, type WebLimits } from './ingest/index.js';
+import {
+  IngestError,
+  crawlWebSite,
+  extractFragments,
+  fetchWebPage,
+  splitDocument,
+  splitIntoFragments,
+  type ExtractLimits,
+  type ExtractedDocument,
+  type SplitDocument,
+  type WebLimits,
+} from './ingest/index.js';
 import { newId } from './ids.js';
 import type { Change, DatasourceRow, FragmentRow } from './store/records.js';
 import type { Store } from './store/store.js';
+import { cleanName } from './http/names.js';
 
 /** States from which a datasource still has to be ingested (after a restart too). */
 const UNFINISHED = new Set(['unsynched', 'pending', 'running']);
 
+/** Bounds on ingesting one datasource: reading it (see `ExtractLimits`) and what it may add to the store. */
+export interface IngestLimits extends ExtractLimits {
+  /** Most fragments one file or page may be split into (default 20,000); beyond it the datasource is an `error`. */
+  maxFragments: number;
+}
+
+export const DEFAULT_MAX_FRAGMENTS = 20_000;
+
 /** A document's fragments as stored: each with its own id, page and the document's page count. */
 export function fragmentsOf(document: ExtractedDocument): FragmentRow[] {
-  return splitIntoFragments(document).map((fragment) => ({
+  return rowsOf({ fragments: splitIntoFragments(document), ...(document.totalPages !== undefined ? { totalPages: document.totalPages } : {}) });
+}
+
+function rowsOf(split: SplitDocument): FragmentRow[] {
+  return split.fragments.map((fragment) => ({
     id: newId(),
     text: fragment.text,
     offset: fragment.offset,
     ...(fragment.pageNumber !== undefined ? { pageNumber: fragment.pageNumber } : {}),
-    ...(document.totalPages !== undefined ? { totalPages: document.totalPages } : {}),
+    ...(split.totalPages !== undefined ? { totalPages: split.totalPages } : {}),
     ...(fragment.section ? { section: fragment.section } : {}),
   }));
 }
 
+// Fragments committed and indexed per slice start at this count, then follow the time a slice takes.
+const FIRST_SLICE = 64;
+// What one slice of committing and indexing should take, well under the 50 ms a request may wait.
+const SLICE_TARGET_MS = 15;
+
 /**
- * Ingests datasources in the background, two at a time: a datasource goes
+ * Ingests datasources in the background, two at a time, taking turns between organizations
+ * (the one with the fewest running goes first, so one organization's uploads cannot hold both
+ * readers while another's wait). A datasource goes
  * `unsynched` -> `running` -> `synched` or `error` (with `errorMessage`), each
  * step committed so GET shows it. A failed parse is an `error` status, never
  * a crash. Datasources left unfinished by a kill start again on the next start.
@@ -29,8 +60,16 @@ export class Ingestion {
   readonly #store: Store;
   readonly #webLimits: Partial<WebLimits> | undefined;
   readonly #log: (message: string) => void;
-  readonly #queue: string[] = [];
+  readonly #limits: Partial<IngestLimits>;
+  readonly #maxFragments: number;
+  /** Waiting datasources, by organization, in arrival order. */
+  readonly #queues = new Map<string, string[]>();
   readonly #queued = new Set<string>();
+  /** Running datasources by organization. */
+  readonly #runningBy = new Map<string, number>();
+  /** When each organization was last served, for taking turns. */
+  readonly #lastServed = new Map<string, number>();
+  #turn = 0;
   #running = 0;
   #closed = false;
   /** Stops running fetches and crawls when the emulator closes. */
@@ -38,9 +77,11 @@ export class Ingestion {
   #idleWaiters: (() => void)[] = [];
   static readonly CONCURRENCY = 2;
 
-  constructor(store: Store, options: { webLimits?: Partial<WebLimits> | undefined; log: (message: string) => void }) {
+  constructor(store: Store, options: { webLimits?: Partial<WebLimits> | undefined; limits?: Partial<IngestLimits> | undefined; log: (message: string) => void }) {
     this.#store = store;
     this.#webLimits = options.webLimits;
+    this.#limits = options.limits ?? {};
+    this.#maxFragments = options.limits?.maxFragments ?? DEFAULT_MAX_FRAGMENTS;
     this.#log = options.log;
   }
 
@@ -53,36 +94,90 @@ export class Ingestion {
 
   enqueue(datasourceId: string): void {
     if (this.#closed || this.#queued.has(datasourceId)) return;
+    const organizationId = this.#store.datasources.get(datasourceId)?.organizationId ?? '';
     this.#queued.add(datasourceId);
-    this.#queue.push(datasourceId);
+    const queue = this.#queues.get(organizationId);
+    if (queue) queue.push(datasourceId);
+    else this.#queues.set(organizationId, [datasourceId]);
     this.#pump();
   }
 
   /** Resolves once nothing is queued or running. */
   idle(): Promise<void> {
-    if (this.#queue.length === 0 && this.#running === 0) return Promise.resolve();
+    if (this.#queues.size === 0 && this.#running === 0) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
   /** Stops taking work; running jobs finish their current step and commit nothing more. */
   close(): void {
     this.#closed = true;
-    this.#queue.length = 0;
+    this.#queues.clear();
     this.#stop.abort();
   }
 
   #pump(): void {
-    while (!this.#closed && this.#running < Ingestion.CONCURRENCY && this.#queue.length > 0) {
-      const id = this.#queue.shift()!;
+    while (!this.#closed && this.#running < Ingestion.CONCURRENCY && this.#queues.size > 0) {
+      const organizationId = this.#nextOrganization();
+      const queue = this.#queues.get(organizationId)!;
+      const id = queue.shift()!;
+      if (queue.length === 0) this.#queues.delete(organizationId);
+      this.#lastServed.set(organizationId, ++this.#turn);
+      this.#runningBy.set(organizationId, (this.#runningBy.get(organizationId) ?? 0) + 1);
       this.#running++;
       this.#ingest(id)
         .catch((error) => this.#log(`ingestion of ${id} failed: ${(error as Error).stack ?? String(error)}`))
         .finally(() => {
           this.#queued.delete(id);
           this.#running--;
+          const left = (this.#runningBy.get(organizationId) ?? 1) - 1;
+          if (left > 0) this.#runningBy.set(organizationId, left);
+          else this.#runningBy.delete(organizationId);
           this.#pump();
-          if (this.#queue.length === 0 && this.#running === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
+          if (this.#queues.size === 0 && this.#running === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
         });
+    }
+  }
+
+  /** The organization whose datasource goes next: fewest running first, then the one served longest ago. */
+  #nextOrganization(): string {
+    let best: string | undefined;
+    for (const organizationId of this.#queues.keys()) {
+      if (best === undefined) {
+        best = organizationId;
+        continue;
+      }
+      const running = this.#runningBy.get(organizationId) ?? 0;
+      const bestRunning = this.#runningBy.get(best) ?? 0;
+      if (running < bestRunning || (running === bestRunning && (this.#lastServed.get(organizationId) ?? 0) < (this.#lastServed.get(best) ?? 0))) best = organizationId;
+    }
+    return best!;
+  }
+
+  /**
+   * Commits a datasource's fragments slice by slice, each slice journaled and indexed on its
+   * own, yielding to the server between slices: a file of 20,000 fragments never holds a
+   * request up for more than one slice. The slice size follows the time the last one took.
+   */
+  async #commitFragments(id: string, fragments: FragmentRow[]): Promise<boolean> {
+    let from = 0;
+    let size = FIRST_SLICE;
+    while (from < fragments.length) {
+      const slice = fragments.slice(from, from + size);
+      const started = performance.now();
+      const sliceFrom = from;
+      if (!this.#commit(id, () => [{ add: 'fragments', datasourceId: id, from: sliceFrom, fragments: slice }])) return false;
+      const took = performance.now() - started;
+      from += slice.length;
+      size = Math.min(4096, Math.max(8, Math.round((size * SLICE_TARGET_MS) / Math.max(took, 1))));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return true;
+  }
+
+  /** Refuses a split with more fragments than allowed. */
+  #checkFragmentCount(count: number): void {
+    if (count > this.#maxFragments) {
+      throw new IngestError(`its text splits into ${count} fragments, more than the ${this.#maxFragments} allowed for one file or page`);
     }
   }
 
@@ -113,31 +208,34 @@ export class Ingestion {
         await this.#crawl(id);
         return;
       }
-      const document = await this.#read(start);
-      const fragments = fragmentsOf(document);
+      const split = await this.#read(start);
+      this.#checkFragmentCount(split.fragments.length);
+      const fragments = rowsOf(split);
       if (fragments.length === 0) throw new IngestError('no text could be read from it');
+      if (!(await this.#commitFragments(id, fragments))) return;
       this.#commit(id, (row) => [
-        { put: 'fragments', datasourceId: id, fragments },
-        { put: 'datasource', row: { ...row, ...synched(), name: row.name || document.title || row.name, textSize: textSize(fragments) } },
+        { put: 'datasource', row: { ...row, ...synched(), name: row.name || cleanName(split.title ?? '', row.name), textSize: textSize(fragments) } },
       ]);
     } catch (error) {
       const reason = error instanceof IngestError ? error.message : `internal error: ${(error as Error).message}`;
       if (!(error instanceof IngestError)) this.#log(`ingestion of ${id} failed: ${(error as Error).stack ?? String(error)}`);
-      this.#commit(id, (row) => [{ put: 'datasource', row: { ...row, status: 'error', errorMessage: reason, updatedAt: new Date().toISOString() } }]);
+      // Slices committed before the refusal are removed: an `error` datasource has no fragments.
+      this.#commit(id, (row) => [{ delete: 'fragments', id }, { put: 'datasource', row: { ...row, status: 'error', errorMessage: reason, updatedAt: new Date().toISOString() } }]);
     }
   }
 
-  async #read(row: DatasourceRow): Promise<ExtractedDocument> {
+  /** Reads a datasource and splits its text, both off the server's thread. */
+  async #read(row: DatasourceRow): Promise<SplitDocument> {
     if (row.type === 'file') {
       const bytes = this.#store.files.readFile(row.id);
       if (!bytes) throw new IngestError('the uploaded file is missing from the data folder');
-      return extractDocument({ bytes, mimeType: row.config.mime_type as UploadMimeType, fileName: row.config.fileName ?? row.name });
+      return extractFragments({ bytes, mimeType: row.config.mime_type as UploadMimeType, fileName: row.config.fileName ?? row.name }, this.#limits);
     }
     if (row.type === 'web_page') {
       const page = await fetchWebPage(row.config.source_url!, { ...this.#webLimits, signal: this.#stop.signal });
-      return { pages: [{ text: page.text }], title: page.title };
+      return splitDocument({ pages: [{ text: page.text }], title: page.title }, this.#limits);
     }
-    return { pages: [{ text: row.text ?? '' }], title: row.name };
+    return splitDocument({ pages: [{ text: row.text ?? '' }], title: row.name }, this.#limits);
   }
 
   /** A `web_site`: each page read becomes a `web_page` datasource of the site's group, searchable as soon as it is read. */
@@ -147,7 +245,12 @@ export class Ingestion {
     let pages = 0;
     let size = 0;
     for await (const page of crawlWebSite(start, { ...this.#webLimits, signal: this.#stop.signal })) {
-      const fragments = fragmentsOf({ pages: [{ text: page.text }], title: page.title });
+      const split = await splitDocument({ pages: [{ text: page.text }], title: page.title }, this.#limits);
+      if (split.fragments.length > this.#maxFragments) {
+        this.#log(`crawl of ${id}: ${page.url} splits into ${split.fragments.length} fragments, more than the ${this.#maxFragments} allowed; left out`);
+        continue;
+      }
+      const fragments = rowsOf(split);
       if (fragments.length === 0) continue;
       const now = new Date().toISOString();
       const pageId = newId();
@@ -156,8 +259,8 @@ export class Ingestion {
         organizationId: site.organizationId,
         datastoreId: site.datastoreId,
         type: 'web_page',
-        name: page.title || page.url,
-        status: 'synched',
+        name: cleanName(page.title || page.url, 'Web page'),
+        status: 'running',
         errorMessage: null,
         groupId: id,
         custom_id: site.custom_id,
@@ -167,11 +270,9 @@ export class Ingestion {
         lastSynch: now,
         textSize: textSize(fragments),
       };
-      const stillThere = this.#commit(id, () => [
-        { put: 'datasource', row: child },
-        { put: 'fragments', datasourceId: pageId, fragments },
-      ]);
-      if (!stillThere) return;
+      if (!this.#commit(id, () => [{ put: 'datasource', row: child }])) return;
+      if (!(await this.#commitFragments(pageId, fragments))) return;
+      if (!this.#commit(id, () => [{ put: 'datasource', row: { ...child, status: 'synched' } }])) return;
       pages++;
       size += child.textSize!;
     }

@@ -1,4 +1,5 @@
 import type { WebLimits } from './ingest/index.js';
+import type { IngestLimits } from './ingestion.js';
 import type { Plan } from './store/records.js';
 
 /** How an emulator behaves. Every field has a default; see docs/emulator.md. */
@@ -29,8 +30,19 @@ export interface EmulatorOptions {
   sourceThreshold?: number;
   /** Largest accepted upload, in bytes (default 50 MB). */
   maxUploadBytes?: number;
+  /**
+   * Bounds on ingesting one datasource: read time (default 60 s), reader memory (1024 MB),
+   * text (10 million characters), pages (5,000) and fragments (20,000) per file or page.
+   */
+  ingestLimits?: Partial<IngestLimits>;
   /** Bounds of `web_site` crawls and `web_page` fetches. */
   webLimits?: Partial<WebLimits>;
+  /**
+   * Web datasources may not read loopback, private, link-local or cloud metadata addresses
+   * (checked after resolving, on every redirect). `true` allows them all; a list allows only
+   * those addresses or subnets, e.g. `['10.1.2.0/24']` for an intranet site.
+   */
+  allowPrivateAddresses?: boolean | string[];
   /** Base address used in `source_url` of uploaded files; defaults to the address the request came to. */
   publicUrl?: string;
   /** Journal bytes after which the data folder's snapshot is rewritten (default 32 MB). */

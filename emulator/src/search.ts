@@ -113,8 +113,13 @@ export class FragmentIndex {
   /** Indexes a datasource's fragments, replacing any it had. */
   replace(datasourceId: string, fragments: readonly FragmentRow[]): void {
     this.remove(datasourceId);
+    this.add(datasourceId, fragments);
+  }
+
+  /** Indexes more fragments of a datasource beside those it has (ingestion indexes a large file in slices). */
+  add(datasourceId: string, fragments: readonly FragmentRow[]): void {
     if (fragments.length === 0) return;
-    const keys: number[] = [];
+    const keys: number[] = this.#keysByDatasource.get(datasourceId) ?? [];
     const documents: Indexed[] = [];
     for (const fragment of fragments) {
       const key = this.#nextKey++;

@@ -45,6 +45,10 @@ export async function startEmulator(options: StartOptions = {}): Promise<Running
     throw error;
   }
   const { port } = server.node!.server!.address() as AddressInfo;
+  if (!isLoopback(host)) {
+    const warn = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+    warn(listeningBeyondLoopbackWarning(host));
+  }
   const admin = options.dataDir ? await startAdminSocket(options.dataDir, emulator, options.log) : undefined;
   const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   return {
@@ -57,4 +61,19 @@ export async function startEmulator(options: StartOptions = {}): Promise<Running
       await emulator.close();
     },
   };
+}
+
+/** Whether `host` only accepts connections from this machine. */
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare.endsWith('.localhost') || bare === '::1' || /^127(?:\.\d{1,3}){3}$/.test(bare) || /^::ffff:127(?:\.\d{1,3}){3}$/.test(bare);
+}
+
+/** Said at start when the emulator can be reached from other machines. */
+export function listeningBeyondLoopbackWarning(host: string): string {
+  return (
+    `Warning: the emulator listens on ${host}, so other machines can reach it. It is a test double: ` +
+    'any caller with a key reaches its data, uploads are parsed, and web datasources make it fetch addresses. ' +
+    'Listen on 127.0.0.1 (the default) unless you mean it.'
+  );
 }

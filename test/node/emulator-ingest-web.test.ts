@@ -175,7 +175,9 @@ after(async () => {
   await Promise.all([new Promise((resolve) => site.close(resolve)), new Promise((resolve) => otherHost.close(resolve))]);
 });
 
-const FAST: Partial<WebLimits> = { timeoutMs: 400, maxBytes: 256 * 1024 };
+// The test sites listen on 127.0.0.1, which the emulator refuses unless allowed.
+const LOCAL: Partial<WebLimits> = { allowPrivateAddresses: ['127.0.0.1'] };
+const FAST: Partial<WebLimits> = { ...LOCAL, timeoutMs: 400, maxBytes: 256 * 1024 };
 
 
 async function crawl(start: Omit<CrawlStart, 'onSkip'>, limits: Partial<WebLimits> = FAST) {
@@ -226,19 +228,19 @@ describe('fetchWebPage', () => {
 
   it('gives up on a page that does not answer within the timeout', async () => {
     const started = performance.now();
-    assert.equal(await refusal(fetchWebPage(`${base}slow`, { timeoutMs: 300 })), `${base}slow did not answer within 300 ms`);
+    assert.equal(await refusal(fetchWebPage(`${base}slow`, { ...LOCAL, timeoutMs: 300 })), `${base}slow did not answer within 300 ms`);
     assert.ok(performance.now() - started < 3_000);
   });
 
   it('gives up on a page whose body keeps dripping past the timeout', async () => {
     const started = performance.now();
-    assert.equal(await refusal(fetchWebPage(`${base}slow-body`, { timeoutMs: 500 })), `${base}slow-body did not answer within 500 ms`);
+    assert.equal(await refusal(fetchWebPage(`${base}slow-body`, { ...LOCAL, timeoutMs: 500 })), `${base}slow-body did not answer within 500 ms`);
     assert.ok(performance.now() - started < 3_000);
   });
 
   it('reads only the first maxBytes of a huge page and stops the download', async () => {
     hugeBytesSent = 0;
-    const result = await fetchWebPage(`${base}huge`, { maxBytes: 1024 * 1024, timeoutMs: 10_000 });
+    const result = await fetchWebPage(`${base}huge`, { ...LOCAL, maxBytes: 1024 * 1024, timeoutMs: 10_000 });
     assert.equal(result.truncated, true);
     assert.ok(result.text.startsWith('huge page text'));
     assert.ok(result.text.length <= 1024 * 1024);
@@ -329,7 +331,7 @@ describe('crawlWebSite without a sitemap', () => {
 
   it('ends within maxTotalMs when every page is slow', async () => {
     const started = performance.now();
-    const { paths } = await crawl({ sourceUrl: `${base}slow-site` }, { timeoutMs: 10_000, maxTotalMs: 600 });
+    const { paths } = await crawl({ sourceUrl: `${base}slow-site` }, { ...LOCAL, timeoutMs: 10_000, maxTotalMs: 600 });
     assert.deepEqual(paths, ['/slow-site']);
     assert.ok(performance.now() - started < 3_000);
   });
@@ -341,7 +343,7 @@ describe('crawlWebSite without a sitemap', () => {
 
   it('stops the requests in flight when the reader stops early', async () => {
     resetCounters();
-    for await (const first of crawlWebSite({ sourceUrl: `${base}slow-site` }, { timeoutMs: 10_000 })) {
+    for await (const first of crawlWebSite({ sourceUrl: `${base}slow-site` }, { ...LOCAL, timeoutMs: 10_000 })) {
       assert.equal(first.title, 'Slow site');
       // Let the slow requests start, then leave.
       for (let wait = 0; wait < 50 && !hits.has('/slow'); wait++) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -355,7 +357,7 @@ describe('crawlWebSite without a sitemap', () => {
     const controller = new AbortController();
     const started = performance.now();
     setTimeout(() => controller.abort(), 200);
-    const { paths } = await crawl({ sourceUrl: `${base}slow-site` }, { timeoutMs: 10_000, signal: controller.signal });
+    const { paths } = await crawl({ sourceUrl: `${base}slow-site` }, { ...LOCAL, timeoutMs: 10_000, signal: controller.signal });
     assert.deepEqual(paths, ['/slow-site']);
     assert.ok(performance.now() - started < 3_000);
   });

@@ -18,7 +18,8 @@ function page(title: string, body: string, links: string[] = []): Response {
 }
 
 before(async () => {
-  emulator = await startTestEmulator();
+  // The test site listens on 127.0.0.1, which web datasources may not read unless allowed.
+  emulator = await startTestEmulator({ allowPrivateAddresses: ['127.0.0.1'] });
   site = await listen((request) => {
     const { pathname } = new URL(request.url);
     requested.push(pathname);

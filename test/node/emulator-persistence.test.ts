@@ -93,7 +93,7 @@ describe('restart', () => {
 
 /** Starts `kagent-emulator --json` as its own process and reads the line it prints. */
 async function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string; apiKey: string; datastoreId: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'emulator/src/cli.ts', '--port', '0', '--json', '--pace', '0', '--data-dir', dataDir], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'emulator/src/cli.ts', '--port', '0', '--json', '--pace', '0', '--allow-address', '127.0.0.1', '--data-dir', dataDir], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout! });

@@ -1,21 +1,86 @@
 import { describeProblems, type CheckResult } from 'kagent-chat/protocol';
+import { parseMultipart } from './multipart.js';
 import { HttpError } from './responses.js';
 
 /** JSON bodies above this are refused; uploads have their own limit. */
-const MAX_JSON_BYTES = 5 * 1024 * 1024;
+export const MAX_JSON_BYTES = 5 * 1024 * 1024;
+/** JSON nested deeper than this is refused with a 400 (no request of the interface needs more than a few levels). */
+export const MAX_JSON_DEPTH = 64;
+/** Room for the multipart envelope and text fields around an uploaded file of the largest allowed size. */
+const MULTIPART_ENVELOPE_BYTES = 64 * 1024;
+
+/**
+ * The whole body, counted while it is read: a body longer than `maxBytes` is refused with a
+ * 413 as soon as the count passes it, whether it declared its length or came chunked. The
+ * 413 closes the connection, so the rest of a huge body is never read.
+ */
+export async function readBodyAtMost(request: Request, maxBytes: number, what: string): Promise<Uint8Array> {
+  const tooLarge = () => new HttpError(413, `${what} is larger than ${maxBytes} bytes.`, { headers: { Connection: 'close' } });
+  const declared = Number(request.headers.get('Content-Length') ?? '0');
+  if (declared > maxBytes) throw tooLarge();
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      length += value.byteLength;
+      if (length > maxBytes) throw tooLarge();
+      chunks.push(value);
+    }
+  } catch (error) {
+    await reader.cancel().catch(() => {});
+    if (error instanceof HttpError) throw error;
+    throw new HttpError(400, `The body could not be read: ${(error as Error).message}`);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(length);
+  let position = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, position);
+    position += chunk.byteLength;
+  }
+  return bytes;
+}
 
 /** Reads a JSON body. An empty body reads as `{}` (the deletes' body is an empty object). */
 export async function readJson(request: Request): Promise<unknown> {
-  const declared = Number(request.headers.get('Content-Length') ?? '0');
-  if (declared > MAX_JSON_BYTES) throw new HttpError(413, `The body is larger than ${MAX_JSON_BYTES} bytes.`);
-  const text = await request.text();
-  if (text.length > MAX_JSON_BYTES) throw new HttpError(413, `The body is larger than ${MAX_JSON_BYTES} bytes.`);
+  const text = new TextDecoder().decode(await readBodyAtMost(request, MAX_JSON_BYTES, 'The body'));
   if (text.trim() === '') return {};
+  const depth = nestingDepth(text, MAX_JSON_DEPTH);
+  if (depth > MAX_JSON_DEPTH) throw new HttpError(400, `The body is nested more than ${MAX_JSON_DEPTH} levels deep.`);
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
     throw new HttpError(400, `The body is not valid JSON: ${(error as Error).message}`);
   }
+}
+
+/**
+ * How deeply `[` and `{` nest in a JSON text (outside strings), counted up to just past
+ * `limit`. Checked before parsing: deep nesting overflows the recursive checks that follow.
+ */
+export function nestingDepth(text: string, limit: number): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === 0x5c) i++; // backslash: skip the escaped character
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x5b || code === 0x7b) {
+      depth++;
+      if (depth > deepest) {
+        deepest = depth;
+        if (deepest > limit) return deepest;
+      }
+    } else if (code === 0x5d || code === 0x7d) depth--;
+  }
+  return deepest;
 }
 
 /** The checked value, or a 400 naming every invalid field and its rule. */
@@ -24,19 +89,29 @@ export function valid<T>(result: CheckResult<T>): T {
   throw new HttpError(400, `Invalid request: ${describeProblems(result.problems)}`);
 }
 
-/** Reads a multipart body, refusing it before reading when it is declared too large. */
+/**
+ * Reads a multipart body, counting its bytes as they come: refused with a 413 once it passes
+ * `maxBytes` (plus room for the envelope), whether declared or chunked.
+ */
 export async function readForm(request: Request, maxBytes: number): Promise<FormData> {
+  // Counted in whole, then split by a native search: the server's thread is never held for long.
   const type = request.headers.get('Content-Type') ?? '';
   if (!type.toLowerCase().startsWith('multipart/form-data')) {
     throw new HttpError(400, `Content-Type must be multipart/form-data, got ${type || 'none'}.`);
   }
   const declared = Number(request.headers.get('Content-Length') ?? '0');
-  if (declared > maxBytes) throw new HttpError(413, `The upload is larger than ${maxBytes} bytes.`);
-  try {
-    return await request.formData();
-  } catch (error) {
-    throw new HttpError(400, `The multipart body could not be read: ${(error as Error).message}`);
+  if (declared > maxBytes + MULTIPART_ENVELOPE_BYTES) {
+    throw new HttpError(413, `The upload is larger than ${maxBytes} bytes.`, { headers: { Connection: 'close' } });
   }
+  let bytes: Uint8Array;
+  try {
+    bytes = await readBodyAtMost(request, maxBytes + MULTIPART_ENVELOPE_BYTES, 'The upload');
+  } catch (error) {
+    // The refusal names the cap the uploader knows, not the room left for the envelope.
+    if (error instanceof HttpError && error.status === 413) throw new HttpError(413, `The upload is larger than ${maxBytes} bytes.`, { headers: error.headers });
+    throw error;
+  }
+  return parseMultipart(bytes, type);
 }
 
 /** The text fields of a form, as an object for the protocol checks. */

@@ -1,25 +1,23 @@
-// Worker thread entry: extracts one file per message, so a slow or hostile file can be stopped
-// without stopping the emulator.
+// Worker thread entry: runs one task (reading a file, splitting a text) per message, so a slow
+// or hostile file can be stopped without stopping the emulator, and no large text is split on
+// the server's thread.
 import { parentPort } from 'node:worker_threads';
 import { IngestError, reasonOf } from './errors.js';
-import { extractInThisThread, type UploadedFile } from './extract.js';
+import { runTask, type ExtractTask, type TaskResult } from './tasks.js';
 
 export interface ExtractRequest {
   id: number;
-  file: UploadedFile;
+  task: ExtractTask;
 }
 
-export type ExtractReply =
-  | { id: number; ok: true; document: Awaited<ReturnType<typeof extractInThisThread>> }
-  | { id: number; ok: false; reason: string }
-  | { ready: true };
+export type ExtractReply = { id: number; ok: true; result: TaskResult } | { id: number; ok: false; reason: string } | { ready: true };
 
 const port = parentPort;
 if (port) {
-  port.on('message', async ({ id, file }: ExtractRequest) => {
+  port.on('message', async ({ id, task }: ExtractRequest) => {
     let reply: ExtractReply;
     try {
-      reply = { id, ok: true, document: await extractInThisThread(file) };
+      reply = { id, ok: true, result: await runTask(task) };
     } catch (error) {
       reply = { id, ok: false, reason: error instanceof IngestError ? error.message : `could not read the file: ${reasonOf(error)}` };
     }

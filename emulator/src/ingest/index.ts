@@ -1,7 +1,9 @@
 // Ingestion: the readable text of uploaded files and web pages, and its split into searchable fragments.
 export { IngestError } from './errors.js';
 export { documentText, PAGE_SEPARATOR, type ExtractedDocument, type ExtractedPage } from './document.js';
-export { extractDocument, DEFAULT_EXTRACT_LIMITS, type ExtractLimits } from './extract-document.js';
+export { extractDocument, extractFragments, splitDocument, DEFAULT_EXTRACT_LIMITS, type ExtractLimits } from './extract-document.js';
+export { DEFAULT_TEXT_LIMITS, type TextLimits } from './text-limits.js';
+export type { SplitDocument } from './tasks.js';
 export { extractInThisThread, type UploadedFile } from './extract.js';
 export { splitIntoFragments, DEFAULT_FRAGMENT_SIZE, DEFAULT_FRAGMENT_OVERLAP, type TextFragment, type FragmentOptions } from './fragments.js';
 export { DEFAULT_WEB_LIMITS, type WebLimits } from './web-fetch.js';

@@ -1,7 +1,7 @@
-import { strFromU8, unzipSync } from 'fflate';
-import { IngestError, reasonOf } from './errors.js';
+import { IngestError } from './errors.js';
 import { looksLikeSuffix, recogniseFileKind } from './file-kind.js';
 import { xmlText } from './xml.js';
+import { ZipError, inflateEntry, listZipEntries, type ZipEntry } from './zip-parts.js';
 
 /** The three Office Open XML formats, by the folder their main part lives in. */
 export type OfficeFormat = 'docx' | 'xlsx' | 'pptx';
@@ -14,7 +14,10 @@ const FORMAT_NAME: Record<OfficeFormat, string> = {
 };
 
 // An upload that unpacks to more than this is refused before anything is inflated (zip bombs).
-const MAX_UNPACKED_BYTES = 512 * 1024 * 1024;
+export const MAX_UNPACKED_BYTES = 512 * 1024 * 1024;
+// One XML part is read whole into a string and parsed: larger ones are refused (a 450 MB slide
+// would hold a reader for minutes and gigabytes for text no one can search usefully).
+export const MAX_XML_PART_BYTES = 64 * 1024 * 1024;
 const MAX_ENTRIES = 50_000;
 
 /** An Office Open XML file opened as the ZIP package it is, its parts read on demand. */
@@ -39,22 +42,34 @@ export function openOfficePackage(bytes: Uint8Array, format: OfficeFormat): Offi
   if (recogniseFileKind(bytes)?.startsWith('an OLE')) throw new IngestError(oleReason(bytes, format));
   if (!(bytes[0] === 0x50 && bytes[1] === 0x4b)) throw new IngestError(`not a ${label}${looksLikeSuffix(bytes) || ': it is not a ZIP package'}`);
 
-  const names = new Set<string>();
-  let unpacked = 0;
+  let entries: ZipEntry[];
   try {
-    unzipSync(bytes, {
-      filter: (entry) => {
-        names.add(entry.name);
-        unpacked += entry.originalSize;
-        return false;
-      },
-    });
+    entries = listZipEntries(bytes, MAX_ENTRIES);
   } catch (error) {
-    throw new IngestError(`not a readable ${label}: the ZIP package is damaged (${reasonOf(error)})`);
+    throw new IngestError(`not a readable ${label}: the ZIP package is damaged (${(error as Error).message})`);
   }
-  if (names.size > MAX_ENTRIES) throw new IngestError(`the ${label} holds more than ${MAX_ENTRIES} parts`);
+  const names = new Set(entries.map((entry) => entry.name));
+  const unpacked = entries.reduce((sum, entry) => sum + entry.declaredSize, 0);
   if (unpacked > MAX_UNPACKED_BYTES) {
     throw new IngestError(`the ${label} unpacks to ${Math.round(unpacked / 1048576)} MB, more than the ${MAX_UNPACKED_BYTES / 1048576} MB allowed`);
+  }
+  const oversized = entries.find((entry) => isMarkup(entry.name) && entry.declaredSize > MAX_XML_PART_BYTES);
+  if (oversized) {
+    throw new IngestError(
+      `the ${label}'s part ${oversized.name} unpacks to ${Math.round(oversized.declaredSize / 1048576)} MB, more than the ${MAX_XML_PART_BYTES / 1048576} MB allowed for one part`,
+    );
+  }
+  // Every part is inflated once under its declared size before any parser opens the package:
+  // the parsers trust the declared sizes, so a package that lies about one is refused here.
+  const byName = new Map<string, ZipEntry>();
+  try {
+    for (const entry of entries) {
+      inflateEntry(bytes, entry);
+      byName.set(entry.name, entry);
+    }
+  } catch (error) {
+    if (error instanceof ZipError) throw new IngestError(`not a readable ${label}: ${error.message}`);
+    throw error;
   }
 
   const found = formatOf(names);
@@ -63,13 +78,12 @@ export function openOfficePackage(bytes: Uint8Array, format: OfficeFormat): Offi
   }
 
   const readParts = (wanted: (name: string) => boolean): Map<string, string> => {
-    let parts: Record<string, Uint8Array>;
-    try {
-      parts = unzipSync(bytes, { filter: (entry) => wanted(entry.name) });
-    } catch (error) {
-      throw new IngestError(`not a readable ${label}: a part of it is damaged (${reasonOf(error)})`);
+    const parts = new Map<string, string>();
+    const decoder = new TextDecoder();
+    for (const [name, entry] of byName) {
+      if (wanted(name)) parts.set(name, decoder.decode(inflateEntry(bytes, entry)));
     }
-    return new Map(Object.entries(parts).map(([name, data]) => [name, strFromU8(data)]));
+    return parts;
   };
   const readPart = (name: string) => (names.has(name) ? readParts((candidate) => candidate === name).get(name) : undefined);
   return {
@@ -82,6 +96,10 @@ export function openOfficePackage(bytes: Uint8Array, format: OfficeFormat): Offi
       return title.trim() || undefined;
     },
   };
+}
+
+function isMarkup(name: string): boolean {
+  return /\.(?:xml|rels)$/i.test(name);
 }
 
 function formatOf(names: ReadonlySet<string>): OfficeFormat | undefined {

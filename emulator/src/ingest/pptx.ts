@@ -1,15 +1,17 @@
 import type { ExtractedDocument, ExtractedPage } from './document.js';
 import { IngestError } from './errors.js';
+import { DEFAULT_TEXT_LIMITS, tooManyPages, type TextLimits } from './text-limits.js';
 import { openOfficePackage } from './office-package.js';
 import { localName, readRelationships, readXml } from './xml.js';
 
 const NOTES_TYPE = /\/notesSlide$/;
 
 /** A PowerPoint presentation: one page per slide in presentation order, its speaker notes after it. */
-export function extractPptx(bytes: Uint8Array): ExtractedDocument {
+export function extractPptx(bytes: Uint8Array, limits: TextLimits = DEFAULT_TEXT_LIMITS): ExtractedDocument {
   const presentation = openOfficePackage(bytes, 'pptx');
   const slideNames = slideOrder(presentation.readPart('ppt/presentation.xml'), presentation.readPart('ppt/_rels/presentation.xml.rels'), presentation.names);
   if (slideNames.length === 0) throw new IngestError('the .pptx file has no slides');
+  if (slideNames.length > limits.maxPages) throw tooManyPages('.pptx file', slideNames.length, limits);
 
   const relsName = (slide: string) => slide.replace(/([^/]+)$/, '_rels/$1.rels');
   const rels = presentation.readParts((name) => slideNames.some((slide) => relsName(slide) === name));

@@ -1,3 +1,7 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Readable } from 'node:stream';
+import { AddressGuard, AddressRefusedError, type AddressPolicy } from './address-guard.js';
 import { IngestError, reasonOf } from './errors.js';
 
 /** Bounds on reading from the web. */
@@ -18,9 +22,16 @@ export interface WebLimits {
   concurrency?: number;
   /** Stops the fetch or crawl when aborted. */
   signal?: AbortSignal;
+  /**
+   * Private, loopback, link-local and metadata addresses are refused (default); `true` allows
+   * them all, a list allows those addresses or subnets only (`10.1.2.0/24`).
+   */
+  allowPrivateAddresses?: AddressPolicy['allowPrivateAddresses'];
+  /** How host names are resolved (default `dns.lookup`); the address check applies to the result. */
+  resolve?: AddressPolicy['resolve'];
 }
 
-export const DEFAULT_WEB_LIMITS: Required<Omit<WebLimits, 'signal'>> = {
+export const DEFAULT_WEB_LIMITS: Required<Omit<WebLimits, 'signal' | 'allowPrivateAddresses' | 'resolve'>> = {
   maxPages: 100,
   maxDepth: 3,
   maxBytes: 5 * 1024 * 1024,
@@ -33,7 +44,7 @@ export const DEFAULT_WEB_LIMITS: Required<Omit<WebLimits, 'signal'>> = {
 export const USER_AGENT = 'kagent-emulator (knowledge-agent ingestion; +https://www.npmjs.com/package/kagent-chat)';
 
 /** How `fetchBounded` may read one address. */
-export interface FetchLimits {
+export interface FetchLimits extends AddressPolicy {
   maxBytes: number;
   timeoutMs: number;
   signal?: AbortSignal | undefined;
@@ -89,12 +100,13 @@ export async function fetchBounded(url: URL, limits: FetchLimits): Promise<Fetch
   const signal = limits.signal ? AbortSignal.any([limits.signal, timeout]) : timeout;
   let response: Response;
   let current = url;
+  const guard = new AddressGuard(limits);
   // Redirects are followed here, one hop at a time, so every hop's address can be checked before it is visited.
   for (let hops = 0; ; hops++) {
     try {
-      response = await fetch(current, { headers: { accept: limits.accept, 'user-agent': USER_AGENT }, redirect: 'manual', signal });
+      response = await getOnce(current, { accept: limits.accept, 'user-agent': USER_AGENT }, signal, guard);
     } catch (error) {
-      throw new IngestError(failureReason(current, error, limits.timeoutMs, limits.signal));
+      throw new IngestError(failureReason(current, error, limits.timeoutMs, limits.signal, timeout.aborted));
     }
     const location = REDIRECTS.has(response.status) ? response.headers.get('location') : null;
     if (location === null) break;
@@ -122,8 +134,40 @@ export async function fetchBounded(url: URL, limits: FetchLimits): Promise<Fetch
     const { bytes, truncated } = await readAtMost(response, limits.maxBytes);
     return { url: pageAddress(current), mediaType: mediaType.toLowerCase(), ...(charset ? { charset } : {}), bytes, truncated };
   } catch (error) {
-    throw new IngestError(failureReason(current, error, limits.timeoutMs, limits.signal));
+    throw new IngestError(failureReason(current, error, limits.timeoutMs, limits.signal, timeout.aborted));
   }
+}
+
+/**
+ * One GET without following redirects, through node:http so that the connection goes to the
+ * address the guard checked (fetch offers no hook between resolving and connecting). No
+ * Accept-Encoding is sent, so bodies come unencoded and `maxBytes` counts what is kept.
+ */
+function getOnce(url: URL, headers: Record<string, string>, signal: AbortSignal, guard: AddressGuard): Promise<Response> {
+  guard.checkLiteral(url.hostname);
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    // agent: false, a connection of its own: a pooled keep-alive socket would skip the lookup, and so the check.
+    const request = send(url, { method: 'GET', headers, signal, agent: false, lookup: guard.lookup as never }, (incoming: IncomingMessage) => {
+      const status = incoming.statusCode ?? 502;
+      const responseHeaders = new Headers();
+      for (const [name, value] of Object.entries(incoming.headers)) {
+        if (value === undefined) continue;
+        for (const one of Array.isArray(value) ? value : [value]) responseHeaders.append(name, one);
+      }
+      const hasBody = status >= 200 && status !== 204 && status !== 304;
+      if (!hasBody) incoming.resume();
+      const body = hasBody ? (Readable.toWeb(incoming) as ReadableStream<Uint8Array>) : null;
+      try {
+        resolve(new Response(body, { status: status < 200 || status > 599 ? 502 : status, statusText: incoming.statusMessage ?? '', headers: responseHeaders }));
+      } catch (error) {
+        incoming.destroy();
+        reject(error);
+      }
+    });
+    request.on('error', reject);
+    request.end();
+  });
 }
 
 // Reads the body chunk by chunk and stops at the cap, so a huge page is never held whole.
@@ -165,15 +209,18 @@ async function isAtEnd(reader: ReadableStreamDefaultReader<Uint8Array>): Promise
   return next.done || next.value.byteLength === 0;
 }
 
-function failureReason(url: URL, error: unknown, timeoutMs: number, outer: AbortSignal | undefined): string {
+function failureReason(url: URL, error: unknown, timeoutMs: number, outer: AbortSignal | undefined, timedOut: boolean): string {
   const name = (error as { name?: string } | null)?.name;
+  if (error instanceof AddressRefusedError) return `refused to read ${url.href}: ${error.message}`;
   if (outer?.aborted) return `reading ${url.href} was stopped`;
-  if (name === 'TimeoutError' || name === 'AbortError') return `${url.href} did not answer within ${formatSeconds(timeoutMs)}`;
+  // A body cut by the timeout ends as a reset connection, not as an abort: the signal tells.
+  if (timedOut || name === 'TimeoutError' || name === 'AbortError') return `${url.href} did not answer within ${formatSeconds(timeoutMs)}`;
   const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
-  const code = cause?.code;
+  const code = cause?.code ?? (error as { code?: string } | null)?.code;
   if (code === 'ECONNREFUSED') return `could not reach ${url.href}: connection refused`;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `could not reach ${url.href}: unknown host ${url.hostname}`;
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return `could not read ${url.href}: the connection was closed`;
+  if (code === 'ECONNRESET' || code === 'EPIPE') return `could not read ${url.href}: the connection was closed`;
   return `could not read ${url.href}: ${cause?.message ?? reasonOf(error)}`;
 }
 

@@ -40,7 +40,15 @@ export async function fetchWebPage(url: string, limits: Partial<WebLimits> = {})
 /** Fetches and reads one page, links included; the text may be empty. */
 export async function readWebPage(url: URL, limits: Partial<WebLimits>, checkRedirect?: FetchLimits['checkRedirect']): Promise<ReadPage> {
   const { maxBytes, timeoutMs } = { ...DEFAULT_WEB_LIMITS, ...limits };
-  const resource = await fetchBounded(url, { maxBytes, timeoutMs, signal: limits.signal, accept: ACCEPT, checkRedirect });
+  const resource = await fetchBounded(url, {
+    maxBytes,
+    timeoutMs,
+    signal: limits.signal,
+    accept: ACCEPT,
+    checkRedirect,
+    allowPrivateAddresses: limits.allowPrivateAddresses,
+    resolve: limits.resolve,
+  });
   const mediaType = resource.mediaType || sniffMediaType(resource.bytes);
   if (!PAGE_TYPES.has(mediaType)) {
     throw new IngestError(`${resource.url} is not a web page (its content type is ${mediaType || 'unknown'})`);

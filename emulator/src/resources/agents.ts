@@ -6,6 +6,7 @@ import { HttpError, json } from '../http/responses.js';
 import { newId } from '../ids.js';
 import { agentRecord } from '../present.js';
 import type { AgentRow } from '../store/records.js';
+import { cleanName } from '../http/names.js';
 
 // Agents (AI Employees): 4.2 update, 4.3 delete, and the create, list and get
 // operations section 4.10 leaves out, shaped like the others.
@@ -32,7 +33,7 @@ export async function createAgent(context: RequestContext): Promise<Response> {
   const row: AgentRow = {
     id: newId(),
     organizationId: context.caller.organization.id,
-    name: body.name,
+    name: cleanName(body.name, 'Agent'),
     description: body.description ?? '',
     modelName: body.modelName ?? DEFAULT_MODEL_NAME,
     temperature: body.temperature ?? 0,
@@ -64,6 +65,7 @@ export async function updateAgent(context: RequestContext): Promise<Response> {
   for (const [field, value] of Object.entries(body)) {
     if (value === undefined) continue;
     if (field === 'datastoreIds') changed.datastoreIds = ownDatastores(context, value as string[]);
+    else if (field === 'name') changed.name = cleanName(value as string, row.name);
     else (changed as unknown as Record<string, unknown>)[field] = value;
   }
   context.store.commit([{ put: 'agent', row: changed }]);

@@ -13,6 +13,7 @@ import { newId } from '../ids.js';
 import { datasourceRecord } from '../present.js';
 import type { DatasourceRow, DatastoreRow } from '../store/records.js';
 import { datasourceRemoval } from './datastores.js';
+import { cleanName } from '../http/names.js';
 
 // Datasources: 4.7 create (a file as multipart, a web page or site as JSON),
 // 4.4a delete, and the get and list operations section 4.10 leaves out.
@@ -27,7 +28,7 @@ export async function createDatasource(context: RequestContext): Promise<Respons
   const row: DatasourceRow = {
     ...newDatasource(datastore, now),
     type: body.type,
-    name: body.name || body.config.source_url,
+    name: cleanName(body.name || body.config.source_url, 'Web page'),
     config: { source_url: body.config.source_url, ...(body.config.sitemap ? { sitemap: body.config.sitemap } : {}) },
   };
   context.store.commit([{ put: 'datasource', row }]);
@@ -58,7 +59,7 @@ export async function storeUpload(
   const file = form.get('file');
   if (file === null) throw new HttpError(400, 'Invalid request: file is required');
   if (typeof file === 'string') throw new HttpError(400, 'Invalid request: file must be a file, not a text field');
-  const name = fileName || (file as File).name || 'file';
+  const name = cleanName(fileName || (file as File).name || '', 'file');
   const mimeType = uploadMimeTypeOf(file.type, name);
   if (!mimeType) {
     throw new HttpError(400, `Invalid request: file has type ${file.type || 'unknown'} (${name}); accepted types: ${UPLOAD_MIME_TYPES.join(', ')}`);

@@ -7,6 +7,7 @@ import { newId } from '../ids.js';
 import { datastoreRecord, fragmentResult } from '../present.js';
 import type { Change, DatastoreRow } from '../store/records.js';
 import type { Store } from '../store/store.js';
+import { cleanName } from '../http/names.js';
 
 // Datastores: 4.4 query, 4.5 update, 4.6 delete, and the create, list and get
 // operations section 4.10 leaves out.
@@ -32,7 +33,7 @@ export async function createDatastore(context: RequestContext): Promise<Response
   const row: DatastoreRow = {
     id: newId(),
     organizationId: context.caller.organization.id,
-    name: body.name,
+    name: cleanName(body.name, 'Datastore'),
     description: body.description ?? '',
     type: 'qdrant',
     visibility: body.visibility ?? 'private',
@@ -54,7 +55,7 @@ export async function updateDatastore(context: RequestContext): Promise<Response
   const body = valid(checkWith(DatastoreChangeBody, await readJson(context.request)));
   const row = reachable(context.store.datastores.get(id), context.caller, 'datastore', id, 'write');
   const changed: DatastoreRow = { ...row, updatedAt: nowIso() };
-  if (body.name !== undefined) changed.name = body.name;
+  if (body.name !== undefined) changed.name = cleanName(body.name, row.name);
   if (body.description !== undefined) changed.description = body.description;
   if (body.visibility !== undefined) changed.visibility = body.visibility;
   context.store.commit([{ put: 'datastore', row: changed }]);

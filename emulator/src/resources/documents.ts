@@ -6,6 +6,7 @@ import { fragmentsOf } from '../ingestion.js';
 import { datasourceRecord } from '../present.js';
 import type { Change, DatasourceRow, DatastoreRow } from '../store/records.js';
 import { newDatasource, storeUpload, writableDatastore } from './datasources.js';
+import { cleanName } from '../http/names.js';
 
 // The document endpoints: the deprecated upsert, update and file upload of
 // 4.8, and the versioned upsert of 4.9. A document is a datasource of type
@@ -80,7 +81,7 @@ function textDatasource(
   const customId = typeof metadata.custom_id === 'string' ? metadata.custom_id : base.custom_id;
   return {
     ...base,
-    name: document.name || base.name || source || 'Document',
+    name: cleanName(document.name || base.name || source || '', 'Document'),
     status: 'synched',
     errorMessage: null,
     custom_id: customId,

@@ -90,6 +90,17 @@ export class DiskPersistence implements Persistence {
     this.#snapshotBytes = options.snapshotAfterBytes ?? 32 * 1024 * 1024;
     mkdirSync(this.#filesDir, { recursive: true });
     this.#lock();
+    this.#removeStaleTempFiles();
+  }
+
+  /**
+   * Temp files are renamed into place once complete, so any left at start were cut off by a
+   * kill mid-write: nothing refers to them. Removed only once this emulator holds the folder.
+   */
+  #removeStaleTempFiles(): void {
+    for (const folder of [this.#dir, this.#filesDir]) {
+      for (const name of readdirSync(folder)) if (name.endsWith('.tmp')) rmSync(join(folder, name), { force: true });
+    }
   }
 
   /** One emulator per folder: two writers would interleave their journals. */

@@ -141,6 +141,11 @@ export type Change =
   | { put: 'datasource'; row: DatasourceRow }
   | { put: 'fragments'; datasourceId: string; fragments: FragmentRow[] }
   | { put: 'conversation'; row: ConversationRow }
+  /**
+   * Adds fragments to a datasource's, from position `from` on: a large file is committed (and
+   * indexed) in slices, so no single commit holds the server. Replayed twice, it changes nothing.
+   */
+  | { add: 'fragments'; datasourceId: string; from: number; fragments: FragmentRow[] }
   /** Adds a message to a conversation; a message already there (same id) is left as it is. */
   | { append: 'message'; conversationId: string; message: MessageRow; updatedAt: string }
   | { delete: 'key' | 'agent' | 'datastore' | 'datasource' | 'fragments' | 'conversation'; id: string };

@@ -140,6 +140,19 @@ export class Store {
           return;
       }
     }
+    if ('add' in change) {
+      const existing = this.fragments.get(change.datasourceId) ?? [];
+      // Applied already (a replay): the slice is there.
+      if (existing.length >= change.from + change.fragments.length) return;
+      const fragments = [...existing.slice(0, change.from), ...change.fragments];
+      this.fragments.set(change.datasourceId, fragments);
+      const datasource = this.datasources.get(change.datasourceId);
+      if (!this.#indexing || !datasource) return;
+      const index = this.index(datasource.datastoreId);
+      if (existing.length === change.from) index.add(change.datasourceId, change.fragments);
+      else index.replace(change.datasourceId, fragments);
+      return;
+    }
     if ('append' in change) {
       const conversation = this.conversations.get(change.conversationId);
       if (!conversation || conversation.messages.some((m) => m.id === change.message.id)) return;
