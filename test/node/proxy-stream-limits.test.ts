@@ -7,6 +7,7 @@ import { request } from 'node:http';
 import { readAgentStream, type AgentStreamEvent } from '../../src/protocol/index.js';
 import { AGENT, SITE, startProxyHarness, type ProxyHarness } from '../support/proxy-harness.js';
 import { answer, endlessStream } from '../support/proxy-upstream.js';
+import { sampleStreamChunks } from '../support/scripted-service.js';
 import { createNodeFetch } from '../../src/proxy/node.js';
 
 const PATH = `/agents/${AGENT}/query`;
@@ -27,6 +28,11 @@ for (const [client, makeFetch] of [['the global fetch', undefined], ["the Node e
     afterEach(() => h.upstream.behave(answer()));
 
     test('an answer within both caps is relayed whole, ending with [DONE]', async () => {
+      // At once: the sample answer dribbled a chunk per millisecond could outlast the 400 ms cap on a busy machine.
+      h.upstream.behave((_req, res) => {
+        res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+        res.end(sampleStreamChunks().join(''));
+      });
       const { text } = await h.send(PATH, { json: { query: 'hi', streaming: true } });
       assert.equal((await events(text)).at(-1)?.type, 'done');
     });
