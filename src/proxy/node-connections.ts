@@ -134,7 +134,9 @@ export function guardConnections(server: Server, limits: ConnectionLimits, log: 
 
   // Replaces node:http's default answer to a broken or slow request, adding the log line.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
+    // As node:http does: no answer of our own over a response already started, or on a socket the visitor reset.
+    const started = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+    if (error.code === 'ECONNRESET' || !socket.writable || started) {
       socket.destroy();
       return;
     }
