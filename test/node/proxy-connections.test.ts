@@ -11,6 +11,7 @@ import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { ProxyLogEntry } from '../../src/proxy/index.js';
 import { maxConnectionsForFileLimit } from '../../src/proxy/node-connections.js';
+import { createRateLimitedLog } from '../../src/proxy/log.js';
 import { serveOptionsFromEnv } from '../../src/proxy/node.js';
 import { AGENT, SITE, TEST_KEY, assertNoKey, startProxyHarness, type ProxyHarness } from '../support/proxy-harness.js';
 import { heldStream, startRecordingUpstream } from '../support/proxy-upstream.js';
@@ -163,6 +164,26 @@ describe('connection caps', () => {
       for (const s of held) s.destroy();
       await h.close();
     }
+  });
+});
+
+describe('the refusal log', () => {
+  test('a flood of one kind of refusal writes its first line at once, then one line counting the rest', async () => {
+    const lines: { message: string; fields: Record<string, unknown> }[] = [];
+    let summarised!: () => void;
+    const summary = new Promise<void>((resolve) => (summarised = resolve));
+    const log = createRateLimitedLog((_level, message, fields = {}) => {
+      lines.push({ message, fields });
+      if (lines.length === 3) summarised();
+    }, 50);
+    for (let i = 0; i < 1000; i++) log('per-address', 'warn', 'refused connections', { address: '192.0.2.1' });
+    log('header-timeout', 'info', 'closed slow connections');
+    // The first of each kind at once; nothing more until the interval ends.
+    assert.deepEqual(lines.map((l) => [l.message, l.fields.count]), [['refused connections', 1], ['closed slow connections', 1]]);
+    // The log's timer never holds a process open: hold this one open until the summary is written.
+    const open = setInterval(() => {}, 1000);
+    await summary.finally(() => clearInterval(open));
+    assert.deepEqual([lines[2]!.message, lines[2]!.fields.count, lines[2]!.fields.address], ['refused connections', 999, '192.0.2.1']);
   });
 });
 
