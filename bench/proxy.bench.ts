@@ -1,15 +1,17 @@
-// The proxy's cost, side by side in one run on loopback: time to first byte
-// of a streamed answer and JSON requests per second, direct to a stand-in
-// upstream versus through the proxy (the kagent-proxy command in its own
-// process, as deployed), then how many simultaneous streams one proxy
-// process holds and the memory they take. For requests per second it also
-// runs the floor, a minimal Web-standard pass-through on srvx, and the proxy
-// with Node's built-in fetch, each in its own process, and reads each
-// process's CPU time per request from /proc.
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { Agent, createServer, request, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// The proxy under load beside nginx, in one run on loopback: a stand-in
+// upstream in this process; the proxy as the kagent-proxy command in its own
+// process; nginx (Debian's nginx-light, when installed) in front of the same
+// upstream as the reference reverse proxy. Measured side by side, alternating:
+// time to first streamed byte, JSON requests per second at 16 connections,
+// latency at 256 connections, memory per held stream, and a burst of 5,000
+// simultaneous connections. Load comes from wrk when installed (it costs far
+// less CPU than a Node client on a machine of two cores), else from Node.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, createServer, request, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DONE_EVENT, EVENT_STREAM_HEADERS, answerEvent, endpointResponseEvent } from '../src/protocol/index.js';
 
@@ -17,16 +19,19 @@ const KEY = 'sk_bench_0123456789abcdef';
 const ORIGIN = 'https://www.example.com';
 const AGENT = 'agent_bench';
 const PATH = `/agents/${AGENT}/query`;
-const TTFB_RUNS = 300;
-const RPS_SECONDS = 4;
-const RPS_CONCURRENCY = 16;
+const TTFB_RUNS = 200;
+const LOAD_SECONDS = 4;
+const LOAD_ROUNDS = 3;
 const HELD_STREAMS = 1000;
+const BURST = 5000;
+const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => existsSync(path));
+const WRK = spawnSync('wrk', ['--version']).error ? undefined : 'wrk';
 
-const ANSWER = { answer: 'A short answer. '.repeat(20), conversationId: 'c', visitorId: 'v', sources: [{ datasource_id: 'd', score: 0.9 }] };
-const STREAM = Array.from({ length: 20 }, (_, i) => answerEvent(`word${i} `)).join('') + endpointResponseEvent(JSON.stringify(ANSWER)) + DONE_EVENT;
+const ANSWER = JSON.stringify({ answer: 'A short answer. '.repeat(20), conversationId: 'c', visitorId: 'v', sources: [{ datasource_id: 'd', score: 0.9 }] });
+const STREAM = Array.from({ length: 20 }, (_, i) => answerEvent(`word${i} `)).join('') + endpointResponseEvent(ANSWER) + DONE_EVENT;
 
 // The stand-in service: JSON at once; a stream that starts at once; or a stream held open with a heartbeat event.
-const heldResponses = new Set<import('node:http').ServerResponse>();
+const heldResponses = new Set<ServerResponse>();
 const upstream = createServer((req, res) => {
   let body = '';
   req.on('data', (c: Buffer) => (body += c));
@@ -45,100 +50,126 @@ const upstream = createServer((req, res) => {
       return;
     }
     res.writeHead(200, { 'Content-Type': 'application/json' });
-    res.end(JSON.stringify(ANSWER));
+    res.end(ANSWER);
   });
 });
 upstream.keepAliveTimeout = 30_000;
-await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+await new Promise<void>((resolve) => upstream.listen({ port: 0, host: '127.0.0.1', backlog: 8192 }, resolve));
+const upstreamPort = (upstream.address() as AddressInfo).port;
+const upstreamUrl = `http://127.0.0.1:${upstreamPort}`;
 const heartbeat = setInterval(() => {
   for (const res of heldResponses) res.write(answerEvent('.'));
 }, 1000);
 
-// The proxy, from the package's command, in its own process.
-const proxyProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../src/proxy/cli.ts', import.meta.url))], {
-  env: {
-    ...process.env,
-    KAGENT_API_KEY: KEY,
-    KAGENT_UPSTREAM_URL: upstreamUrl,
-    KAGENT_AGENT_IDS: AGENT,
-    KAGENT_ALLOWED_ORIGINS: ORIGIN,
-    KAGENT_RATE_LIMIT_PER_ADDRESS: 'off',
-    KAGENT_RATE_LIMIT_PER_VISITOR: 'off',
-    PORT: '0',
-  },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const proxyUrl = await new Promise<string>((resolve, reject) => {
-  let output = '';
-  const timer = setTimeout(() => reject(new Error(`proxy did not start: ${output}`)), 20_000);
-  proxyProcess.stdout!.on('data', (chunk: Buffer) => {
-    output += chunk;
-    const match = /listening on (http:\/\/[^"\s/]+)/.exec(output);
-    if (match) {
-      clearTimeout(timer);
-      resolve(match[1]!);
-      // Request log lines are not part of the measurement: drain them.
-      proxyProcess.stdout!.resume();
-    }
-  });
-});
+interface Server {
+  name: string;
+  url: string;
+  pid: number;
+  stop: () => Promise<void>;
+}
 
-/** Starts `code` (an ES module run through tsx from the repository root) in its own process; it prints `listening on <url>`. */
-async function startServer(code: string, env: Record<string, string> = {}): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: fileURLToPath(new URL('..', import.meta.url)), env: { ...process.env, ...env, UPSTREAM: upstreamUrl }, stdio: ['ignore', 'pipe', 'inherit'] });
+// The proxy, from the package's command, in its own process. All load comes from 127.0.0.1, so the per-address cap is off.
+async function startProxy(): Promise<Server> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../src/proxy/cli.ts', import.meta.url))], {
+    env: { ...process.env, KAGENT_API_KEY: KEY, KAGENT_UPSTREAM_URL: upstreamUrl, KAGENT_AGENT_IDS: AGENT, KAGENT_ALLOWED_ORIGINS: ORIGIN, KAGENT_RATE_LIMIT_PER_ADDRESS: 'off', KAGENT_RATE_LIMIT_PER_VISITOR: 'off', KAGENT_MAX_CONNECTIONS_PER_ADDRESS: 'off', PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`proxy did not start: ${output}`)), 20_000);
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk;
       const match = /listening on (http:\/\/[^"\s/]+)/.exec(output);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]!);
+        // Request log lines are part of the cost (a deployment writes them), but not of the output.
         child.stdout!.resume();
       }
     });
   });
+  return { name: 'kagent-proxy', url, pid: child.pid!, stop: () => stopChild(child) };
+}
+
+// nginx as a reverse proxy in front of the same upstream: one worker (the proxy is one process), kept-alive upstream
+// connections, buffering off as an operator sets it for event streams, no access log (the proxy's log is part of it).
+async function startNginx(binary: string): Promise<Server> {
+  const dir = mkdtempSync(join(tmpdir(), 'kagent-bench-nginx-'));
+  for (const sub of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, sub));
+  const port = await freePort();
+  writeFileSync(
+    join(dir, 'nginx.conf'),
+    `worker_processes 1;
+master_process off;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+worker_rlimit_nofile 20000;
+events { worker_connections 16384; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi; uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
+  upstream service { server 127.0.0.1:${upstreamPort}; keepalive 64; }
+  server {
+    listen 127.0.0.1:${port} backlog=4096;
+    location / {
+      proxy_pass http://service;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_buffering off;
+    }
+  }
+}
+`,
+  );
+  const child = spawn(binary, ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      if ((await timedPost(url, '{"query":"warm"}')).status === 200) break;
+    } catch {
+      if (Date.now() > deadline) throw new Error('nginx did not start');
+      await sleep(50);
+    }
+  }
   return {
+    name: 'nginx',
     url,
     pid: child.pid!,
     stop: async () => {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
+      await stopChild(child);
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
-// The floor: srvx handing each request to the upstream and its answer back, nothing else.
-const passThrough = (fetchCode: string) => `
-  import { serve } from 'srvx/node';
-  ${fetchCode}
-  const target = process.env.UPSTREAM + ${JSON.stringify(PATH)};
-  const server = serve({ port: 0, hostname: '127.0.0.1', silent: true, fetch: async (request) => {
-    const answer = await upstreamFetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: await request.text(), redirect: 'manual' });
-    return new Response(answer.body, { status: answer.status, headers: { 'content-type': answer.headers.get('content-type') ?? 'application/json' } });
-  } });
-  await server.ready();
-  console.log('listening on ' + server.url);
-  process.on('SIGTERM', () => server.close(true).then(() => process.exit(0)));`;
-const floorBuiltIn = await startServer(passThrough('const upstreamFetch = fetch;'));
-const floorNodeHttp = await startServer(passThrough("import { createNodeFetch } from './src/proxy/node-fetch.ts'; const upstreamFetch = createNodeFetch();"));
-// The proxy as the command runs it, but calling the service with Node's built-in fetch, as it did before.
-const proxyBuiltIn = await startServer(`
-  import { serveProxy } from './src/proxy/node.ts';
-  const running = await serveProxy({ apiKey: ${JSON.stringify(KEY)}, upstreamUrl: process.env.UPSTREAM, agentIds: [${JSON.stringify(AGENT)}], allowedOrigins: [${JSON.stringify(ORIGIN)}], perAddressLimit: false, perVisitorLimit: false, fetch: (input, init) => fetch(input, init) }, { port: 0 });
-  console.log('listening on ' + running.url);
-  process.on('SIGTERM', () => running.close().then(() => process.exit(0)));`);
+async function stopChild(child: ReturnType<typeof spawn>): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
 
-const agent = new Agent({ keepAlive: true, maxSockets: RPS_CONCURRENCY });
+async function freePort(): Promise<number> {
+  const probe = createNetServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const keepAlive = new Agent({ keepAlive: true, maxSockets: 256 });
 
 /** POSTs the body; resolves with ms to the first body byte and ms to the end. */
-function timedPost(base: string, body: string, http: Agent | false = agent): Promise<{ firstByte: number; total: number; status: number }> {
+function timedPost(base: string, body: string, agent: Agent | false = keepAlive): Promise<{ firstByte: number; total: number; status: number }> {
   const target = new URL(PATH, base);
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent: http, headers: { origin: ORIGIN, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res: IncomingMessage) => {
+    const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { origin: ORIGIN, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res: IncomingMessage) => {
       let firstByte = 0;
       res.on('data', () => {
         if (!firstByte) firstByte = performance.now() - started;
@@ -153,113 +184,232 @@ function timedPost(base: string, body: string, http: Agent | false = agent): Pro
 
 const quantile = (values: number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 };
-const ms = (n: number) => `${n.toFixed(2)} ms`;
+const median = (values: number[]) => quantile(values, 0.5);
 
-// Warm both paths (JIT, connections).
-for (let i = 0; i < 50; i++) {
-  await timedPost(upstreamUrl, '{"query":"warm","streaming":true}');
-  await timedPost(proxyUrl, '{"query":"warm","streaming":true}');
-}
-
-// 1. Time to first byte of a streamed answer, alternating direct and proxied requests.
-const ttfb = { direct: [] as number[], proxy: [] as number[] };
-for (let i = 0; i < TTFB_RUNS; i++) {
-  ttfb.direct.push((await timedPost(upstreamUrl, '{"query":"q","streaming":true}')).firstByte);
-  const proxied = await timedPost(proxyUrl, '{"query":"q","streaming":true}');
-  if (proxied.status !== 200) throw new Error(`proxy answered ${proxied.status}`);
-  ttfb.proxy.push(proxied.firstByte);
-}
-
-// 2. JSON requests per second with RPS_CONCURRENCY requests in flight, each side for RPS_SECONDS.
 /** CPU time (all threads, user + system) a process has used, in ms. */
 const cpuMs = (pid: number) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
 };
-/** Requests per second through `base`, and the CPU time per request of the server process `pid`. */
-async function requestsPerSecond(base: string, pid?: number): Promise<{ rps: number; cpuUs?: number }> {
-  // Warm the path (JIT, connections) before counting.
-  const warmUntil = performance.now() + 1000;
-  await Promise.all(Array.from({ length: RPS_CONCURRENCY }, async () => {
-    while (performance.now() < warmUntil) await timedPost(base, '{"query":"q"}');
-  }));
-  const cpuBefore = pid === undefined ? 0 : cpuMs(pid);
-  const deadline = performance.now() + RPS_SECONDS * 1000;
-  let done = 0;
-  await Promise.all(
-    Array.from({ length: RPS_CONCURRENCY }, async () => {
-      while (performance.now() < deadline) {
-        const { status } = await timedPost(base, '{"query":"q"}');
-        if (status !== 200) throw new Error(`answered ${status}`);
-        done++;
-      }
-    }),
-  );
-  return { rps: done / RPS_SECONDS, cpuUs: pid === undefined ? undefined : ((cpuMs(pid) - cpuBefore) * 1000) / done };
+const rssKiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+
+interface Load {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** Requests not answered within 2 s (wrk's timeout) or failed. */
+  over2s: number;
+  failed: number;
+  cpuUsPerRequest: number;
 }
-const rpsDirect = await requestsPerSecond(upstreamUrl);
-const rpsFloorBuiltIn = await requestsPerSecond(floorBuiltIn.url, floorBuiltIn.pid);
-const rpsFloorNodeHttp = await requestsPerSecond(floorNodeHttp.url, floorNodeHttp.pid);
-const rpsProxyBuiltIn = await requestsPerSecond(proxyBuiltIn.url, proxyBuiltIn.pid);
-const rpsProxy = await requestsPerSecond(proxyUrl, proxyProcess.pid);
-await Promise.all([floorBuiltIn.stop(), floorNodeHttp.stop(), proxyBuiltIn.stop()]);
 
-// 3. Simultaneous streams held open through the proxy, and the proxy process's memory.
-const rssKiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${proxyProcess.pid}/status`, 'utf8'))![1]);
-await new Promise((resolve) => setTimeout(resolve, 500));
-const rssBefore = rssKiB();
-const held: import('node:http').ClientRequest[] = [];
-let opened = 0;
-const allOpen = new Promise<void>((resolve, reject) => {
-  const target = new URL(PATH, proxyUrl);
-  for (let i = 0; i < HELD_STREAMS; i++) {
-    const body = '{"query":"hold","streaming":true}';
-    const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent: false, headers: { origin: ORIGIN, 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
-      if (res.statusCode !== 200) reject(new Error(`stream ${i} answered ${res.statusCode}`));
-      res.once('data', () => {
-        if (++opened === HELD_STREAMS) resolve();
-      });
-      res.resume();
-    });
-    req.on('error', () => {});
-    req.end(body);
-    held.push(req);
+const WRK_SCRIPT = join(mkdtempSync(join(tmpdir(), 'kagent-bench-wrk-')), 'post.lua');
+writeFileSync(
+  WRK_SCRIPT,
+  `wrk.method = "POST"
+wrk.body = '{"query":"q"}'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Origin"] = "${ORIGIN}"
+function done(summary, latency, requests)
+  io.write(string.format('RESULT {"requests":%d,"us":%d,"p50":%d,"p99":%d,"max":%d,"timeout":%d,"connect":%d,"read":%d,"write":%d,"status":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), latency.max,
+    summary.errors.timeout, summary.errors.connect, summary.errors.read, summary.errors.write, summary.errors.status))
+end
+`,
+);
+
+/** `connections` clients asking JSON questions back to back for `seconds` through `server`. */
+async function load(server: Server, connections: number, seconds: number): Promise<Load> {
+  const cpuBefore = cpuMs(server.pid);
+  let result: Omit<Load, 'cpuUsPerRequest'> & { requests: number };
+  if (WRK) {
+    // Not spawnSync: the upstream answering wrk's requests runs in this process.
+    const child = spawn(WRK, ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '2s', '-s', WRK_SCRIPT, server.url + PATH]);
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c));
+    child.stderr.on('data', (c: Buffer) => (output += c));
+    await new Promise((resolve) => child.once('exit', resolve));
+    const line = /RESULT (\{.*\})/.exec(output)?.[1];
+    if (!line) throw new Error(`wrk failed: ${output}`);
+    const r = JSON.parse(line) as Record<string, number>;
+    const failed = r.connect! + r.read! + r.write! + r.status!;
+    result = { requests: r.requests!, rps: r.requests! / (r.us! / 1e6), p50Ms: r.p50! / 1000, p99Ms: r.p99! / 1000, maxMs: r.max! / 1000, over2s: r.timeout!, failed };
+  } else {
+    const agent = new Agent({ keepAlive: true, maxSockets: connections });
+    const times: number[] = [];
+    let failed = 0;
+    const started = performance.now();
+    const deadline = started + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (performance.now() < deadline) {
+          try {
+            const { total, status } = await timedPost(server.url, '{"query":"q"}', agent);
+            if (status === 200) times.push(total);
+            else failed++;
+          } catch {
+            failed++;
+          }
+        }
+      }),
+    );
+    agent.destroy();
+    const elapsed = (performance.now() - started) / 1000;
+    result = { requests: times.length + failed, rps: times.length / elapsed, p50Ms: quantile(times, 0.5), p99Ms: quantile(times, 0.99), maxMs: Math.max(...times), over2s: times.filter((t) => t > 2000).length, failed };
   }
-});
-await Promise.race([allOpen, new Promise((_, reject) => setTimeout(() => reject(new Error(`only ${opened} of ${HELD_STREAMS} streams opened in 60 s`)), 60_000))]);
-// Let heartbeats flow through every stream before measuring.
-await new Promise((resolve) => setTimeout(resolve, 2500));
-const rssHeld = rssKiB();
-const upstreamOpen = heldResponses.size;
-for (const req of held) req.destroy();
-await new Promise((resolve) => setTimeout(resolve, 1500));
-const upstreamLeft = heldResponses.size;
+  return { ...result, cpuUsPerRequest: ((cpuMs(server.pid) - cpuBefore) * 1000) / Math.max(1, result.requests) };
+}
 
-console.log(`Proxy vs direct on loopback (stand-in upstream in this process, proxy = kagent-proxy command in its own process)\n`);
-console.log('| measure | direct | through the proxy | proxy adds |');
-console.log('|---|---|---|---|');
-console.log(`| time to first streamed byte, median (${TTFB_RUNS} requests, alternating) | ${ms(quantile(ttfb.direct, 0.5))} | ${ms(quantile(ttfb.proxy, 0.5))} | ${ms(quantile(ttfb.proxy, 0.5) - quantile(ttfb.direct, 0.5))} |`);
-console.log(`| time to first streamed byte, p95 | ${ms(quantile(ttfb.direct, 0.95))} | ${ms(quantile(ttfb.proxy, 0.95))} | ${ms(quantile(ttfb.proxy, 0.95) - quantile(ttfb.direct, 0.95))} |`);
+/** Opens `count` event streams through `server` that the upstream holds open, measures the server's memory, closes them. */
+async function heldStreams(server: Server, count: number): Promise<{ opened: number; perStreamKiB: number; cancelled: string }> {
+  await sleep(500);
+  const before = rssKiB(server.pid);
+  const held: ClientRequest[] = [];
+  let opened = 0;
+  const allOpen = new Promise<void>((resolve, reject) => {
+    const target = new URL(PATH, server.url);
+    for (let i = 0; i < count; i++) {
+      const body = '{"query":"hold","streaming":true}';
+      const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent: false, headers: { origin: ORIGIN, 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
+        if (res.statusCode !== 200) reject(new Error(`stream ${i} through ${server.name} answered ${res.statusCode}`));
+        res.once('data', () => {
+          if (++opened === count) resolve();
+        });
+        res.resume();
+      });
+      req.on('error', () => {});
+      req.end(body);
+      held.push(req);
+    }
+  });
+  await Promise.race([allOpen, sleep(60_000).then(() => Promise.reject(new Error(`only ${opened} of ${count} streams opened through ${server.name} in 60 s`)))]);
+  // Let heartbeats flow through every stream before measuring.
+  await sleep(2500);
+  const during = rssKiB(server.pid);
+  const upstreamOpen = heldResponses.size;
+  for (const req of held) req.destroy();
+  const deadline = Date.now() + 10_000;
+  while (heldResponses.size > 0 && Date.now() < deadline) await sleep(50);
+  return { opened, perStreamKiB: (during - before) / opened, cancelled: `${upstreamOpen - heldResponses.size} of ${upstreamOpen}` };
+}
+
+/** `count` visitors connecting at the same instant, each asking one question on its own connection. */
+async function burst(server: Server, count: number): Promise<{ answered: number; reset: number; other: number; p50Ms: number; p99Ms: number; maxMs: number }> {
+  const times: number[] = [];
+  let reset = 0;
+  let other = 0;
+  await Promise.all(
+    Array.from({ length: count }, () =>
+      timedPost(server.url, '{"query":"q"}', false).then(
+        ({ total, status }) => (status === 200 ? times.push(total) : other++),
+        (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? reset++ : other++),
+      ),
+    ),
+  );
+  return { answered: times.length, reset, other, p50Ms: quantile(times, 0.5), p99Ms: quantile(times, 0.99), maxMs: Math.max(...times) };
+}
+
+const servers: Server[] = [await startProxy()];
+if (NGINX) servers.push(await startNginx(NGINX));
+const [proxy, nginx] = servers as [Server, Server | undefined];
+
+// Warm every path (JIT, connections).
+for (let i = 0; i < 100; i++) for (const server of servers) await timedPost(server.url, '{"query":"warm","streaming":true}');
+
+// 1. Time to first byte of a streamed answer, alternating direct and through each server.
+const ttfb = new Map<string, number[]>([['direct', []], ...servers.map((s) => [s.name, []] as [string, number[]])]);
+for (let i = 0; i < TTFB_RUNS; i++) {
+  ttfb.get('direct')!.push((await timedPost(upstreamUrl, '{"query":"q","streaming":true}')).firstByte);
+  for (const server of servers) {
+    const answered = await timedPost(server.url, '{"query":"q","streaming":true}');
+    if (answered.status !== 200) throw new Error(`${server.name} answered ${answered.status}`);
+    ttfb.get(server.name)!.push(answered.firstByte);
+  }
+}
+
+// 2 and 3. JSON questions at 16 and at 256 connections, servers alternating, LOAD_ROUNDS rounds each; medians reported.
+const loads = new Map<string, Load[]>();
+for (let round = 0; round < LOAD_ROUNDS; round++) {
+  for (const connections of [16, 256]) {
+    for (const server of round % 2 ? [...servers].reverse() : servers) {
+      const key = `${server.name}@${connections}`;
+      loads.set(key, [...(loads.get(key) ?? []), await load(server, connections, LOAD_SECONDS)]);
+    }
+  }
+}
+const loadOf = (server: Server, connections: number): Load => {
+  const runs = loads.get(`${server.name}@${connections}`)!;
+  const pick = (f: (l: Load) => number) => median(runs.map(f));
+  return { rps: pick((l) => l.rps), p50Ms: pick((l) => l.p50Ms), p99Ms: pick((l) => l.p99Ms), maxMs: Math.max(...runs.map((l) => l.maxMs)), over2s: Math.max(...runs.map((l) => l.over2s)), failed: Math.max(...runs.map((l) => l.failed)), cpuUsPerRequest: pick((l) => l.cpuUsPerRequest) };
+};
+
+// 4. Streams held open, and each server's memory for them.
+const held = new Map<string, Awaited<ReturnType<typeof heldStreams>>>();
+for (const server of servers) held.set(server.name, await heldStreams(server, HELD_STREAMS));
+
+// 5. A burst of simultaneous connections, each a visitor with one question.
+const bursts = new Map<string, Awaited<ReturnType<typeof burst>>>();
+for (const server of servers) {
+  await sleep(1000);
+  bursts.set(server.name, await burst(server, BURST));
+}
+
+const ms = (n: number) => (Number.isFinite(n) ? `${n < 10 ? n.toFixed(2) : n.toFixed(0)} ms` : '-');
+const names = servers.map((s) => s.name);
+console.log(`Loopback, one run. Upstream: a stand-in in this process. kagent-proxy: the command in its own process. ${NGINX ? `nginx: ${NGINX}, one worker, the same upstream.` : 'nginx: NOT INSTALLED (apt-get install nginx-light), so no reference figures and no ratios.'} Load: ${WRK ? 'wrk, one thread' : 'Node clients (wrk not installed)'}.\n`);
+
+console.log(`| time to first streamed byte (${TTFB_RUNS} requests each, alternating) | direct | ${names.join(' | ')} |`);
+console.log(`|---|---|${names.map(() => '---').join('|')}|`);
+for (const [label, q] of [['median', 0.5], ['p95', 0.95]] as const) console.log(`| ${label} | ${[...ttfb.values()].map((v) => ms(quantile(v, q))).join(' | ')} |`);
 console.log('');
-console.log(`| JSON requests per second, ${RPS_CONCURRENCY} in flight, ${RPS_SECONDS} s each | requests/s | % of direct | server CPU per request |`);
-console.log('|---|---|---|---|');
-const rpsRow = (name: string, { rps, cpuUs }: { rps: number; cpuUs?: number | undefined }) =>
-  console.log(`| ${name} | ${rps.toFixed(0)} | ${((rps / rpsDirect.rps) * 100).toFixed(0)}% | ${cpuUs === undefined ? '-' : `${(cpuUs / 1000).toFixed(2)} ms`} |`);
-rpsRow('direct to the upstream', rpsDirect);
-rpsRow('floor: srvx pass-through, Node fetch', rpsFloorBuiltIn);
-rpsRow('floor: srvx pass-through, node:http fetch', rpsFloorNodeHttp);
-rpsRow('the proxy, Node fetch (as before)', rpsProxyBuiltIn);
-rpsRow('the proxy, kagent-proxy command (node:http fetch)', rpsProxy);
+
+console.log(`| JSON questions, ${LOAD_SECONDS} s runs, median of ${LOAD_ROUNDS} | requests/s | p50 | p99 | max | over 2 s or failed (worst run) | server CPU per request |`);
+console.log('|---|---|---|---|---|---|---|');
+for (const connections of [16, 256]) {
+  for (const server of servers) {
+    const l = loadOf(server, connections);
+    console.log(`| ${server.name}, ${connections} connections | ${l.rps.toFixed(0)} | ${ms(l.p50Ms)} | ${ms(l.p99Ms)} | ${ms(l.maxMs)} | ${l.over2s} + ${l.failed} | ${(l.cpuUsPerRequest).toFixed(0)} µs |`);
+  }
+}
 console.log('');
-console.log(`| simultaneous streams held through one proxy process | proxy RSS before | with the streams open | per stream | upstream requests cancelled after the visitors left |`);
-console.log('|---|---|---|---|---|');
-console.log(`| ${opened} (heartbeat every second) | ${(rssBefore / 1024).toFixed(1)} MiB | ${(rssHeld / 1024).toFixed(1)} MiB | ${((rssHeld - rssBefore) / opened).toFixed(1)} KiB | ${upstreamOpen - upstreamLeft} of ${upstreamOpen} |`);
+
+console.log(`| ${HELD_STREAMS} event streams held open (heartbeat every second) | streams open | memory per stream (RSS) | upstream requests closed when the visitors left |`);
+console.log('|---|---|---|---|');
+for (const server of servers) {
+  const h = held.get(server.name)!;
+  console.log(`| ${server.name} | ${h.opened} | ${h.perStreamKiB.toFixed(1)} KiB | ${h.cancelled} |`);
+}
+console.log('');
+
+console.log(`| ${BURST} visitors connecting at once, one question each | answered | reset | other failures | p50 | p99 | slowest |`);
+console.log('|---|---|---|---|---|---|---|');
+for (const server of servers) {
+  const b = bursts.get(server.name)!;
+  console.log(`| ${server.name} | ${b.answered} | ${b.reset} | ${b.other} | ${ms(b.p50Ms)} | ${ms(b.p99Ms)} | ${ms(b.maxMs)} |`);
+}
+console.log('');
+
+if (nginx) {
+  const json16 = loadOf(proxy, 16).rps / loadOf(nginx, 16).rps;
+  const p256 = loadOf(proxy, 256);
+  const p99Ratio = p256.p99Ms / loadOf(nginx, 256).p99Ms;
+  const memory = held.get(proxy.name)!.perStreamKiB / held.get(nginx.name)!.perStreamKiB;
+  const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
+  console.log('| kagent-proxy against nginx | ratio | target | |');
+  console.log('|---|---|---|---|');
+  console.log(`| JSON requests/s at 16 connections | ${json16.toFixed(2)}x | at least 0.3x | ${verdict(json16 >= 0.3)} |`);
+  console.log(`| p99 at 256 connections | ${p99Ratio.toFixed(2)}x, ${p256.over2s} over 2 s | at most 2x, none over 2 s | ${verdict(p99Ratio <= 2 && p256.over2s === 0)} |`);
+  console.log(`| memory per held stream | ${memory.toFixed(2)}x | at most 2x | ${verdict(memory <= 2)} |`);
+} else {
+  console.log('nginx is not installed: no reference run and no ratios (install nginx-light to get them).');
+}
 
 clearInterval(heartbeat);
-agent.destroy();
-proxyProcess.kill('SIGTERM');
-await new Promise((resolve) => proxyProcess.once('exit', resolve));
+keepAlive.destroy();
+for (const server of servers) await server.stop();
+rmSync(join(WRK_SCRIPT, '..'), { recursive: true, force: true });
 upstream.closeAllConnections();
 upstream.close();

@@ -2,15 +2,13 @@
 import { connectRedisRateLimitStore, safeAddress } from './redis-node.js';
 import { proxyOptionsFromEnv } from './env.js';
 import { consoleLogger } from './log.js';
-import { ProxyConfigError, type ProxyOptions } from './options.js';
+import { DEFAULTS, ProxyConfigError, type ProxyOptions } from './options.js';
 import { createProxy } from './proxy.js';
-import { createNodeFetch, serveProxy } from './node.js';
+import { createNodeFetch, serveOptionsFromEnv, serveProxy } from './node.js';
 
 async function main(): Promise<void> {
   const { redisUrl, ...options } = proxyOptionsFromEnv(process.env);
-  const port = process.env.PORT?.trim() ? Number(process.env.PORT) : 8788;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ProxyConfigError(`PORT must be a port number (got ${JSON.stringify(process.env.PORT)})`);
-  const host = process.env.HOST?.trim() || '127.0.0.1';
+  const serveOptions = serveOptionsFromEnv(process.env);
 
   // Checked before connecting to anything, so a missing variable is the first thing the operator sees.
   createProxy({ ...options, log: false });
@@ -22,7 +20,12 @@ async function main(): Promise<void> {
     console.log(JSON.stringify({ level: 'info', message: `rate limits kept in Redis at ${safeAddress(redisUrl)}` }));
   }
   const proxy = createProxy(proxyOptions);
-  const running = await serveProxy(proxy, { port, host, gracefulShutdown: true });
+  const upstreamTimeoutMs = options.upstreamTimeoutMs ?? DEFAULTS.upstreamTimeoutMs;
+  if (serveOptions.idleTimeoutMs !== undefined && serveOptions.idleTimeoutMs <= upstreamTimeoutMs) {
+    // The connection would be closed before the service's own timeout could answer the visitor.
+    console.warn(JSON.stringify({ level: 'warn', message: `KAGENT_IDLE_TIMEOUT_SECONDS (${serveOptions.idleTimeoutMs / 1000}) is not above KAGENT_UPSTREAM_TIMEOUT_SECONDS (${upstreamTimeoutMs / 1000}): a slow answer ends in a closed connection rather than a 504` }));
+  }
+  const running = await serveProxy(proxy, { ...serveOptions, gracefulShutdown: true, log: consoleLogger });
   console.log(
     JSON.stringify({
       level: 'info',
@@ -31,6 +34,7 @@ async function main(): Promise<void> {
       agents: options.agentIds,
       datastores: options.datastoreIds ?? [],
       allowedOrigins: options.allowedOrigins ?? [],
+      connections: running.limits,
     }),
   );
 }

@@ -66,6 +66,9 @@ export function proxyOptionsFromEnv(env: Env): ProxyOptions & { redisUrl?: strin
   set('maxTopK', integer('KAGENT_MAX_TOP_K'));
   const timeout = integer('KAGENT_UPSTREAM_TIMEOUT_SECONDS');
   if (timeout !== undefined) options.upstreamTimeoutMs = timeout * 1000;
+  const streamSeconds = integer('KAGENT_MAX_STREAM_SECONDS');
+  if (streamSeconds !== undefined) options.maxStreamMs = streamSeconds * 1000;
+  set('maxStreamBytes', integer('KAGENT_MAX_STREAM_BYTES'));
   set('perAddressLimit', limit('KAGENT_RATE_LIMIT_PER_ADDRESS'));
   set('perVisitorLimit', limit('KAGENT_RATE_LIMIT_PER_VISITOR'));
   const budget = get('KAGENT_DAILY_BUDGET');

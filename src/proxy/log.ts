@@ -39,3 +39,33 @@ function errorsAsText(_key: string, value: unknown): unknown {
   if (value instanceof Error) return `${value.name}: ${value.message}${value.cause instanceof Error ? ` (cause: ${value.cause.message})` : ''}`;
   return value;
 }
+
+/** Logs one kind of event at most once per interval, however often it happens. */
+export type RateLimitedLog = (kind: string, level: ProxyLogEntry['level'], message: string, fields?: Record<string, unknown>) => void;
+
+/**
+ * A log for events an attacker can trigger thousands of times a second
+ * (refused or timed-out connections): the first of each `kind` is written at
+ * once, the rest of its interval are counted and written as one line with
+ * `count` when the interval ends, so a flood costs a line per interval.
+ */
+export function createRateLimitedLog(log: Log, intervalMs = 10_000): RateLimitedLog {
+  const kinds = new Map<string, { count: number; level: ProxyLogEntry['level']; message: string; fields: Record<string, unknown> }>();
+  return (kind, level, message, fields = {}) => {
+    const pending = kinds.get(kind);
+    if (pending) {
+      pending.count++;
+      Object.assign(pending, { level, message, fields });
+      return;
+    }
+    log(level, message, { ...fields, count: 1 });
+    const entry = { count: 0, level, message, fields };
+    kinds.set(kind, entry);
+    const timer = setTimeout(() => {
+      kinds.delete(kind);
+      if (entry.count > 0) log(entry.level, entry.message, { ...entry.fields, count: entry.count, inLastSeconds: intervalMs / 1000 });
+    }, intervalMs);
+    // A pending summary never keeps a process alive (Node and Bun have unref; others have no such notion).
+    (timer as { unref?: () => void }).unref?.();
+  };
+}

@@ -39,6 +39,10 @@ export interface ProxyOptions {
   maxTopK?: number;
   /** How long to wait for the service's answer to start, and for each next piece of a stream. Default: 30 s. */
   upstreamTimeoutMs?: number;
+  /** Longest a streamed answer is relayed, from its first byte; then it ends with `[ERROR]STREAM_TOO_LONG`. Default: 5 minutes. */
+  maxStreamMs?: number;
+  /** Most bytes of a streamed answer relayed; then it ends with `[ERROR]STREAM_TOO_LARGE`. Default: 8 MiB. */
+  maxStreamBytes?: number;
   /** Requests per client address. Default: 20 per minute. `false`: off. */
   perAddressLimit?: RateLimit | false;
   /** Requests per `visitorId`. Default: 10 per minute. `false`: off. */
@@ -79,6 +83,8 @@ export interface ResolvedOptions {
   maxIdLength: number;
   maxTopK: number;
   upstreamTimeoutMs: number;
+  maxStreamMs: number;
+  maxStreamBytes: number;
   perAddressLimit: RateLimit | false;
   perVisitorLimit: RateLimit | false;
   dailyBudget: number | false;
@@ -94,6 +100,10 @@ export const DEFAULTS = {
   maxIdLength: 128,
   maxTopK: 20,
   upstreamTimeoutMs: 30_000,
+  // A long agent answer with tool calls takes a minute or two; five is generous and still bounded.
+  maxStreamMs: 5 * 60_000,
+  // An answer with its sources is tens of KiB on the wire; 8 MiB is far beyond any real one.
+  maxStreamBytes: 8 * 1024 * 1024,
   perAddressLimit: { max: 20, windowSeconds: 60 },
   perVisitorLimit: { max: 10, windowSeconds: 60 },
 } as const;
@@ -164,6 +174,8 @@ export function resolveOptions(options: ProxyOptions): ResolvedOptions {
   const maxIdLength = positiveInteger(o.maxIdLength, DEFAULTS.maxIdLength, 'maxIdLength', problems);
   const maxTopK = positiveInteger(o.maxTopK, DEFAULTS.maxTopK, 'maxTopK', problems);
   const upstreamTimeoutMs = positiveInteger(o.upstreamTimeoutMs, DEFAULTS.upstreamTimeoutMs, 'upstreamTimeoutMs', problems);
+  const maxStreamMs = positiveInteger(o.maxStreamMs, DEFAULTS.maxStreamMs, 'maxStreamMs', problems);
+  const maxStreamBytes = positiveInteger(o.maxStreamBytes, DEFAULTS.maxStreamBytes, 'maxStreamBytes', problems);
   const perAddressLimit = rateLimit(o.perAddressLimit, DEFAULTS.perAddressLimit, 'perAddressLimit', problems);
   const perVisitorLimit = rateLimit(o.perVisitorLimit, DEFAULTS.perVisitorLimit, 'perVisitorLimit', problems);
   const dailyBudget = o.dailyBudget === undefined || o.dailyBudget === false ? false : positiveInteger(o.dailyBudget, 1, 'dailyBudget', problems);
@@ -191,6 +203,8 @@ export function resolveOptions(options: ProxyOptions): ResolvedOptions {
     maxIdLength,
     maxTopK,
     upstreamTimeoutMs,
+    maxStreamMs,
+    maxStreamBytes,
     perAddressLimit,
     perVisitorLimit,
     dailyBudget,

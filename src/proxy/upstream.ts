@@ -14,7 +14,7 @@ const MAX_ERROR_BODY_BYTES = 16 * 1024;
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 const MAX_MESSAGE_LENGTH = 300;
 
-type Options = Pick<ResolvedOptions, 'apiKey' | 'upstreamUrl' | 'upstreamTimeoutMs' | 'log' | 'fetch'>;
+type Options = Pick<ResolvedOptions, 'apiKey' | 'upstreamUrl' | 'upstreamTimeoutMs' | 'maxStreamMs' | 'maxStreamBytes' | 'log' | 'fetch'>;
 
 /**
  * Asks the service with a request built from scratch (the key, the body's
@@ -88,6 +88,8 @@ export async function forward(route: Route, body: Record<string, unknown>, visit
     const relayed = relayBody(upstream.body, {
       apiKey: options.apiKey,
       idleTimeoutMs: options.upstreamTimeoutMs,
+      maxDurationMs: options.maxStreamMs,
+      maxBytes: options.maxStreamBytes,
       abortUpstream: () => controller.abort(),
       onEnd: (outcome) => {
         visitorSignal?.removeEventListener('abort', onVisitorLeft);
@@ -96,6 +98,8 @@ export async function forward(route: Route, body: Record<string, unknown>, visit
         else if (outcome.kind === 'visitor-left') options.log('info', 'visitor left during the answer; the service request was cancelled', fields);
         else if (outcome.kind === 'stalled') options.log('error', `the service went silent for ${options.upstreamTimeoutMs} ms during the answer`, fields);
         else if (outcome.kind === 'ended-early') options.log('warn', 'the service closed the stream before [DONE]', fields);
+        else if (outcome.kind === 'too-long') options.log('warn', `the answer ran past ${options.maxStreamMs} ms (maxStreamMs); ended with [ERROR]STREAM_TOO_LONG and the service request was cancelled`, fields);
+        else if (outcome.kind === 'too-large') options.log('warn', `the answer grew past ${options.maxStreamBytes} bytes (maxStreamBytes); ended with [ERROR]STREAM_TOO_LARGE and the service request was cancelled`, fields);
         else options.log('error', 'the service failed during the answer', { ...fields, error: outcome.error });
       },
     });

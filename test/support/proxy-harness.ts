@@ -2,7 +2,7 @@
 // the Node entry), and checks every response and log line for the API key.
 import assert from 'node:assert/strict';
 import { createProxy, type ProxyLogEntry, type ProxyOptions } from '../../src/proxy/index.js';
-import { serveProxy } from '../../src/proxy/node.js';
+import { serveProxy, type ServeProxyOptions } from '../../src/proxy/node.js';
 import { startRecordingUpstream, type RecordingUpstream } from './proxy-upstream.js';
 
 /** A key with characters that URI-encoding changes, so both of its forms can be looked for. */
@@ -32,7 +32,8 @@ export function assertNoKeyInHead(response: Response): void {
   for (const [name, value] of response.headers) assertNoKey(`${name}: ${value}`, 'a response header');
 }
 
-export async function startProxyHarness(options: Partial<ProxyOptions> = {}): Promise<ProxyHarness> {
+/** `serveOptions`: the Node entry's connection limits, for the tests of those. */
+export async function startProxyHarness(options: Partial<ProxyOptions> = {}, serveOptions: ServeProxyOptions = {}): Promise<ProxyHarness> {
   const upstream = await startRecordingUpstream();
   const logs: ProxyLogEntry[] = [];
   const proxy = createProxy({
@@ -43,7 +44,7 @@ export async function startProxyHarness(options: Partial<ProxyOptions> = {}): Pr
     log: (entry) => logs.push(entry),
     ...options,
   });
-  const running = await serveProxy(proxy, { port: 0 });
+  const running = await serveProxy(proxy, { ...serveOptions, port: 0, log: (entry) => logs.push(entry) });
   const url = running.url.replace(/\/$/, '');
   return {
     upstream,
