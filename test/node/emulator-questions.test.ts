@@ -44,7 +44,7 @@ test('the right document is among the first three sources for at least 95% of th
   assert.ok(figures.recallAt3 >= 0.95, `recall@3 ${percent(figures.recallAt3)}:\n${misses((rank) => rank >= 1 && rank <= 3)}`);
 });
 
-test('the right document is the first source for at least 85% of the questions', { todo: 'recall@1 is 81% (issue 13 asks 85%)' }, () => {
+test('the right document is the first source for at least 85% of the questions', { todo: 'recall@1 is 77% (issue 13 asks 85%)' }, () => {
   assert.ok(figures.recallAt1 >= 0.85, `recall@1 ${percent(figures.recallAt1)}:\n${misses((rank) => rank === 1)}`);
 });
 
