@@ -18,6 +18,8 @@ interface ChatState {
   answering: boolean;
   failure: string | null;
   retry: boolean;
+  /** Bubble mode: the layer is in the top layer, the launcher in the window's corner, the panel open and inside the window. */
+  bubble: { layer: boolean; launcherInCorner: boolean; panelShown: boolean } | null;
 }
 
 /** The chat as the visitor sees it, read in the chat's tab. */
@@ -31,6 +33,15 @@ const STATE = `(() => {
     answering: Boolean(part('status') || part('stop')),
     failure: part('failure') ? part('failure').dataset.kind : null,
     retry: Boolean(part('retry') && !part('retry').disabled),
+    bubble: document.querySelector('kagent-chat')?.getAttribute('mode') === 'bubble' ? (() => {
+      const launcher = part('launcher').getBoundingClientRect();
+      const panel = part('base').getBoundingClientRect();
+      return {
+        layer: root.querySelector('.layer').matches(':popover-open'),
+        launcherInCorner: launcher.width > 0 && launcher.right <= innerWidth && launcher.bottom <= innerHeight && innerWidth - launcher.right < 40 && innerHeight - launcher.bottom < 40,
+        panelShown: !part('base').hidden && panel.height > 100 && panel.top >= 0 && panel.left >= 0 && panel.right <= innerWidth && panel.bottom <= innerHeight,
+      };
+    })() : null,
   };
 })()`;
 
@@ -48,17 +59,22 @@ const stateOf = (tab: number) => waitIn<ChatState>(tab, STATE, 'the chat state')
 /** Lets the held stream go on with `bytes` more of answer; resolves once the service has written all of it (or the page went away). */
 const release = (agent: string, bytes: number) => fetch(`/scripted/widget-release/${agent}?bytes=${bytes}`, { method: 'POST' });
 
-describe('<kagent-chat> and the back/forward cache: leaving the page mid-answer and coming back', function () {
+for (const mode of ['inline', 'bubble'] as const) describe(`<kagent-chat mode="${mode}"> and the back/forward cache: leaving the page mid-answer and coming back`, function () {
   this.timeout(40000);
+  /** Where the page came back to: the answer's place as the visitor left it (for a bubble: in the top layer, the launcher in its corner, the panel open). */
+  const expectInPlace = (state: ChatState, panelOpen: boolean) => {
+    if (mode === 'inline') return expect(state.bubble).to.equal(null);
+    expect(state.bubble).to.deep.equal({ layer: true, launcherInCorner: true, panelShown: panelOpen });
+  };
   let tab: number | undefined;
   let agent: string;
 
   /** The chat's page in a second tab, asking the `held` scenario, with its first words shown. */
   async function askAndLeave(): Promise<void> {
     agent = uniqueAgent('bfcache');
-    const { id } = await command<{ id: number }>({ action: 'open', url: `/scripted/bfcache/page?agent=${agent}&scenario=held` });
+    const { id } = await command<{ id: number }>({ action: 'open', url: `/scripted/bfcache/page?agent=${agent}&scenario=held&mode=${mode}` });
     tab = id;
-    await waitIn(id, `customElements.whenDefined('kagent-chat').then(() => document.querySelector('kagent-chat').updateComplete).then(() => document.querySelector('kagent-chat').send('Tell me everything'))`, 'the question to be sent');
+    await waitIn(id, `customElements.whenDefined('kagent-chat').then(() => document.querySelector('kagent-chat').updateComplete).then(() => { const chat = document.querySelector('kagent-chat'); if (chat.mode === 'bubble') chat.open(); return chat.updateComplete.then(() => chat.send('Tell me everything')); })`, 'the question to be sent');
     await waitIn(id, `(${STATE}).answer === 'First words, then more.'`, 'the first words');
     await command({ action: 'goto', id, url: '/scripted/bfcache/away' });
   }
@@ -87,6 +103,7 @@ describe('<kagent-chat> and the back/forward cache: leaving the page mid-answer 
     expect(state.answer).to.match(/The end\.$/);
     expect(state.answering).to.equal(false);
     expect(state.failure).to.equal(null);
+    expectInPlace(state, true);
     const log = await agentLog(agent);
     expect(log.posts).to.equal(1);
   });
@@ -99,6 +116,7 @@ describe('<kagent-chat> and the back/forward cache: leaving the page mid-answer 
     expect(restored.lifecycle).to.deep.equal(['pageshow', 'pagehide persisted', 'pageshow persisted']);
     expect(restored.answer).to.equal('First words, then more.');
     expect(restored.answering).to.equal(true);
+    expectInPlace(restored, true);
 
     await release(agent, 500);
     await waitIn(tab!, `(${STATE}).lifecycle.includes('kagent-answer')`, 'the answer to be complete');
@@ -115,7 +133,7 @@ describe('<kagent-chat> and the back/forward cache: leaving the page mid-answer 
     await back();
     const reasons = await command<string[]>({ action: 'not-restored', id: tab });
     expect(reasons.join(', '), 'why the page was not restored').to.match(/buffer/i);
-    await waitIn(tab!, `(${STATE}).failure !== null`, 'the chat to show the cut-off answer');
+    await waitIn(tab!, `(${STATE}).failure !== null && document.querySelector('kagent-chat').updateComplete.then(() => true)`, 'the chat to show the cut-off answer');
     const state = await stateOf(tab!);
     // A new page: its log starts again.
     expect(state.lifecycle).to.deep.equal(['pageshow']);
@@ -124,6 +142,8 @@ describe('<kagent-chat> and the back/forward cache: leaving the page mid-answer 
     expect(state.failure).to.equal('incomplete');
     expect(state.answering).to.equal(false);
     expect(state.retry).to.equal(true);
+    // A new page: the bubble starts closed, its launcher in its corner.
+    expectInPlace(state, false);
     expect((await agentLog(agent)).posts).to.equal(1);
   });
 });

@@ -4,7 +4,7 @@
 // the back/forward cache, so whether the chat's page can be cached is up to
 // the chat.
 
-/** `GET /scripted/bfcache/page?agent=<id>&scenario=<name>`: one inline chat, from the widget's source. */
+/** `GET /scripted/bfcache/page?agent=<id>&scenario=<name>&mode=<inline|bubble>`: one chat, from the widget's source. */
 export function bfcachePage(url: URL): Response | undefined {
   if (url.pathname === '/scripted/bfcache/away') {
     return new Response('<!doctype html><html lang="en"><title>Elsewhere</title><p>Another page.</p></html>', { headers: { 'Content-Type': 'text/html; charset=utf-8' } });
@@ -27,7 +27,7 @@ export function bfcachePage(url: URL): Response | undefined {
 <script type="module">import '/src/widget/index.ts';</script>
 </head>
 <body>
-<kagent-chat agent-id="${word('agent', 'bfcache')}" endpoint="/scripted/widget/${word('scenario', 'slow')}"></kagent-chat>
+<kagent-chat mode="${word('mode', 'inline')}" agent-id="${word('agent', 'bfcache')}" endpoint="/scripted/widget/${word('scenario', 'slow')}"></kagent-chat>
 </body>
 </html>`;
   return new Response(html, { headers: { 'Content-Type': 'text/html; charset=utf-8' } });
