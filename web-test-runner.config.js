@@ -54,6 +54,91 @@ const devicePlugin = {
   },
 };
 
+/**
+ * `executeServerCommand('second-page', { action, ... })`: a second tab the
+ * test drives, for what a test cannot do to its own page (navigate away and
+ * come back). Actions:
+ * - `open` `{ url }`: loads `url` in a new tab; returns `{ id }`.
+ * - `evaluate` `{ id, expression }`: the expression's value in that tab, as
+ *   `{ value }`, or `{ error }` while the tab is between documents.
+ * - `wait-for` `{ id, expression, timeout }`: polls until the expression is
+ *   truthy (across navigations) and returns `{ value }`; `{ error }` after
+ *   `timeout` ms (default 5000). Polled here, not in the test's page, whose
+ *   timers a browser may slow while the second tab is in front.
+ * - `goto` `{ id, url }`: navigates and waits for the load.
+ * - `back` `{ id }`: goes back one entry without waiting (the test waits for
+ *   what it expects); returns `{ ok: true }`.
+ * - `not-restored` `{ id }`: why Chromium did not restore a page from the
+ *   back/forward cache (`Page.backForwardCacheNotUsed`), `[]` if it did.
+ * - `close` `{ id }`.
+ */
+const secondPagePlugin = {
+  name: 'second-page',
+  tabs: new Map(),
+  nextId: 1,
+  async executeCommand({ command, payload, session }) {
+    if (command !== 'second-page') return undefined;
+    const { action, id } = payload ?? {};
+    if (action === 'open') {
+      const page = await session.browser.getPage(session.id).browserContext().newPage();
+      const cdp = await page.createCDPSession();
+      const tab = { page, cdp, notRestored: [] };
+      cdp.on('Page.backForwardCacheNotUsed', (event) => {
+        tab.notRestored.push(...event.notRestoredExplanations.map((e) => `${e.type}: ${e.reason}`));
+      });
+      await cdp.send('Page.enable');
+      await page.goto(new URL(payload.url, session.browser.getPage(session.id).url()).href, { waitUntil: 'load' });
+      const tabId = this.nextId++;
+      this.tabs.set(tabId, tab);
+      return { id: tabId };
+    }
+    const tab = this.tabs.get(id);
+    if (!tab) throw new Error(`second-page: no tab ${id}`);
+    switch (action) {
+      case 'evaluate':
+        try {
+          return { value: await tab.page.evaluate(payload.expression) };
+        } catch (error) {
+          return { error: String(error?.message ?? error) };
+        }
+      case 'wait-for': {
+        const end = Date.now() + (payload.timeout ?? 5000);
+        let last = 'never evaluated';
+        for (;;) {
+          try {
+            const value = await tab.page.evaluate(payload.expression);
+            if (value) return { value };
+            last = JSON.stringify(value);
+          } catch (error) {
+            last = String(error?.message ?? error);
+          }
+          if (Date.now() > end) return { error: `timed out waiting for ${payload.expression} (last: ${last})` };
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+      }
+      case 'goto':
+        await tab.page.goto(new URL(payload.url, tab.page.url()).href, { waitUntil: 'load' });
+        return { ok: true };
+      case 'back': {
+        tab.notRestored = [];
+        // Over the DevTools protocol: puppeteer's goBack() waits for a load that a page restored from the cache never fires.
+        const { currentIndex, entries } = await tab.cdp.send('Page.getNavigationHistory');
+        await tab.cdp.send('Page.navigateToHistoryEntry', { entryId: entries[currentIndex - 1].id });
+        return { ok: true };
+      }
+      case 'not-restored':
+        return tab.notRestored;
+      case 'close':
+        this.tabs.delete(id);
+        await tab.page.close();
+        await session.browser.getPage(session.id).bringToFront();
+        return { ok: true };
+      default:
+        throw new Error(`second-page: no action ${action}`);
+    }
+  },
+};
+
 export default {
   files: ['test/browser/**/*.test.ts'],
   nodeResolve: true,
@@ -64,6 +149,7 @@ export default {
   plugins: [
     screenshotPlugin,
     devicePlugin,
+    secondPagePlugin,
     // `react` and `react-dom/client` (CommonJS) as modules, for widget-react.test.ts.
     serveReact(fileURLToPath(new URL('.', import.meta.url))),
     // The tsconfig path makes esbuild honour Lit's legacy decorators.

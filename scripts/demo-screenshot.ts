@@ -41,8 +41,9 @@ async function main(): Promise<void> {
   await page.$eval('kagent-chat:not([mode="bubble"])', (chat) => chat.scrollIntoView({ block: 'end' }));
   const bottom = await page.$eval('kagent-chat:not([mode="bubble"])', (chat) => Math.ceil(chat.getBoundingClientRect().bottom + window.scrollY) + 24);
   await page.setViewport({ width: WIDTH, height: bottom, deviceScaleFactor: 1 });
-  await page.evaluate(() => window.scrollTo(0, 0));
   await page.$eval('kagent-chat >>> [part="question"]', (question) => question.scrollIntoView({ block: 'start' }));
+  // That scrolled the page too (it is taller than the picture: room for the launcher under its end): back to its top.
+  await page.evaluate(() => window.scrollTo(0, 0));
   // The bubble too: opened in its corner, above the page.
   await page.$eval('kagent-chat[mode="bubble"]', (chat) => (chat as HTMLElement & { open(): void }).open());
   await page.waitForFunction(() => document.querySelector('kagent-chat[mode="bubble"]')?.shadowRoot?.querySelector('[part="base"]:not([hidden])'), { polling: 100, timeout: 10_000 });

@@ -23,6 +23,12 @@ const SAVE_INTERVAL_MS = 1000;
  * time, exactly one request per question or Retry), Stop, the rate-limit
  * wait, and keeping it all in storage. Removing the element aborts the
  * answer under way.
+ *
+ * Leaving the page does not: a browser that keeps the page in its
+ * back/forward cache lets the answer go on arriving and shows it on the way
+ * back. What arrived is written to storage as the page is hidden, so a page
+ * the browser did not keep (or dropped while it was away) shows it on
+ * return, cut off, with Retry; the question is never sent again by itself.
  */
 export class ConversationController implements ReactiveController {
   readonly cooldown: CooldownController;
@@ -134,6 +140,8 @@ export class ConversationController implements ReactiveController {
   }
 
   hostConnected(): void {
+    addEventListener('pagehide', this.#keepBeforeLeaving);
+    document.addEventListener('visibilitychange', this.#keepBeforeLeaving);
     if (!this.#bodiesStopped) return;
     // Put back (a moved element): answers whose rendering stopped on removal render again, whole.
     this.#bodiesStopped = false;
@@ -144,11 +152,25 @@ export class ConversationController implements ReactiveController {
   }
 
   hostDisconnected(): void {
+    removeEventListener('pagehide', this.#keepBeforeLeaving);
+    document.removeEventListener('visibilitychange', this.#keepBeforeLeaving);
     this.#abort();
     // A removed element does no more work: no answer keeps rendering frame after frame.
     for (const body of this.#bodies.values()) body.stop();
     this.#bodiesStopped = this.#bodies.size > 0;
   }
+
+  /**
+   * The page is being left or hidden (pagehide; on a phone, hidden may be the
+   * last event before the tab is discarded): an answer under way is written
+   * to storage now, not at the next once-a-second save.
+   */
+  #keepBeforeLeaving = (event: Event): void => {
+    if (event.type === 'visibilitychange' && document.visibilityState !== 'hidden') return;
+    if (!this.#inFlight || !this.#conversation || !this.#store) return;
+    this.#store.save(this.#conversation);
+    this.#lastSave = Date.now();
+  };
 
   #abort(): void {
     this.#inFlight?.abort.abort();

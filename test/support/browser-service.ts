@@ -1,4 +1,5 @@
 // Routes that browser tests reach on web-test-runner's own origin, over real HTTP.
+import { bfcachePage } from './bfcache-page.js';
 import { cspPage } from './csp-page.js';
 import { koaMiddleware } from './koa-adapter.js';
 import {
@@ -11,7 +12,7 @@ import {
   sampleStreamChunks,
   streamResponse,
 } from './scripted-service.js';
-import { answerEvent } from '../../src/protocol/index.js';
+import { DONE_EVENT, EVENT_STREAM_HEADERS, answerEvent, endpointResponseEvent } from '../../src/protocol/index.js';
 import { proxiedQuery, proxyLogOf } from './browser-proxy.js';
 import { NAMED_ANSWERS, answerEvents } from './markdown-answers.js';
 import { specExamples } from './spec-examples.js';
@@ -37,6 +38,64 @@ function errorReply(status: number): Response {
 }
 
 const REFUSED_IDS_ANSWER = { ...WIDGET_ANSWER, conversationId: 'conv from service', visitorId: 'someone@example.com' };
+
+/** Streams held after their first words, per agent id, until the test releases them with a number of bytes to send. */
+interface Hold {
+  release: (bytes: number) => void;
+  released: Promise<number>;
+  /** Settles once the stream has written its end, or the client went away. */
+  ended: Promise<void>;
+  end: () => void;
+}
+const holds = new Map<string, Hold>();
+const holdOf = (agentId: string): Hold => {
+  let hold = holds.get(agentId);
+  if (!hold) {
+    let release!: (bytes: number) => void;
+    let end!: () => void;
+    const released = new Promise<number>((resolve) => (release = resolve));
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    holds.set(agentId, (hold = { release, released, ended, end }));
+  }
+  return hold;
+};
+
+/**
+ * The `held` scenario: two fragments at once ("First words, " "then more. "),
+ * then nothing until `POST /scripted/widget-release/<agentId>?bytes=<n>`;
+ * then <n> bytes more of answer and the end ("The end.", the final JSON,
+ * [DONE]); the release is answered once all of it is written, or the
+ * client went away. The test decides when the rest comes: while its page is away,
+ * or after it came back; a large <n> is more than a browser keeps for a
+ * page in its back/forward cache.
+ */
+function heldAnswer(agentId: string, log: AgentLog): Response {
+  const encoder = new TextEncoder();
+  let cancelled = false;
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const send = (text: string) => controller.enqueue(encoder.encode(text));
+      // Two fragments, told to the chat one after the other (it keeps them in storage at most once a second).
+      send(answerEvent('First words, '));
+      send(answerEvent('then more. '));
+      const bytes = await holdOf(agentId).released;
+      let answer = 'First words, then more. ';
+      const filler = 'More words. '.repeat(Math.ceil(bytes / 12)).slice(0, bytes);
+      for (let i = 0; i < filler.length && !cancelled; i += 16_384) send(answerEvent(filler.slice(i, i + 16_384)));
+      if (cancelled) return;
+      answer += filler + 'The end.';
+      send(answerEvent('The end.') + endpointResponseEvent(JSON.stringify({ ...WIDGET_ANSWER, answer, sources: [] })) + DONE_EVENT);
+      controller.close();
+      holdOf(agentId).end();
+    },
+    cancel() {
+      cancelled = true;
+      log.cancelled++;
+      holdOf(agentId).end();
+    },
+  });
+  return new Response(body, { headers: EVENT_STREAM_HEADERS });
+}
 
 /**
  * `POST /scripted/widget/<scenario>/agents/<agentId>/query` answers as the
@@ -65,6 +124,8 @@ async function widgetScenario(scenario: string, agentId: string, request: Reques
   switch (scenario) {
     case 'answer':
       return answer();
+    case 'held':
+      return heldAnswer(agentId, log);
     case 'hostile':
       return answer(HOSTILE_ANSWER);
     case 'refuse-conversation-once':
@@ -98,8 +159,8 @@ async function widgetScenario(scenario: string, agentId: string, request: Reques
 export function browserServiceMiddleware() {
   return koaMiddleware('/scripted/', async (request) => {
     const path = new URL(request.url).pathname;
-    const strict = cspPage(new URL(request.url));
-    if (strict) return strict;
+    const page = cspPage(new URL(request.url)) ?? bfcachePage(new URL(request.url));
+    if (page) return page;
     if (path === '/scripted/stream/agents/a1/query') return streamResponse(sampleStreamChunks().flatMap((c) => byteChunks(c, 3)));
     if (path === '/scripted/json/agents/a1/query') return Response.json(SAMPLE_ANSWER);
     if (path === '/scripted/slow/agents/a1/query') {
@@ -109,6 +170,14 @@ export function browserServiceMiddleware() {
     const widget = /^\/scripted\/widget\/([\w-]+)\/agents\/([^/]+)\/query$/.exec(path);
     if (widget && request.method === 'POST') return widgetScenario(widget[1]!, decodeURIComponent(widget[2]!), request);
     if (path === '/scripted/spec-examples') return Response.json(specExamples());
+    const release = /^\/scripted\/widget-release\/([^/]+)$/.exec(path);
+    if (release && request.method === 'POST') {
+      const hold = holdOf(decodeURIComponent(release[1]!));
+      hold.release(Number(new URL(request.url).searchParams.get('bytes') ?? 0));
+      // Answers once the rest is written (or the client went away), so the test knows it was sent.
+      await hold.ended;
+      return Response.json({ released: true });
+    }
     const log = /^\/scripted\/widget-log\/([^/]+)$/.exec(path);
     if (log) return Response.json(logOf(decodeURIComponent(log[1]!)));
     // The same scenarios behind the real proxy; `/scripted/proxy-log/<agentId>` tells what reached the proxy.
