@@ -1,5 +1,6 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { askAgent, type AskOutcome } from './answer-request.js';
+import { askOnceLoaded } from './answer-engine-loader.js';
+import type { AskOutcome } from './answer-request.js';
 import { AnswerBody } from './answer-body.js';
 import { ConversationStore, newId, type StoredConversation, type Turn } from './conversation-store.js';
 import { CooldownController } from './cooldown-controller.js';
@@ -156,7 +157,8 @@ export class ConversationController implements ReactiveController {
     store.save(conversation);
     this.#host.requestUpdate();
 
-    const outcome: AskOutcome = await askAgent({
+    // The request is in the chat's second part: a question asked before it arrived is sent, once, when it does.
+    const outcome: AskOutcome = await askOnceLoaded({
       endpoint: this.#host.endpoint,
       agentId: this.#host.agentId,
       query: turn.question,

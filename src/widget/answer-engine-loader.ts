@@ -1,0 +1,47 @@
+import type { AskOptions, AskOutcome } from './answer-request.js';
+
+/** The chat's second part, as `import('./answer-engine.js')` gives it. */
+export type AnswerEngine = typeof import('./answer-engine.js');
+
+// One load per page, shared by every <kagent-chat> on it.
+let loading: Promise<AnswerEngine> | undefined;
+let loaded: AnswerEngine | undefined;
+
+/**
+ * Fetches the chat's second part (the answer engine: streaming request,
+ * markdown renderer, sanitizer, citation links), once per page. A failed
+ * fetch (offline, blocked) is not remembered: the next call tries again.
+ */
+export function loadAnswerEngine(): Promise<AnswerEngine> {
+  loading ??= import('./answer-engine.js').then(
+    (engine) => (loaded = engine),
+    (error: unknown) => {
+      loading = undefined;
+      throw error;
+    },
+  );
+  return loading;
+}
+
+/** The answer engine if it has arrived, for code that can use it at once. */
+export function loadedAnswerEngine(): AnswerEngine | undefined {
+  return loaded;
+}
+
+/**
+ * `askAgent` from the second part, fetched first if need be. Still exactly one
+ * POST per call, made once the engine is here; none if the question was
+ * stopped while it came, or if it could not be fetched (then the outcome says
+ * so and the visitor can retry).
+ */
+export async function askOnceLoaded(options: AskOptions): Promise<AskOutcome> {
+  let engine: AnswerEngine;
+  try {
+    engine = loaded ?? (await loadAnswerEngine());
+  } catch (error) {
+    if (options.signal.aborted) return { type: 'stopped', partialAnswer: '' };
+    return { type: 'failed', failure: { kind: 'not-loaded', detail: error instanceof Error ? error.message : String(error) }, partialAnswer: '' };
+  }
+  if (options.signal.aborted) return { type: 'stopped', partialAnswer: '' };
+  return engine.askAgent(options);
+}
