@@ -72,6 +72,7 @@ export default defineConfig(({ command }) => ({
     rolldownOptions: {
       // Only the entry defines anything; every other module is pure, so what the widget doesn't use is dropped.
       treeshake: { moduleSideEffects: (id: string) => id.endsWith('/src/widget/index.ts') },
+      // Minified whitespace too: library mode would leave it for a bundler, but nothing bundles this file again.
       output: { chunkFileNames: 'kagent-chat-answers-[hash].js', minify: true },
     },
   },

@@ -40,8 +40,8 @@ export class AnswerEngineController implements ReactiveController {
   #loading = false;
   #wasOpen = false;
   #scheduled = false;
-  /** The welcome message's nodes; `final` unless they are the plain-text stand-in for markup. */
-  #welcome: { text: string; nodes: Node[]; final: boolean } | undefined;
+  /** The welcome message as it renders. */
+  #welcome: { text: string; nodes: Node[] } | undefined;
 
   constructor(host: AnswerEngineHost) {
     this.#host = host;
@@ -49,8 +49,6 @@ export class AnswerEngineController implements ReactiveController {
     host.addEventListener('pointerover', this.#want);
     host.addEventListener('focusin', this.#want);
   }
-
-  hostConnected(): void {}
 
   hostUpdate(): void {
     const host = this.#host;
@@ -76,7 +74,7 @@ export class AnswerEngineController implements ReactiveController {
     loadAnswerEngine().then(
       () => this.#settle(false),
       (error: unknown) => {
-        if (!this.#failed) console.warn('kagent-chat: the part of the chat that renders answers could not be fetched', error);
+        if (!this.#failed) console.warn('kagent-chat: could not fetch its answer engine', error);
         this.#settle(true);
       },
     );
@@ -89,17 +87,16 @@ export class AnswerEngineController implements ReactiveController {
    * second part for a chat nobody opened.
    */
   welcome(text: string): Node[] {
-    const engine = loadedAnswerEngine();
-    const kept = this.#welcome;
-    if (kept?.text === text && (kept.final || !engine)) return kept.nodes;
-    const plain = isPlainText(text);
-    if (!plain && !engine) {
-      if (!this.#failed) {
+    if (this.#welcome?.text !== text) {
+      const engine = loadedAnswerEngine();
+      if (isPlainText(text)) this.#welcome = { text, nodes: plainTextNodes(text) };
+      else if (engine) this.#welcome = { text, nodes: engine.renderMarkdown(text) };
+      else if (this.#failed) return plainTextNodes(text);
+      else {
         if (this.#host.mode !== 'bubble' || this.#host.opened) this.need();
         return [];
       }
     }
-    this.#welcome = { text, nodes: engine && !plain ? engine.renderMarkdown(text) : plainTextNodes(text), final: plain || !!engine };
     return this.#welcome.nodes;
   }
 

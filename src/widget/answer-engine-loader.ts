@@ -31,17 +31,12 @@ export function loadedAnswerEngine(): AnswerEngine | undefined {
 /**
  * `askAgent` from the second part, fetched first if need be. Still exactly one
  * POST per call, made once the engine is here; none if the question was
- * stopped while it came, or if it could not be fetched (then the outcome says
- * so and the visitor can retry).
+ * stopped meanwhile (`askAgent` sends nothing for an aborted signal), or if the
+ * engine could not be fetched: then the outcome says so, and Retry tries again.
  */
-export async function askOnceLoaded(options: AskOptions): Promise<AskOutcome> {
-  let engine: AnswerEngine;
-  try {
-    engine = loaded ?? (await loadAnswerEngine());
-  } catch (error) {
-    if (options.signal.aborted) return { type: 'stopped', partialAnswer: '' };
-    return { type: 'failed', failure: { kind: 'not-loaded', detail: error instanceof Error ? error.message : String(error) }, partialAnswer: '' };
-  }
-  if (options.signal.aborted) return { type: 'stopped', partialAnswer: '' };
-  return engine.askAgent(options);
-}
+export const askOnceLoaded = (options: AskOptions): Promise<AskOutcome> =>
+  loadAnswerEngine().then(
+    (engine) => engine.askAgent(options),
+    (error: unknown): AskOutcome =>
+      options.signal.aborted ? { type: 'stopped', partialAnswer: '' } : { type: 'failed', failure: { kind: 'not-loaded', detail: String(error) }, partialAnswer: '' },
+  );

@@ -8,16 +8,13 @@ const MARKDOWN_SIGNS = /[\\`*_~[\]<>&#|@\n\r]|:\/\/|www\.|^\s{4}|^\s*([-+]|\d+[.
 /** Whether `text` renders as markdown to one paragraph of the same words. */
 export const isPlainText = (text: string): boolean => !MARKDOWN_SIGNS.test(text);
 
-/** `text` as paragraphs (split at blank lines) with line breaks. */
+/** `text` as paragraphs, one per line. */
 export const plainTextNodes = (text: string): Node[] =>
   text
-    .split(/\r?\n\s*\n/)
-    .filter((block) => block.trim())
-    .map((block) => {
+    .split(/[\r\n]+/)
+    .filter((line) => line.trim())
+    .map((line) => {
       const paragraph = document.createElement('p');
-      block
-        .trim()
-        .split(/\r?\n/)
-        .forEach((line, index) => paragraph.append(...(index ? [document.createElement('br'), line] : [line])));
+      paragraph.textContent = line.trim();
       return paragraph;
     });

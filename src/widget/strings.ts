@@ -108,7 +108,7 @@ export const ENGLISH: ChatStrings = {
     incomplete: 'The answer was cut off before it was complete.',
     'stream-error': 'The assistant ran into a problem while answering.',
     unreadable: 'The assistant sent a reply this chat could not read.',
-    'not-loaded': 'The chat could not finish loading, so your question was not sent. Check your connection, then retry.',
+    'not-loaded': 'The chat could not load, so this was not sent. Check your connection, then retry.',
   },
   retryIn: (seconds) => `You can ask again in ${formatSeconds(seconds)}.`,
   retryNow: 'You can ask again now.',

@@ -3,6 +3,7 @@ import { sendMouse } from '@web/test-runner-commands';
 import { agentLog, eventually, lastAnswer, part, parts, settled, uniqueAgent, waitFor } from './widget-helpers.js';
 import { becomeIdle, frames, gateId, isSecondPart, openChatPage, removeChatPages, requested, setGate, type ChatPage } from './widget-split-helpers.js';
 import type { KagentErrorDetail } from '../../src/widget/index.js';
+import { ENGLISH } from '../../src/widget/strings.js';
 
 // The script-tag build as a site loads it: one module script; the second part (request,
 // markdown, sanitizer, citations) comes from beside it, through a gate these tests control.
@@ -76,7 +77,7 @@ describe('the script-tag build in two parts', () => {
     expect(part(page.chat, 'question')!.textContent).to.contain('Where are the settings?');
     const failure = part(page.chat, 'failure')!;
     expect(failure.dataset.kind).to.equal('not-loaded');
-    expect(failure.textContent).to.contain('could not finish loading');
+    expect(failure.textContent).to.contain(ENGLISH.failures['not-loaded']);
     expect(errors.map((error) => error.kind)).to.deep.equal(['not-loaded']);
     expect((await agentLog(agent)).posts).to.equal(0);
 
