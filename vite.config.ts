@@ -16,20 +16,26 @@ const minifyCss = (css: string) =>
 /** The script-tag build's second part: `kagent-chat-answers-<hash>.js`, beside `kagent-chat.js`. */
 const ANSWERS_CHUNK = /^kagent-chat-answers-[\w-]+\.js(?:\.map)?$/;
 
-/** dist/ is not emptied (tsc writes there too): a new build removes the second parts of earlier builds, so only the one kagent-chat.js loads ships. */
-const removeOldAnswerChunks = (outDir: string): Plugin => ({
-  name: 'kagent-remove-old-answer-chunks',
-  apply: 'build',
-  buildStart() {
-    let names: string[];
-    try {
-      names = readdirSync(outDir);
-    } catch {
-      return;
-    }
-    for (const name of names) if (ANSWERS_CHUNK.test(name)) rmSync(`${outDir}/${name}`, { force: true });
-  },
-});
+/** dist/ is not emptied (tsc writes there too): a build removes the second parts earlier builds left there, so only the one its kagent-chat.js imports ships. */
+const removeOldAnswerChunks = (): Plugin => {
+  let outDir = '';
+  return {
+    name: 'kagent-remove-old-answer-chunks',
+    apply: 'build',
+    configResolved(config) {
+      outDir = config.build.outDir;
+    },
+    buildStart() {
+      let names: string[];
+      try {
+        names = readdirSync(outDir);
+      } catch {
+        return;
+      }
+      for (const name of names) if (ANSWERS_CHUNK.test(name)) rmSync(`${outDir}/${name}`, { force: true });
+    },
+  };
+};
 
 // `vite` serves the demo page from demo/; `vite build` makes the script-tag
 // build: dist/kagent-chat.js, an ES module (Lit and the element: what draws
@@ -58,7 +64,7 @@ export default defineConfig(({ command }) => ({
         return { code: code.replace(/css`([^`]*)`/g, (_, body: string) => `css\`${minifyCss(body)}\``), map: null };
       },
     },
-    ...(singleFile ? [] : [removeOldAnswerChunks(here('./dist'))]),
+    ...(singleFile ? [] : [removeOldAnswerChunks()]),
   ],
   build: {
     outDir: here('./dist'),

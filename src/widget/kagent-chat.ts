@@ -1,5 +1,5 @@
 import { LitElement, html, nothing, svg, type PropertyValues, type TemplateResult } from 'lit';
-import { AnswerEngineController, type LoadingMode } from './answer-engine-controller.js';
+import { AnswerEngineController } from './answer-engine-controller.js';
 import { citationDetails, citationsFrom, type Citation } from './citations.js';
 import { ConversationController } from './conversation-controller.js';
 import type { Turn } from './conversation-store.js';
@@ -206,7 +206,7 @@ export class KagentChat extends LitElement {
    * Whatever the setting, it is fetched at once when needed: the pointer over the chat or focus in it (the launcher hovered
    * or focused), the bubble opened, a question sent, a stored conversation or a welcome message with markup to show.
    */
-  loading: LoadingMode = 'idle';
+  loading: 'eager' | 'idle' | 'interaction' = 'idle';
 
   /** Further fields for the query body, e.g. `{ filters: {...} }`, for endpoints that allow them. The chat's own fields (`query`, `streaming`, `conversationId`, `visitorId`) win. */
   queryOptions: Record<string, unknown> | undefined = undefined;
