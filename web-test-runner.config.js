@@ -4,6 +4,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { findChrome } from './scripts/find-chrome.js';
 import { browserServiceMiddleware } from './test/support/browser-service.ts';
+import { scriptTagGateMiddleware } from './test/support/script-tag-gate.ts';
 import { serveReact } from './test/fixtures/react/serve-react.js';
 
 const executablePath = findChrome();
@@ -143,7 +144,8 @@ export default {
   files: ['test/browser/**/*.test.ts'],
   nodeResolve: true,
   // Real HTTP routes the tests call on this same origin.
-  middleware: [browserServiceMiddleware()],
+  // /split/...: the script-tag build with its second part served, failed or held as a test says.
+  middleware: [browserServiceMiddleware(), scriptTagGateMiddleware(new URL('./dist/', import.meta.url))],
   concurrency: 1,
   testFramework: { config: { timeout: 10000 } },
   plugins: [

@@ -122,9 +122,12 @@ async function servePage(request: Request, bundle: string): Promise<Response> {
   const { pathname } = new URL(request.url);
   if (request.method !== 'GET' && request.method !== 'HEAD') return new Response('Method not allowed', { status: 405 });
   if (pathname === '/kagent-chat.js') return new Response(bundle, { headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' } });
-  if (pathname === '/kagent-chat.js.map') {
-    const map = await readFile(new URL('dist/kagent-chat.js.map', root), 'utf8').catch(() => undefined);
-    return map ? new Response(map, { headers: { 'Content-Type': 'application/json' } }) : new Response('Not found', { status: 404 });
+  // The chat's second part, which kagent-chat.js imports from beside itself, and the source maps.
+  const built = /^\/(kagent-chat(?:-answers-[\w-]+)?\.js(\.map)?)$/.exec(pathname);
+  if (built) {
+    const file = await readFile(new URL(`dist/${built[1]}`, root), 'utf8').catch(() => undefined);
+    if (file === undefined) return new Response('Not found', { status: 404 });
+    return new Response(file, { headers: { 'Content-Type': built[2] ? 'application/json' : 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' } });
   }
   if (pathname === '/demo-config.json') {
     if (!pageConfig) return Response.json({ error: { code: 'UNAVAILABLE', message: 'Still starting' } }, { status: 503 });

@@ -1,5 +1,7 @@
-import { citationsFrom, linkCitationMarkers } from './citations.js';
-import { IncrementalMarkdown } from './markdown/incremental-markdown.js';
+import { loadAnswerEngine, type AnswerEngine } from './answer-engine-loader.js';
+import { citationLinks } from './citations.js';
+import type { IncrementalMarkdown } from './markdown/incremental-markdown.js';
+import { plainTextNodes } from './plain-text.js';
 import type { Source } from '../protocol/index.js';
 import type { ChatStrings } from './strings.js';
 
@@ -10,31 +12,54 @@ const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() 
 /**
  * The rendered answer of one turn: a node the element's template places, whose
  * content the incremental markdown renderer owns while the answer streams.
+ *
+ * The renderer is in the chat's second part: the node exists at once, and what
+ * is appended before the second part arrives is rendered when it does. If it
+ * cannot be fetched, the answer is shown as plain text (text nodes only).
  */
 export class AnswerBody {
   readonly element: HTMLDivElement;
-  #markdown: IncrementalMarkdown;
+  #renderer: { engine: AnswerEngine; markdown: IncrementalMarkdown } | undefined;
+  /** Appended before the renderer arrived. */
+  #waiting = '';
+  /** Settles once the renderer is here, or could not be fetched. */
+  #ready: Promise<void>;
+  /** The element was removed: a renderer arriving later renders nothing. */
+  #stopped = false;
 
   constructor(onRender?: () => void) {
     this.element = document.createElement('div');
     this.element.className = 'markdown';
     this.element.setAttribute('part', 'answer-text');
-    this.#markdown = new IncrementalMarkdown(this.element, onRender ? { onRender } : {});
+    this.#ready = loadAnswerEngine().then(
+      (engine) => {
+        this.#renderer = { engine, markdown: new engine.IncrementalMarkdown(this.element, onRender ? { onRender } : {}) };
+        if (this.#stopped) this.#renderer.markdown.stop();
+        else this.append(this.#waiting);
+      },
+      () => {},
+    );
   }
 
   append(fragment: string): void {
-    this.#markdown.append(fragment);
+    if (this.#renderer) this.#renderer.markdown.append(fragment);
+    else this.#waiting += fragment;
   }
 
   /** Stops rendering for good (the element was removed); a pending `finish()` resolves. */
   stop(): void {
-    this.#markdown.stop();
+    this.#stopped = true;
+    this.#renderer?.markdown.stop();
   }
 
   /** Renders the rest and, for a complete answer, links its `[n]` markers to `sources`. */
   async finish(sources: readonly Source[], strings: ChatStrings): Promise<void> {
-    await this.#markdown.finish();
-    linkCitationMarkers(this.element, citationsFrom(sources), strings);
+    await this.#ready;
+    const renderer = this.#renderer;
+    // Without the renderer (it could not be fetched): the words, as text.
+    if (!renderer) return this.element.replaceChildren(...plainTextNodes(this.#waiting));
+    await renderer.markdown.finish();
+    renderer.engine.linkCitationMarkers(this.element, citationLinks(sources, strings));
   }
 
   /** An answer restored after a reload: it renders after the ones restored before it, a slice per frame. */

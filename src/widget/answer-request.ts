@@ -1,5 +1,5 @@
 import { fetchEventSource } from '@microsoft/fetch-event-source';
-import { AgentStreamDecoder, describeProblems, queryIdFieldsNamed, readAgentQueryAnswer, type AgentQueryAnswer, type AgentStreamEvent, type QueryIdField } from '../protocol/index.js';
+import { AgentStreamDecoder, describeProblems, readAgentQueryAnswer, type AgentQueryAnswer, type AgentStreamEvent } from '../protocol/index.js';
 import { failureFromNetworkError, failureFromResponse, failureFromStreamError, type ChatFailure } from './failures.js';
 
 export interface AskOptions {
@@ -17,11 +17,6 @@ export interface AskOptions {
   queryOptions?: Record<string, unknown> | undefined;
   /** Each piece of the answer as it arrives. */
   onText?: (fragment: string) => void;
-  /**
-   * Called when the request is refused (400) for the ids it named: returns
-   * new ids to ask once more with. Without it a refusal is the outcome.
-   */
-  replaceIds?: (fields: QueryIdField[]) => Partial<Record<QueryIdField, string>>;
 }
 
 export type AskOutcome =
@@ -47,24 +42,11 @@ class FailedResponse extends Error {
 /**
  * Asks the agent once. One POST is made, whatever happens: no retry on an
  * error, a closed stream, a 429 or a hidden tab; the visitor decides whether
- * to ask again. The one exception: a 400 naming an id the request carried
- * (`visitorId`, `conversationId`) means the id itself is refused, not the
- * question, so with `replaceIds` the ids are replaced and the question is
- * asked a second and last time.
+ * to ask again. (The one re-ask, for ids the proxy refuses, is the first
+ * part's: see `askOnceLoaded`.)
  */
-export async function askAgent(options: AskOptions): Promise<AskOutcome> {
-  const ask = options.streaming ? askStreaming : askForJson;
-  const outcome = await ask(options);
-  const refused = outcome.type === 'failed' ? refusedIds(outcome.failure, options) : [];
-  if (!refused.length || !options.replaceIds || options.signal.aborted) return outcome;
-  // `ask`, not `askAgent`: a second refusal is the outcome, never a loop.
-  return ask({ ...options, ...options.replaceIds(refused) });
-}
-
-/** The ids a failure says were refused, among those the request sent. */
-function refusedIds(failure: ChatFailure, options: AskOptions): QueryIdField[] {
-  if (failure.status !== 400) return [];
-  return queryIdFieldsNamed(failure.detail).filter((field) => Boolean(options[field]));
+export function askAgent(options: AskOptions): Promise<AskOutcome> {
+  return options.streaming ? askStreaming(options) : askForJson(options);
 }
 
 function requestBody(options: AskOptions, streaming: boolean): string {

@@ -1,5 +1,4 @@
 import type { Source } from '../protocol/index.js';
-import { isWebAddress } from './markdown/sanitize.js';
 import type { ChatStrings } from './strings.js';
 
 /** A source as shown under an answer, numbered as the answer's `[n]` markers count. */
@@ -13,6 +12,17 @@ export interface Citation {
   totalPages: number | undefined;
   /** Relevance, 0 to 1. */
   score: number | undefined;
+}
+
+/** Whether `url` is an absolute http(s) address. */
+export function isWebAddress(url: unknown): url is string {
+  if (typeof url !== 'string') return false;
+  try {
+    const { protocol } = new URL(url);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
 }
 
 const finite = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
@@ -57,70 +67,21 @@ export function describeCitation(citation: Citation, strings: ChatStrings): stri
   return `${citation.name ?? strings.unnamedSource}${details ? ` · ${details}` : ''}`;
 }
 
-const MARKER = /\[(\d{1,3})\]/g;
-const HAS_MARKER = /\[\d{1,3}\]/;
-/** Text inside these is left as written: code shows `[1]` literally, a link cannot hold a link. */
-const SKIP = new Set(['A', 'CODE', 'PRE']);
-
-/**
- * Turns `[n]` markers in a rendered answer into links to source n: keyboard
- * reachable, named for screen readers, with the source shown on hover and
- * focus. Markers without a matching source stay text. Every value goes in
- * as text or a checked attribute, never as markup.
- */
-export function linkCitationMarkers(root: Element, citations: readonly Citation[], strings: ChatStrings): void {
-  if (!citations.length) return;
-  const document = root.ownerDocument;
-  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
-    acceptNode(node) {
-      for (let parent = node.parentElement; parent && parent !== root; parent = parent.parentElement) {
-        if (SKIP.has(parent.tagName)) return NodeFilter.FILTER_REJECT;
-      }
-      return HAS_MARKER.test(node.nodeValue ?? '') ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP;
-    },
-  });
-  const nodes: Text[] = [];
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) nodes.push(node as Text);
-  for (const node of nodes) {
-    const value = node.nodeValue ?? '';
-    const pieces: (string | Node)[] = [];
-    let last = 0;
-    for (const match of value.matchAll(MARKER)) {
-      const citation = citations[Number(match[1]) - 1];
-      if (!citation) continue;
-      pieces.push(value.slice(last, match.index), citationMarker(document, citation, strings));
-      last = match.index + match[0].length;
-    }
-    if (!pieces.length) continue;
-    pieces.push(value.slice(last));
-    node.replaceWith(...pieces.filter((piece) => piece !== ''));
-  }
+/** A `[n]` marker's link, worded for the visitor: what `linkCitationMarkers` needs, and no more. */
+export interface CitationLink {
+  number: number;
+  /** Only an http(s) address; without one the marker points at the source in the list. */
+  url: string | undefined;
+  /** Shown on hover and focus: `Guide.pdf · page 3 · 91% relevant`. */
+  description: string;
+  /** The marker's accessible name. */
+  label: string;
 }
 
-function citationMarker(document: Document, citation: Citation, strings: ChatStrings): HTMLElement {
-  let marker: HTMLElement;
-  if (citation.url) {
-    marker = document.createElement('a');
-    marker.setAttribute('href', citation.url);
-    marker.setAttribute('target', '_blank');
-    marker.setAttribute('rel', 'noopener noreferrer');
-  } else {
-    // No address to open: the marker points at the source in the list instead.
-    marker = document.createElement('button');
-    marker.setAttribute('type', 'button');
-  }
-  marker.className = 'citation';
-  marker.setAttribute('part', 'citation');
-  marker.dataset.citation = String(citation.number);
-  marker.setAttribute('aria-label', strings.citationLabel(citation.number, describeCitation(citation, strings)));
-  const number = document.createElement('span');
-  number.setAttribute('aria-hidden', 'true');
-  number.textContent = String(citation.number);
-  const card = document.createElement('span');
-  card.className = 'citation-card';
-  card.setAttribute('part', 'citation-card');
-  card.setAttribute('aria-hidden', 'true');
-  card.textContent = describeCitation(citation, strings);
-  marker.append(number, card);
-  return marker;
+/** The links for an answer's `[n]` markers, numbered as `citationsFrom` numbers its sources. */
+export function citationLinks(sources: readonly Source[], strings: ChatStrings): CitationLink[] {
+  return citationsFrom(sources).map((citation) => {
+    const description = describeCitation(citation, strings);
+    return { number: citation.number, url: citation.url, description, label: strings.citationLabel(citation.number, description) };
+  });
 }

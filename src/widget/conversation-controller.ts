@@ -1,6 +1,7 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { isValidQueryId, type QueryIdField } from '../protocol/index.js';
-import { askAgent, type AskOutcome } from './answer-request.js';
+import { isValidQueryId, type QueryIdField } from '../protocol/query-ids.js';
+import { askOnceLoaded } from './answer-engine-loader.js';
+import type { AskOutcome } from './answer-request.js';
 import { AnswerBody } from './answer-body.js';
 import { ConversationStore, newId, type StoredConversation, type Turn } from './conversation-store.js';
 import { CooldownController } from './cooldown-controller.js';
@@ -192,7 +193,8 @@ export class ConversationController implements ReactiveController {
     store.save(conversation);
     this.#host.requestUpdate();
 
-    const outcome: AskOutcome = await askAgent({
+    // The request is in the chat's second part: a question asked before it arrived is sent, once, when it does.
+    const outcome: AskOutcome = await askOnceLoaded({
       endpoint: this.#host.endpoint,
       agentId: this.#host.agentId,
       query: turn.question,

@@ -1,32 +1,8 @@
 import { INCOMPLETE_STREAM, parseRetryAfter, readErrorBody, type StreamErrorEvent } from '../protocol/index.js';
+import type { ChatFailure, FailureKind } from './failure-kinds.js';
 
-/** What went wrong with a question, in the terms the visitor is told. */
-export const FAILURE_KINDS = [
-  'bad-request',
-  'unauthorized',
-  'usage-limit',
-  'not-found',
-  'rate-limited',
-  'server',
-  'offline',
-  'unreachable',
-  'incomplete',
-  'stream-error',
-  'unreadable',
-] as const;
-export type FailureKind = (typeof FAILURE_KINDS)[number];
-
-export interface ChatFailure {
-  kind: FailureKind;
-  /** HTTP status, when the service answered with one. */
-  status?: number;
-  /** The service's error code (`USAGE_LIMIT`, `NOT_FOUND`...), when it gave one. */
-  code?: string;
-  /** The service's own message, for developers (shown in the console, not to visitors). */
-  detail?: string;
-  /** Seconds to wait before asking again (429). */
-  retryAfter?: number;
-}
+// The kinds live apart so the chat's first part can name them without the readers below, which only answering needs.
+export { FAILURE_KINDS, type ChatFailure, type FailureKind } from './failure-kinds.js';
 
 /** Wait used when a 429 carries no readable `Retry-After`. */
 export const DEFAULT_RETRY_AFTER = 10;

@@ -15,6 +15,7 @@ export interface KagentChatAttributes {
   placeholder?: string;
   welcome?: string;
   suggestions?: string;
+  loading?: 'eager' | 'idle' | 'interaction';
   lang?: string;
   dir?: 'ltr' | 'rtl' | 'auto';
 }
@@ -25,7 +26,7 @@ export interface KagentChatAttributes {
  * (`streaming={false}`, `suggestions={[...]}`, `opened`, not `open`, which is
  * the `open()` method); `agent-id` has no property and stays an attribute.
  */
-export interface KagentChatProperties extends Partial<Pick<KagentChat, 'agentId' | 'endpoint' | 'streaming' | 'mode' | 'opened' | 'theme' | 'heading' | 'placeholder' | 'welcome' | 'suggestions'>> {
+export interface KagentChatProperties extends Partial<Pick<KagentChat, 'agentId' | 'endpoint' | 'streaming' | 'mode' | 'opened' | 'theme' | 'heading' | 'placeholder' | 'welcome' | 'suggestions' | 'loading'>> {
   'agent-id'?: string;
   position?: KagentChatAttributes['position'];
   queryOptions?: Record<string, unknown>;

@@ -1,14 +1,14 @@
 import { LitElement, html, nothing, svg, type PropertyValues, type TemplateResult } from 'lit';
+import { AnswerEngineController } from './answer-engine-controller.js';
 import { citationDetails, citationsFrom, type Citation } from './citations.js';
 import { ConversationController } from './conversation-controller.js';
 import type { Turn } from './conversation-store.js';
 import { styles } from './kagent-chat.styles.js';
 import { modeStyles } from './modes.styles.js';
-import { renderMarkdown } from './markdown/incremental-markdown.js';
 import { ENGLISH, withStrings, type ChatStrings, type ChatStringsOverride } from './strings.js';
 import { BubbleController } from './bubble-controller.js';
 import type { Source } from '../protocol/index.js';
-import type { FailureKind } from './failures.js';
+import type { FailureKind } from './failure-kinds.js';
 
 /** `streaming="false"` turns streaming off; absent or any other value leaves it on. */
 const onUnlessFalse = {
@@ -83,6 +83,12 @@ const icon = (shape: TemplateResult) => html`<svg viewBox="0 0 24 24" width="24"
  * (full screen on a small screen). Escape closes it. The bubble is drawn in
  * the browser's top layer, so no CSS of the page (z-index, transforms,
  * overflow, resets) can move, clip or cover it.
+ *
+ * The chat comes in two parts: the first draws it and takes questions; the
+ * second (the streaming request, the markdown renderer and sanitizer, the
+ * citation links) is fetched when the `loading` attribute says, and at the
+ * latest when it is first needed. A question asked before it arrives is sent,
+ * once, as soon as it does.
  *
  * @summary Chat with a knowledge agent, with streamed, cited answers.
  *
@@ -160,6 +166,7 @@ export class KagentChat extends LitElement {
     welcome: {},
     suggestions: { converter: listAttribute },
     queryOptions: { attribute: false },
+    loading: { reflect: true },
   };
 
   /** The agent to ask (`POST {endpoint}/agents/{agent-id}/query`). */
@@ -195,6 +202,14 @@ export class KagentChat extends LitElement {
   /** Starter questions, shown as buttons until the first question. Attribute: `A|B|C` or a JSON array. */
   suggestions: string[] = [];
 
+  /**
+   * When the chat fetches its second part (the streaming request, the markdown renderer and sanitizer, the citation links):
+   * `idle` (default) once the page has loaded and the browser is idle, `eager` at once, `interaction` only when first needed.
+   * Whatever the setting, it is fetched at once when needed: the pointer over the chat or focus in it (the launcher hovered
+   * or focused), the bubble opened, a question sent, a stored conversation or a welcome message with markup to show.
+   */
+  loading: 'eager' | 'idle' | 'interaction' = 'idle';
+
   /** Further fields for the query body, e.g. `{ filters: {...} }`, for endpoints that allow them. The chat's own fields (`query`, `streaming`, `conversationId`, `visitorId`) win. */
   queryOptions: Record<string, unknown> | undefined = undefined;
 
@@ -211,6 +226,7 @@ export class KagentChat extends LitElement {
     this.requestUpdate('strings', old);
   }
 
+  #answerEngine = new AnswerEngineController(this);
   #conversation = new ConversationController(this, {
     onRender: () => this.#followAnswer(),
     onSettled: (turn) => this.#settled(turn),
@@ -218,7 +234,6 @@ export class KagentChat extends LitElement {
   #stickToEnd = true;
   #announcement = '';
   #copiedTurn: string | undefined;
-  #welcome: { text: string; nodes: Node[] } | undefined;
 
   constructor() {
     super();
@@ -413,11 +428,9 @@ export class KagentChat extends LitElement {
     if (input && this.send(input.value)) input.value = '';
   }
 
-  /** The welcome message as sanitized nodes, rendered once per text. */
+  /** The welcome message as sanitized nodes, rendered once per text (once the markdown renderer is here, if it has markup). */
   #welcomeNodes(): Node[] | undefined {
-    if (!this.welcome) return undefined;
-    if (this.#welcome?.text !== this.welcome) this.#welcome = { text: this.welcome, nodes: renderMarkdown(this.welcome) };
-    return this.#welcome.nodes;
+    return this.welcome ? this.#answerEngine.welcome(this.welcome) : undefined;
   }
 
   async #copy(turn: Turn): Promise<void> {

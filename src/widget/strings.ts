@@ -1,6 +1,6 @@
 // Every piece of text the visitor sees or hears, in one table, so a language
 // or a site's own wording is one object to supply.
-import type { FailureKind } from './failures.js';
+import type { FailureKind } from './failure-kinds.js';
 
 export interface ChatStrings {
   /** Accessible name of the whole chat. */
@@ -108,6 +108,7 @@ export const ENGLISH: ChatStrings = {
     incomplete: 'The answer was cut off before it was complete.',
     'stream-error': 'The assistant ran into a problem while answering.',
     unreadable: 'The assistant sent a reply this chat could not read.',
+    'not-loaded': 'The chat could not load, so this was not sent. Check your connection, then retry.',
   },
   retryIn: (seconds) => `You can ask again in ${formatSeconds(seconds)}.`,
   retryNow: 'You can ask again now.',

@@ -165,6 +165,7 @@ describe('<kagent-chat> public API, content options and strings', () => {
     expect(customElements.get('kagent-chat')).to.equal(first);
     // And the script-tag build on top of the module.
     const script = document.createElement('script');
+    script.type = 'module';
     script.src = '/dist/kagent-chat.js';
     const errors: string[] = [];
     const onError = (event: ErrorEvent) => errors.push(event.message);

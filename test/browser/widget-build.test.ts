@@ -1,13 +1,14 @@
 import { expect } from '@open-wc/testing';
 import { agentLog, lastAnswer, part, parts, removeAllChats, settled, uniqueAgent } from './widget-helpers.js';
 
-// The script-tag build, exactly as a site uses it: no imports, only the built file.
-describe('dist/kagent-chat.js through a plain <script> tag', () => {
+// The script-tag build, exactly as a site uses it: one module script, no imports of our own.
+describe('dist/kagent-chat.js through a plain <script type="module"> tag', () => {
   afterEach(removeAllChats);
 
   it('defines <kagent-chat> when loaded, and streams an answer with its sources', async () => {
     expect(customElements.get('kagent-chat')).to.equal(undefined);
     const script = document.createElement('script');
+    script.type = 'module';
     script.src = '/dist/kagent-chat.js';
     const loaded = new Promise((resolve, reject) => {
       script.onload = resolve;
@@ -24,6 +25,7 @@ describe('dist/kagent-chat.js through a plain <script> tag', () => {
     // Reactive properties work in the built code (decorators were compiled, not left raw).
     expect(chat.agentId).to.equal(agent);
     expect(chat.streaming).to.equal(true);
+    expect(chat.loading).to.equal('idle');
 
     (part(chat, 'input') as HTMLTextAreaElement).value = 'From the built file?';
     (part(chat, 'send') as HTMLButtonElement).click();
@@ -32,7 +34,27 @@ describe('dist/kagent-chat.js through a plain <script> tag', () => {
     expect(lastAnswer(chat)!.querySelectorAll('.citation')).to.have.length(2);
     expect(parts(chat, 'source')).to.have.length(2);
     expect((await agentLog(agent)).posts).to.equal(1);
-    // The built file is the production build of Lit, and sets no globals beyond its own name.
-    expect(Object.keys(window).filter((key) => /kagent/i.test(key))).to.deep.equal(['KagentChat']);
+    // A module sets no globals; what it offers is its exports, the second part's through loadAnswerEngine().
+    expect(Object.keys(window).filter((key) => /kagent/i.test(key))).to.deep.equal([]);
+    const built = (await import(/* @vite-ignore */ `${location.origin}/dist/kagent-chat.js`)) as typeof import('../../src/widget/script-tag.js');
+    expect(built.KagentChat).to.equal(customElements.get('kagent-chat'));
+    expect(built.withStrings({ send: 'Envoyer' }).send).to.equal('Envoyer');
+    const engine = await built.loadAnswerEngine();
+    expect(engine.renderMarkdown('**b**').map((node) => (node as Element).outerHTML ?? node.textContent).join('').trim()).to.equal('<p><strong>b</strong></p>');
+  });
+
+  it('the second part is a file beside the first that imports nothing from it, and the first holds no markdown engine', async () => {
+    const first = await (await fetch('/dist/kagent-chat.js')).text();
+    const chunk = /import\(["'`]\.\/(kagent-chat-answers-[\w-]+\.js)["'`]\)/.exec(first)?.[1];
+    expect(chunk, 'the first part imports the second from its own address').to.be.a('string');
+    const second = await (await fetch(`/dist/${chunk}`)).text();
+    expect(second).to.match(/export\s*\{/);
+    // No static import at all: loaded under another address (a ?ver= query), it still needs nothing more.
+    expect(second).not.to.match(/(^|[;}\s])import\s*[{*\w"'`]/);
+    // marked and DOMPurify live only in the second part.
+    for (const signature of ['DOMPurify', 'markedjs/marked']) {
+      expect(first).not.to.contain(signature);
+      expect(second).to.contain(signature);
+    }
   });
 });

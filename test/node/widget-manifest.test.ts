@@ -36,13 +36,13 @@ test('custom-elements.json documents exactly the public contract of <kagent-chat
   for (const event of element.events ?? []) assert.ok(event.description, `${event.name} is described`);
 
   const attributes = element.attributes?.map((attribute) => attribute.name) ?? [];
-  for (const name of ['agent-id', 'endpoint', 'streaming', 'mode', 'position', 'open', 'theme', 'heading', 'placeholder', 'welcome', 'suggestions']) {
+  for (const name of ['agent-id', 'endpoint', 'streaming', 'mode', 'position', 'open', 'theme', 'heading', 'placeholder', 'welcome', 'suggestions', 'loading']) {
     assert.ok(attributes.includes(name), `attribute ${name}`);
   }
   const publicMembers = (element.members ?? []).filter((member) => member.privacy !== 'private' && member.privacy !== 'protected' && !member.static);
   const methods = publicMembers.filter((member) => member.kind === 'method').map((member) => member.name);
   for (const name of ['send', 'stop', 'newConversation', 'open', 'close', 'toggle']) assert.ok(methods.includes(name), `method ${name}`);
-  for (const name of ['queryOptions', 'strings', 'opened']) assert.ok(publicMembers.some((member) => member.name === name && member.description), `property ${name}, described`);
+  for (const name of ['queryOptions', 'strings', 'opened', 'loading']) assert.ok(publicMembers.some((member) => member.name === name && member.description), `property ${name}, described`);
 
   // Every part the element puts on a node, and every --kagent-* property its styles read, is documented.
   // (`part=${busy ? 'stop' : 'send'}`: one node that is either part.)

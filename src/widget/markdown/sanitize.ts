@@ -15,17 +15,6 @@ const SAFE_IMAGE = /^https?:/i;
 /** The only class kept: the language of a code block. */
 const CODE_LANGUAGE = /^language-[\w+#.-]{1,40}$/;
 
-/** Whether `url` is an absolute http(s) address. */
-export function isWebAddress(url: unknown): url is string {
-  if (typeof url !== 'string') return false;
-  try {
-    const { protocol } = new URL(url);
-    return protocol === 'http:' || protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
-
 let purifier: DOMPurify | undefined;
 
 // A private instance: its hooks and config never touch a DOMPurify the host page uses.

@@ -1,0 +1,293 @@
+// `npm run bench -- widget-load`: what a page pays for <kagent-chat>, measured in Chromium.
+//   1. Sizes, gzip -9: the first part (dist/kagent-chat.js: draws the chat, takes a question;
+//      budget 15 KB), everything a full chat loads (with the second part; budget 47 KB), and
+//      today's single file built from the same source (KAGENT_SINGLE_FILE=1), each split into
+//      the libraries' shares and our own code's.
+//   2. What a bubble page whose visitor does nothing fetches before the browser is idle (budget:
+//      the first part's 15 KB), and when the second part follows.
+//   3. From the script tag to the launcher drawn, the split build and the single file side by side
+//      on the same page in the same run, runs interleaved: on loopback, and under Chromium's
+//      network emulation (Fast 4G, and Slow 4G, the mobile profile page-speed tools use).
+//   4. From the launcher clicked to the question box focused, with the second part not yet
+//      cached (clicked the moment the launcher is drawn), and when it is ready to answer.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import puppeteer, { PredefinedNetworkConditions, type Page } from 'puppeteer-core';
+import { findChrome } from '../scripts/find-chrome.js';
+
+const root = new URL('../', import.meta.url);
+const KB = 1024;
+const FIRST_PART_BUDGET = 15 * KB;
+const WHOLE_BUDGET = 47 * KB;
+const RUNS = Number(process.env.KAGENT_BENCH_RUNS ?? 9);
+
+// Both builds from the current source: the split one into dist/, the single file into a folder of its own.
+const singleDir = new URL(`node_modules/.cache/kagent-bench-single-${process.pid}/`, root);
+const vite = (env: Record<string, string>, ...args: string[]) => {
+  const result = spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--logLevel', 'warn', ...args], { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  if (result.status !== 0) process.exit(1);
+};
+vite({});
+mkdirSync(singleDir, { recursive: true });
+vite({ KAGENT_SINGLE_FILE: '1' }, '--outDir', singleDir.pathname);
+
+interface Built {
+  name: string;
+  code: string;
+  gzip: Buffer;
+  map: SourceMap;
+}
+
+interface SourceMap {
+  sources: string[];
+  mappings: string;
+}
+const built = (folder: URL, name: string): Built => {
+  const code = readFileSync(new URL(name, folder), 'utf8');
+  // The map's sources are relative to its folder: made absolute, so both builds' read alike.
+  const map = JSON.parse(readFileSync(new URL(`${name}.map`, folder), 'utf8')) as SourceMap;
+  map.sources = map.sources.map((source) => new URL(source, folder).pathname);
+  return { name, code, gzip: gzipSync(code, { level: 9 }), map };
+};
+const secondName = readdirSync(new URL('dist/', root)).find((name) => /^kagent-chat-answers-[\w-]+\.js$/.test(name));
+if (!secondName) throw new Error('The build made no second part (dist/kagent-chat-answers-*.js)');
+const first = built(new URL('dist/', root), 'kagent-chat.js');
+const second = built(new URL('dist/', root), secondName);
+const single = built(singleDir, 'kagent-chat.js');
+rmSync(singleDir, { recursive: true, force: true });
+
+const kb = (bytes: number) => `${(bytes / KB).toFixed(1)} KB`;
+const bytes = (count: number) => `${count.toLocaleString('en-US')} bytes`;
+const ms = (value: number) => `${Math.round(value)} ms`;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const spread = (values: number[]) => `${ms(median(values))} (${ms(Math.min(...values))} to ${ms(Math.max(...values))})`;
+
+// Who owns which bytes: each generated character goes to the source its mapping points at; a
+// part's share is what the gzipped file loses without its characters (so the shares add up to
+// about the whole).
+const OWNERS: [string, RegExp][] = [
+  ['marked', /node_modules\/marked\//],
+  ['DOMPurify', /node_modules\/dompurify\//],
+  ['Lit', /node_modules\/(lit|lit-html|lit-element|@lit\/reactive-element)\//],
+  ['fetch-event-source', /node_modules\/@microsoft\/fetch-event-source\//],
+  ['our code (src/widget, src/protocol)', /\/src\//],
+];
+function shares({ code, map }: Built): Map<string, number> {
+  const segments = mappedSegments(code, map);
+  const ownerOf = (source: string | null) => (source ? (OWNERS.find(([, pattern]) => pattern.test(source))?.[0] ?? 'other') : 'other');
+  const owners = new Array<string>(code.length).fill('other');
+  segments.forEach((segment, index) => owners.fill(ownerOf(segment.source), segment.at, segments[index + 1]?.at ?? code.length));
+  const whole = gzipSync(code, { level: 9 }).length;
+  const result = new Map<string, number>();
+  for (const owner of [...OWNERS.map(([name]) => name), 'other']) {
+    const without = [...code].filter((_, index) => owners[index] !== owner).join('');
+    const share = whole - gzipSync(without, { level: 9 }).length;
+    if (share > 0) result.set(owner, share);
+  }
+  return result;
+}
+
+const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/** Where each mapped stretch of `code` starts and the source it came from (source map v3, read by hand: no dependency for it). */
+function mappedSegments(code: string, map: SourceMap): { at: number; source: string | null }[] {
+  const segments: { at: number; source: string | null }[] = [];
+  const lineStarts = [0];
+  for (let i = 0; i < code.length; i++) if (code[i] === '\n') lineStarts.push(i + 1);
+  let source = 0;
+  map.mappings.split(';').forEach((line, lineIndex) => {
+    let column = 0;
+    for (const segment of line.split(',')) {
+      if (!segment) continue;
+      const fields: number[] = [];
+      let value = 0;
+      let shift = 0;
+      for (const char of segment) {
+        const digit = BASE64.indexOf(char);
+        value += (digit & 31) << shift;
+        if (digit & 32) shift += 5;
+        else {
+          fields.push(value & 1 ? -(value >>> 1) : value >>> 1);
+          value = 0;
+          shift = 0;
+        }
+      }
+      column += fields[0]!;
+      if (fields.length > 1) source += fields[1]!;
+      segments.push({ at: lineStarts[lineIndex]! + column, source: fields.length > 1 ? map.sources[source]! : null });
+    }
+  });
+  return segments.sort((a, b) => a.at - b.at);
+}
+
+// A page and both builds over loopback, gzipped as a site would serve them.
+const files = new Map<string, Buffer>([
+  ['/split/kagent-chat.js', first.gzip],
+  [`/split/${second.name}`, second.gzip],
+  ['/single/kagent-chat.js', single.gzip],
+]);
+const page = (build: 'split' | 'single', loading: string) => `<!doctype html><html><head><meta charset="utf-8"><title>Bench</title>
+<script>window.scriptTagAt = performance.now();</script>
+${build === 'split' ? '<script type="module" src="/split/kagent-chat.js"></script>' : '<script src="/single/kagent-chat.js"></script>'}
+</head><body><h1>A page with a chat bubble</h1><p>Some text of the page.</p>
+<kagent-chat mode="bubble" agent-id="bench" endpoint="/api" ${loading}></kagent-chat>
+<script type="module">
+  const chat = document.querySelector('kagent-chat');
+  await customElements.whenDefined('kagent-chat');
+  await chat.updateComplete;
+  window.launcherDrawnAt = performance.now();
+</script></body></html>`;
+const server = createServer((request, response) => {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const file = files.get(url.pathname);
+  if (file) {
+    response.writeHead(200, { 'Content-Type': 'text/javascript', 'Content-Encoding': 'gzip', 'Content-Length': file.length, 'Cache-Control': 'no-store' });
+    response.end(file);
+    return;
+  }
+  const build = url.searchParams.get('build') === 'single' ? 'single' : 'split';
+  response.writeHead(200, { 'Content-Type': 'text/html', 'Cache-Control': 'no-store' });
+  response.end(page(build, url.searchParams.get('loading') ? `loading="${url.searchParams.get('loading')}"` : ''));
+});
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+const browser = await puppeteer.launch({
+  executablePath: findChrome(),
+  args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+
+type Network = keyof typeof PredefinedNetworkConditions | 'loopback';
+async function freshPage(network: Network): Promise<Page> {
+  const tab = await browser.newPage();
+  await tab.setCacheEnabled(false);
+  if (network !== 'loopback') await tab.emulateNetworkConditions(PredefinedNetworkConditions[network]);
+  return tab;
+}
+
+/** Script tag to launcher drawn (the element defined and its first render done). */
+async function launcherDrawn(build: 'split' | 'single', network: Network): Promise<number> {
+  const tab = await freshPage(network);
+  await tab.goto(`${origin}/?build=${build}`);
+  await tab.waitForFunction(() => 'launcherDrawnAt' in window, { timeout: 60_000 });
+  const time = await tab.evaluate(() => (window as unknown as { launcherDrawnAt: number; scriptTagAt: number }).launcherDrawnAt - (window as unknown as { scriptTagAt: number }).scriptTagAt);
+  await tab.close();
+  return time;
+}
+
+/** Launcher clicked the moment it is drawn (second part not fetched yet): to the question box focused, and to the chat able to answer. */
+async function clickToFocus(build: 'split' | 'single', network: Network): Promise<{ focused: number; ready: number; fetchedBeforeClick: boolean }> {
+  const tab = await freshPage(network);
+  await tab.goto(`${origin}/?build=${build}`, { waitUntil: 'domcontentloaded' });
+  await tab.waitForFunction(() => 'launcherDrawnAt' in window, { timeout: 60_000 });
+  const result = await tab.evaluate(async (split: boolean) => {
+    const chat = document.querySelector('kagent-chat')!;
+    const launcher = chat.shadowRoot!.querySelector<HTMLButtonElement>('[part~="launcher"]')!;
+    const focused = new Promise<number>((resolve) => chat.shadowRoot!.addEventListener('focusin', (event) => (event.target as Element).localName === 'textarea' && resolve(performance.now())));
+    const fetchedBeforeClick = performance.getEntriesByType('resource').some((entry) => entry.name.includes('/kagent-chat-answers-'));
+    const clicked = performance.now();
+    launcher.click();
+    const focusedAt = await focused;
+    // The same module the page loaded: its loadAnswerEngine() settles when the second part opening the chat fetched is here.
+    if (split) await ((await import('/split/kagent-chat.js' as string)) as typeof import('../src/widget/script-tag.js')).loadAnswerEngine();
+    return { focused: focusedAt - clicked, ready: performance.now() - clicked, fetchedBeforeClick };
+  }, build === 'split');
+  await tab.close();
+  // The single file had everything before the launcher was drawn: ready when focused.
+  return build === 'split' ? result : { ...result, ready: result.focused };
+}
+
+/** A bubble page left alone: the scripts it fetches (size over the wire) and when, against its load event, in the page's own clock. */
+async function leftAlone(): Promise<{ files: { name: string; bytes: number; at: number }[]; loadAt: number }> {
+  const tab = await freshPage('loopback');
+  await tab.goto(`${origin}/?build=split`, { waitUntil: 'load' });
+  // Nothing is touched: the second part comes once the browser is idle.
+  await tab.waitForFunction(() => performance.getEntriesByType('resource').some((entry) => entry.name.includes('/kagent-chat-answers-') && (entry as PerformanceResourceTiming).responseEnd > 0), { timeout: 30_000 });
+  const result = await tab.evaluate(() => ({
+    loadAt: (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).loadEventStart,
+    files: (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
+      .filter((entry) => entry.name.endsWith('.js'))
+      .map((entry) => ({ name: entry.name.split('/').pop()!, bytes: entry.encodedBodySize, at: entry.startTime })),
+  }));
+  await tab.close();
+  return result;
+}
+
+try {
+  // Warm up the browser and the server.
+  await launcherDrawn('split', 'loopback');
+  await launcherDrawn('single', 'loopback');
+
+  const networks: Network[] = ['loopback', 'Fast 4G', 'Slow 4G'];
+  const drawn = new Map<string, number[]>();
+  for (const network of networks) {
+    const runs = network === 'loopback' ? RUNS * 2 : RUNS;
+    for (let run = 0; run < runs; run++) {
+      // Interleaved, so a busy moment of the machine falls on both alike.
+      for (const build of run % 2 ? (['single', 'split'] as const) : (['split', 'single'] as const)) {
+        const key = `${network}/${build}`;
+        drawn.set(key, [...(drawn.get(key) ?? []), await launcherDrawn(build, network)]);
+      }
+    }
+  }
+  const clicks = new Map<string, { focused: number; ready: number; fetchedBeforeClick: boolean }[]>();
+  for (const network of ['Fast 4G', 'Slow 4G'] as Network[]) {
+    for (let run = 0; run < RUNS; run++) {
+      for (const build of ['split', 'single'] as const) {
+        const key = `${network}/${build}`;
+        clicks.set(key, [...(clicks.get(key) ?? []), await clickToFocus(build, network)]);
+      }
+    }
+  }
+  const alone = await leftAlone();
+
+  // Sizes.
+  const whole = first.gzip.length + second.gzip.length;
+  const firstShares = shares(first);
+  const secondShares = shares(second);
+  const singleShares = shares(single);
+  const owners = [...OWNERS.map(([name]) => name), 'other'];
+  console.log('| Measure | Result | Budget |\n|---|---|---|');
+  console.log(`| First part, \`dist/kagent-chat.js\` (draws the chat, takes a question) | ${kb(first.code.length)} minified, **${kb(first.gzip.length)} gzipped** (${bytes(first.gzip.length)}, level 9) | ≤ 15 KB: ${first.gzip.length <= FIRST_PART_BUDGET ? 'met' : 'NOT met'} |`);
+  console.log(`| Second part, \`dist/${second.name}\` (request, markdown, sanitizer, citations) | ${kb(second.code.length)} minified, ${kb(second.gzip.length)} gzipped (${bytes(second.gzip.length)}) | fetched on first need or at idle |`);
+  console.log(`| Everything for a full chat (both parts) | **${kb(whole)} gzipped** (${bytes(whole)}) | ≤ 47 KB: ${whole <= WHOLE_BUDGET ? 'met' : 'NOT met'} |`);
+  console.log(`| Today's single file from the same source (IIFE, \`KAGENT_SINGLE_FILE=1\`) | ${kb(single.code.length)} minified, ${kb(single.gzip.length)} gzipped (${bytes(single.gzip.length)}) | for comparison |`);
+  // Asked for before the load event: before the browser could be idle.
+  const beforeIdle = alone.files.filter((file) => file.at < alone.loadAt);
+  const beforeIdleBytes = beforeIdle.reduce((sum, file) => sum + file.bytes, 0);
+  const later = alone.files.filter((file) => file.at > alone.loadAt);
+  console.log(
+    `| A bubble page whose visitor does nothing, until the browser is idle | ${beforeIdle.map((file) => `\`${file.name}\` ${bytes(file.bytes)}`).join(', ')} = **${kb(beforeIdleBytes)}**; then, once idle, ${later.map((file) => `\`${file.name}\` ${bytes(file.bytes)} ${(file.at - alone.loadAt).toFixed(1)} ms after the load event`).join(', ') || 'nothing'} | ≤ 15 KB before idle: ${beforeIdleBytes <= FIRST_PART_BUDGET && later.length === 1 ? 'met' : 'NOT met'} |`,
+  );
+
+  console.log('\nWho the gzipped bytes belong to (each part\'s share: what its gzipped file loses without it):\n');
+  console.log('| | first part | second part | both parts | single file |\n|---|---:|---:|---:|---:|');
+  for (const owner of owners) {
+    const a = firstShares.get(owner) ?? 0;
+    const b = secondShares.get(owner) ?? 0;
+    console.log(`| ${owner} | ${bytes(a)} | ${bytes(b)} | ${bytes(a + b)} | ${bytes(singleShares.get(owner) ?? 0)} |`);
+  }
+
+  console.log(`\nFrom the script tag to the launcher drawn (median of ${RUNS} runs, ${RUNS * 2} on loopback; range), cache disabled, builds served gzipped:\n`);
+  console.log('| Network | split build (first part) | single file | split / single |\n|---|---|---|---|');
+  for (const network of networks) {
+    const split = drawn.get(`${network}/split`)!;
+    const one = drawn.get(`${network}/single`)!;
+    console.log(`| ${network} | ${spread(split)} | ${spread(one)} | ${(median(split) / median(one)).toFixed(2)}× |`);
+  }
+
+  console.log(`\nFrom the launcher clicked (the moment it is drawn, second part not cached) to the question box focused, and to the chat ready to answer (median of ${RUNS}):\n`);
+  console.log('| Network | split build: question box focused | split build: able to answer (second part here) | single file: focused and able to answer |\n|---|---|---|---|');
+  for (const network of ['Fast 4G', 'Slow 4G'] as Network[]) {
+    const split = clicks.get(`${network}/split`)!;
+    const one = clicks.get(`${network}/single`)!;
+    const early = split.filter((run) => run.fetchedBeforeClick).length;
+    console.log(`| ${network} | ${spread(split.map((run) => run.focused))} | ${spread(split.map((run) => run.ready))}${early ? ` (in ${early} runs it was fetched before the click)` : ''} | ${spread(one.map((run) => run.focused))} |`);
+  }
+} finally {
+  await browser.close();
+  server.close();
+}

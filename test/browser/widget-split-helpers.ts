@@ -1,0 +1,67 @@
+// Pages with the script-tag build in an iframe of their own (a fresh module map
+// each), loaded through the gate of test/support/script-tag-gate.ts (not a test file itself).
+import type { KagentChat } from '../../src/widget/index.js';
+
+export type GateState = 'open' | 'fail' | 'hold';
+
+export interface ChatPage {
+  gate: string;
+  frame: HTMLIFrameElement;
+  window: Window & { idleCallbacks: IdleRequestCallback[] };
+  chat: KagentChat;
+}
+
+/** An id no other test uses. */
+export const gateId = (name: string) => `${name}-${Math.random().toString(36).slice(2, 10)}`;
+
+export async function setGate(gate: string, answers: GateState): Promise<void> {
+  await fetch(`/split-gate/${gate}?answers=${answers}`, { method: 'POST' });
+}
+
+/** The files the page asked the gate for, in order. */
+export async function requested(gate: string): Promise<string[]> {
+  return ((await (await fetch(`/split-gate/${gate}`)).json()) as { requests: string[] }).requests;
+}
+
+export const isSecondPart = (file: string) => /^kagent-chat-answers-[\w-]+\.js$/.test(file);
+
+/**
+ * A page with `<script type="module" src=".../kagent-chat.js">` and `chatHtml`,
+ * as a site writes it. The browser's idle callbacks are kept in
+ * `window.idleCallbacks` for the test to run: the test decides when the page is idle.
+ */
+export async function openChatPage(gate: string, chatHtml: string, { script = 'kagent-chat.js' } = {}): Promise<ChatPage> {
+  const frame = document.createElement('iframe');
+  // At the top left, so the whole chat is within the viewport a real mouse reaches.
+  frame.style.cssText = 'position:fixed;top:0;left:0;width:480px;height:560px;border:0';
+  frame.srcdoc = `<!doctype html><html><head>
+<script>
+  window.idleCallbacks = [];
+  window.requestIdleCallback = (callback) => window.idleCallbacks.push(callback);
+  window.cancelIdleCallback = () => {};
+</script>
+<script type="module" src="/split/${gate}/${script}"></script>
+</head><body>${chatHtml}</body></html>`;
+  const loaded = new Promise((resolve) => frame.addEventListener('load', resolve, { once: true }));
+  document.body.append(frame);
+  await loaded;
+  const win = frame.contentWindow as ChatPage['window'];
+  const chat = win.document.querySelector('kagent-chat') as KagentChat;
+  await win.customElements.whenDefined('kagent-chat');
+  await chat.updateComplete;
+  return { gate, frame, window: win, chat };
+}
+
+/** Two animation frames of the page: whatever the first render started has had its turn. */
+export async function frames(page: ChatPage): Promise<void> {
+  for (let i = 0; i < 2; i++) await new Promise((resolve) => page.window.requestAnimationFrame(resolve));
+}
+
+/** The page's browser becomes idle: its idle callbacks run. */
+export function becomeIdle(page: ChatPage): void {
+  for (const callback of page.window.idleCallbacks.splice(0)) callback({ didTimeout: false, timeRemaining: () => 50 });
+}
+
+export function removeChatPages(): void {
+  for (const frame of document.querySelectorAll('iframe')) frame.remove();
+}

@@ -1,0 +1,53 @@
+// The npm entry leaves the split to the site's bundler: built by a site with Vite, a page that
+// imports 'kagent-chat' gets the markdown engine (marked, DOMPurify) as a chunk of its own that it
+// imports dynamically, not in the code every page view loads.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { build } from 'vite';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+test("a site's Vite build of `import 'kagent-chat'` puts marked and DOMPurify in a chunk its page imports only dynamically", async () => {
+  // The package as npm installs it (package.json's exports and sideEffects, the tsc output),
+  // beside this checkout's dependencies, in a site of its own outside this checkout.
+  const site = mkdtempSync(join(tmpdir(), 'kagent-site-'));
+  try {
+    const installed = join(site, 'node_modules', 'kagent-chat');
+    mkdirSync(installed, { recursive: true });
+    const manifest = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { name: string; type: string; exports: Record<string, unknown>; sideEffects: string[] };
+    writeFileSync(join(installed, 'package.json'), JSON.stringify({ name: manifest.name, type: manifest.type, exports: { '.': manifest.exports['.'] }, sideEffects: manifest.sideEffects }));
+    writeFileSync(join(site, 'tsconfig.kagent.json'), JSON.stringify({
+      extends: `${root}tsconfig.build.json`,
+      compilerOptions: { outDir: join(installed, 'dist'), rootDir: `${root}src`, declaration: false, declarationMap: false, sourceMap: false },
+      include: [],
+      files: [`${root}src/widget/index.ts`],
+    }));
+    execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', join(site, 'tsconfig.kagent.json')], { stdio: 'pipe' });
+    for (const name of readdirSync(`${root}node_modules`).filter((name) => !name.startsWith('.'))) symlinkSync(`${root}node_modules/${name}`, join(site, 'node_modules', name));
+    writeFileSync(join(site, 'page.js'), "import 'kagent-chat';\n");
+    writeFileSync(join(site, 'index.html'), '<!doctype html><script type="module" src="./page.js"></script><kagent-chat></kagent-chat>');
+
+    await build({ root: site, configFile: false, logLevel: 'silent', build: { outDir: join(site, 'out'), modulePreload: false } });
+
+    const files = readdirSync(join(site, 'out', 'assets')).map((name) => ({ name, code: readFileSync(join(site, 'out', 'assets', name), 'utf8') }));
+    const html = readFileSync(join(site, 'out', 'index.html'), 'utf8');
+    const page = files.find((file) => html.includes(file.name))!;
+    assert.ok(page, 'the page loads one script');
+    const engine = files.filter((file) => file.code.includes('markedjs/marked'));
+    assert.equal(engine.length, 1, 'marked is in one chunk');
+    assert.notEqual(engine[0]!.name, page.name, 'not in the page script');
+    assert.ok(engine[0]!.code.includes('DOMPurify'), 'DOMPurify beside it');
+    assert.ok(!page.code.includes('DOMPurify'), 'DOMPurify is not in the page script');
+    // The page script reaches it only through import(), and defines the element itself.
+    assert.ok(page.code.includes(`import(\`./${engine[0]!.name}\`)`) || page.code.includes(`import("./${engine[0]!.name}")`), 'imported dynamically');
+    assert.ok(!new RegExp(`from\\s*["'\`]\\./${engine[0]!.name}`).test(page.code), 'never statically');
+    assert.ok(page.code.includes('kagent-chat'), 'the page script defines <kagent-chat>');
+  } finally {
+    rmSync(site, { recursive: true, force: true });
+  }
+});
