@@ -301,7 +301,29 @@ describe('extractive answers from seeded Markdown, over HTTP', () => {
       return '';
     });
     let quotes = 0;
-    for (const line of withoutCode.split('\n').filter((line) => line.trim())) {
+    // A table: its header row and rows the cited document holds, after a line that carries the marker.
+    const withoutTables = withoutCode.replace(/(?<=\[(\d+)\]:\n\n)(\| .* \|)\n\|(?:---\|)+\n((?:\| .* \|(?:\n|$))+)/g, (_, number: string, header: string, body: string) => {
+      const text = documentText[sources[Number(number) - 1]!.datasource_name!]!;
+      const cells = (row: string) => row.slice(2, -2).split(' | ');
+      const columns = cells(header);
+      assert.ok(text.includes(columns.join(' | ')), `the header row of a table in ${sources[Number(number) - 1]!.datasource_name}: ${header}`);
+      for (const row of body.trim().split('\n')) {
+        const pairs = cells(row).map((cell, i) => (cell ? `${columns[i]}: ${cell.replace(/\\(.)/g, '$1')}` : '')).filter(Boolean);
+        assert.ok(text.split('\n').includes(pairs.join('; ')), `[${number}] cites a document with the row ${row}`);
+        quotes++;
+      }
+      return '';
+    });
+    for (const line of withoutTables.split('\n').filter((line) => line.trim())) {
+      // A caption names the source whose table or code follows.
+      const named = /^(.+) \[(\d+)\]:$/.exec(line);
+      if (named && sources[Number(named[2]) - 1]?.datasource_name === named[1]) continue;
+      // A point opens with the title of the section it quotes, a heading of the document it names.
+      const caption = /^\*\*(.+)\*\* \((.+)\)(?: \[\d+\])?:$/.exec(line);
+      if (caption) {
+        assert.match(documentText[caption[2]!]!, new RegExp(`(^|\n\n)${caption[1]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n\n`), `a heading of ${caption[2]}: ${line}`);
+        continue;
+      }
       const marker = / \[(\d+)\](:?)$/.exec(line);
       assert.ok(marker, `each point ends with its marker: ${line}`);
       const number = Number(marker[1]);

@@ -4,7 +4,7 @@ import { codeSpan } from '../ingest/markdown.js';
 // nothing in a quote becomes emphasis, a link, a tag or a citation marker.
 
 /** Longest sentence, list item or table row quoted, in characters; a longer one is cut at a word. */
-export const QUOTE_LIMIT = 400;
+export const QUOTE_LIMIT = 800;
 
 /** `text` cut at the last word before `limit` characters, with "…". */
 export function cutAtWord(text: string, limit = QUOTE_LIMIT): string {

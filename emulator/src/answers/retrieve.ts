@@ -50,15 +50,21 @@ function neighbouringText(fragments: readonly FragmentRow[], fragment: FragmentR
   let textBefore = '';
   if (samePage(previous)) {
     const shared = fragment.offset - previous!.offset;
-    // Fragments overlap; when they do not, only white space lies between them.
-    textBefore = shared <= previous!.text.length ? previous!.text.slice(0, shared) : `${previous!.text}\n`;
+    // Fragments overlap; when they do not (a section starts a fragment), only white space lies
+    // between them: a paragraph break when there is room for one, so a heading is seen standing alone.
+    textBefore = shared <= previous!.text.length ? previous!.text.slice(0, shared) : `${previous!.text}${gap(shared - previous!.text.length)}`;
   }
   let textAfter = '';
   if (samePage(next)) {
     const end = fragment.offset + fragment.text.length;
-    textAfter = next!.offset <= end ? next!.text.slice(end - next!.offset) : `\n${next!.text}`;
+    textAfter = next!.offset <= end ? next!.text.slice(end - next!.offset) : `${gap(next!.offset - end)}${next!.text}`;
   }
   return { textBefore: textBefore.slice(-CONTEXT_CHARS), textAfter: textAfter.slice(0, CONTEXT_CHARS) };
+}
+
+/** The white space between two fragments that do not overlap: a line break, or a paragraph break for two characters or more. */
+function gap(length: number): string {
+  return length >= 2 ? '\n\n' : '\n';
 }
 
 /**
