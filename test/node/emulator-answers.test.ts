@@ -1,7 +1,11 @@
 // Agent answers: JSON and streamed exactly as the service writes them, sources,
 // conversations, and the rate and usage limits around them.
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
+import { Lexer, type Tokens } from 'marked';
+import { knowledgeBaseFiles, seedKnowledgeBase } from '../../demo/knowledge-base.js';
+import { startEmulator, type RunningEmulator } from '../../emulator/src/index.js';
 import { KagentError } from '../../src/client/index.js';
 import { AgentStreamDecoder, DONE_EVENT, readAgentStream } from '../../src/protocol/index.js';
 import { extractMarkdown } from '../../emulator/src/ingest/markdown.js';
@@ -301,7 +305,29 @@ describe('extractive answers from seeded Markdown, over HTTP', () => {
       return '';
     });
     let quotes = 0;
-    for (const line of withoutCode.split('\n').filter((line) => line.trim())) {
+    // A table: its header row and rows the cited document holds, after a line that carries the marker.
+    const withoutTables = withoutCode.replace(/(?<=\[(\d+)\]:\n\n)(\| .* \|)\n\|(?:---\|)+\n((?:\| .* \|(?:\n|$))+)/g, (_, number: string, header: string, body: string) => {
+      const text = documentText[sources[Number(number) - 1]!.datasource_name!]!;
+      const cells = (row: string) => row.slice(2, -2).split(' | ');
+      const columns = cells(header);
+      assert.ok(text.includes(columns.join(' | ')), `the header row of a table in ${sources[Number(number) - 1]!.datasource_name}: ${header}`);
+      for (const row of body.trim().split('\n')) {
+        const pairs = cells(row).map((cell, i) => (cell ? `${columns[i]}: ${cell.replace(/\\(.)/g, '$1')}` : '')).filter(Boolean);
+        assert.ok(text.split('\n').includes(pairs.join('; ')), `[${number}] cites a document with the row ${row}`);
+        quotes++;
+      }
+      return '';
+    });
+    for (const line of withoutTables.split('\n').filter((line) => line.trim())) {
+      // A caption names the source whose table or code follows.
+      const named = /^(.+) \[(\d+)\]:$/.exec(line);
+      if (named && sources[Number(named[2]) - 1]?.datasource_name === named[1]) continue;
+      // A point opens with the title of the section it quotes, a heading of the document it names.
+      const caption = /^\*\*(.+)\*\* \((.+)\)(?: \[\d+\])?:$/.exec(line);
+      if (caption) {
+        assert.match(documentText[caption[2]!]!, new RegExp(`(^|\n\n)${caption[1]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n\n`), `a heading of ${caption[2]}: ${line}`);
+        continue;
+      }
       const marker = / \[(\d+)\](:?)$/.exec(line);
       assert.ok(marker, `each point ends with its marker: ${line}`);
       const number = Number(marker[1]);
@@ -317,5 +343,142 @@ describe('extractive answers from seeded Markdown, over HTTP', () => {
     }
     assert.ok(quotes >= 2, `a few points: ${answer}`);
     assert.match(answer, /tomato seedlings/i);
+  });
+});
+
+// The demo's knowledge base (README.md and docs/*.md), seeded as `npm start`
+// seeds it, asked what a newcomer asks; each answer is read as markdown (by
+// marked, as the widget reads it) and every quote checked against its source.
+describe("answers from the demo's documents read like answers", () => {
+  const root = new URL('../../', import.meta.url);
+  let demo: RunningEmulator;
+  /** Each document's extracted text (what fragments are cut from), by its name. */
+  const extracted: Record<string, string> = {};
+
+  before(async () => {
+    demo = await startEmulator({ port: 0, pace: 0, log: () => {}, rateLimits: { pro: Number.MAX_SAFE_INTEGER } });
+    await seedKnowledgeBase(root, { url: demo.url, apiKey: demo.demo.apiKey, datastoreId: demo.demo.datastoreId });
+    for (const path of await knowledgeBaseFiles(root)) extracted[path] = extractMarkdown(await readFile(new URL(path, root))).pages[0]!.text;
+  });
+  after(() => demo?.close());
+
+  /** The streamed answer (checked to be the JSON answer of the stream's end) and its sources' names. */
+  async function ask(query: string): Promise<{ answer: string; sources: string[] }> {
+    const response = await fetch(`${demo.url}/agents/${demo.demo.agentId}/query`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${demo.demo.apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query, streaming: true }),
+    });
+    let answer = '';
+    let final: { answer: string; sources: { datasource_name: string }[] } | undefined;
+    for await (const event of readAgentStream(response.body!)) {
+      assert.notEqual(event.type, 'error');
+      if (event.type === 'answer') answer += event.text;
+      if (event.type === 'done') final = event.response as unknown as typeof final;
+    }
+    assert.ok(final, 'the stream ends with the whole answer and [DONE]');
+    assert.equal(answer, final.answer, 'the streamed pieces make the answer the stream ends with');
+    return { answer, sources: final.sources.map((source) => source.datasource_name) };
+  }
+
+  const unescape = (text: string) => text.replace(/\\(.)/g, '$1');
+
+  /**
+   * Checks every block of the answer against the source its marker names:
+   * prose and items are whole sentences of it, each with its [n]; a table is
+   * a GFM table whose header row and rows are the source's; code is fenced
+   * and the source's; a table or code block follows a line with its [n].
+   */
+  function checkQuotes(answer: string, sources: readonly string[]): { tables: Tokens.Table[]; code: Tokens.Code[] } {
+    const tokens = new Lexer({ gfm: true }).lex(answer).filter((token) => token.type !== 'space');
+    const tables: Tokens.Table[] = [];
+    const code: Tokens.Code[] = [];
+    let lastMarker = 0;
+    const sourceOf = (number: number) => {
+      assert.ok(number >= 1 && number <= sources.length, `[${number}] is one of the ${sources.length} sources`);
+      return extracted[sources[number - 1]!]!;
+    };
+    const checkQuote = (raw: string, where: string) => {
+      const marker = / \[(\d+)\](:?)$/.exec(raw);
+      assert.ok(marker, `${where} ends with its marker: ${raw}`);
+      lastMarker = Number(marker[1]);
+      const text = sourceOf(lastMarker);
+      const opening = /^(?:From \*\*(.+)\*\* in (.+)|According to (.+)|\*\*(.+)\*\* \((.+)\)|(.+))$/.exec(raw.slice(0, marker.index));
+      const quote = unescape(raw.slice(0, marker.index)) + marker[2];
+      if (marker[2] && opening && !text.includes(quote)) {
+        // A caption before a table or code: the section's title and the document's name, or the name alone.
+        const title = opening[1] ?? opening[4];
+        const name = opening[2] ?? opening[3] ?? opening[5] ?? opening[6];
+        assert.equal(unescape(name!), sources[lastMarker - 1], `a caption names the source [${lastMarker}]: ${raw}`);
+        if (title) assert.match(text, new RegExp(`(^|\\n\\n)${unescape(title).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n\\n`), `a heading of ${name}: ${raw}`);
+        return;
+      }
+      const at = text.indexOf(quote);
+      assert.ok(at >= 0, `[${lastMarker}] cites ${sources[lastMarker - 1]}, which says: ${quote}`);
+      assert.match(text.slice(0, at), /(^|[.!?:;]\s|\n)$/, `starts where a sentence starts: ${quote}`);
+      assert.match(text.slice(at + quote.length), /^($|\s)/, `ends where a sentence ends: ${quote}`);
+      assert.match(quote, /[.!?:;)]$/, `a whole sentence: ${quote}`);
+      assert.ok(!quote.includes('…'), `not cut: ${quote}`);
+    };
+    for (const [index, token] of tokens.entries()) {
+      if (index === 0 && token.type === 'paragraph' && !/\[\d+\]:?$/.test(token.raw.trim())) {
+        assert.ok(token.raw.trim().endsWith(':') && token.raw.length < 120, `a short lead line: ${token.raw}`);
+        continue;
+      }
+      if (token.type === 'paragraph') {
+        const raw = token.raw.trim();
+        if (/^\*\*.+\*\* \(.+\):$/.test(raw)) continue; // a point's title line, checked with what follows
+        checkQuote(raw, 'a paragraph');
+      } else if (token.type === 'list') {
+        for (const item of (token as Tokens.List).items) checkQuote(item.text.trim(), 'an item');
+      } else if (token.type === 'table') {
+        const table = token as Tokens.Table;
+        tables.push(table);
+        assert.ok(lastMarker > 0 && /\[\d+\]:?$/.test(tokens[index - 1]!.raw.trim()), `a table follows a line with its marker: ${table.raw}`);
+        const lines = sourceOf(lastMarker).split('\n');
+        const columns = table.header.map((cell) => unescape(cell.text));
+        assert.ok(lines.includes(columns.join(' | ')), `the header row is a header of ${sources[lastMarker - 1]}: ${columns.join(' | ')}`);
+        for (const row of table.rows) {
+          assert.equal(row.length, columns.length, 'every row has the header row\'s cells');
+          const pairs = row.map((cell, i) => (cell.text ? `${columns[i]}: ${unescape(cell.text)}` : '')).filter(Boolean);
+          assert.ok(lines.includes(pairs.join('; ')), `a row of ${sources[lastMarker - 1]}: ${pairs.join('; ')}`);
+        }
+      } else if (token.type === 'code') {
+        const block = token as Tokens.Code;
+        code.push(block);
+        assert.match(block.raw, /^`{3,}/, `code is fenced: ${block.raw}`);
+        assert.ok(lastMarker > 0, 'code follows a line with its marker');
+        assert.ok(sourceOf(lastMarker).includes(block.text), `the code is ${sources[lastMarker - 1]}'s: ${block.text}`);
+      } else {
+        assert.fail(`an answer holds paragraphs, lists, tables and code, not ${token.type}: ${token.raw}`);
+      }
+    }
+    return { tables, code };
+  }
+
+  test('"How do I deploy the proxy to Cloudflare Workers?": the platform table keeps its header row, the recipe its code', async () => {
+    const { answer, sources } = await ask('How do I deploy the proxy to Cloudflare Workers?');
+    const { tables, code } = checkQuotes(answer, sources);
+    const platforms = tables.find((table) => table.header.map((cell) => cell.text).join(' | ') === 'Platform | Entry');
+    assert.ok(platforms, `the README's table of platforms, under its header row: ${answer}`);
+    assert.ok(platforms.rows.some((row) => row[0]!.text === 'Cloudflare Workers' && row[1]!.tokens[0]?.type === 'codespan'), 'its Cloudflare row, the entry as code');
+    assert.ok(code.some((block) => block.text.includes("from 'kagent-chat/proxy/cloudflare'")), `the Worker's code, fenced: ${answer}`);
+    assert.match(answer, /\*\*Cloudflare Workers\*\* \(docs\/proxy\.md\)/, 'the recipe opens with its section title');
+  });
+
+  test('"Which CSS custom properties change the widget\'s colours?": the properties, each as code, in a whole sentence', async () => {
+    const { answer, sources } = await ask("Which CSS custom properties change the widget's colours?");
+    checkQuotes(answer, sources);
+    for (const property of ['--kagent-accent', '--kagent-surface', '--kagent-z-index']) assert.ok(answer.includes(`\`${property}\``), `${property} as code: ${answer}`);
+  });
+
+  test('"What file types can the emulator ingest?": the table of the eight types, with its header row', async () => {
+    const { answer, sources } = await ask('What file types can the emulator ingest?');
+    const { tables } = checkQuotes(answer, sources);
+    const types = tables.find((table) => table.header[0]!.text === 'file');
+    assert.ok(types, `the file types table: ${answer}`);
+    assert.deepEqual(types.header.map((cell) => cell.text), ['file', 'MIME type', 'endings', 'read as']);
+    assert.deepEqual(types.rows.map((row) => row[0]!.text), ['Plain text', 'Markdown', 'CSV', 'JSON', 'PDF', 'Word', 'PowerPoint', 'Excel']);
+    assert.match(answer, /^(From \*\*File types\*\* in docs\/emulator\.md|\*\*File types\*\* \(docs\/emulator\.md\)):/m, 'opens with the section title');
   });
 });

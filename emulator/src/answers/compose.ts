@@ -5,19 +5,26 @@ import type { Retrieved } from './retrieve.js';
 
 // Without a language model, the emulator answers extractively, in markdown: a
 // short lead line, then for each of the first sources one point, a passage of
-// a few neighbouring, complete sentences (or list items, or table rows) that
-// best match the question, each followed by the marker of its source ([1] is
-// the first source). A code block goes with it when it is what the question
-// asks for (a how-to whose section holds it) or when the passage introduces it.
+// a few neighbouring, complete sentences (or the matching items of a list, or
+// the matching rows of a table under its header row) that best match the
+// question, each followed by the marker of its source ([1] is the first
+// source). A point opens with the title of its section when the document has
+// sections. A code block goes with it when it is what the question asks for
+// (a how-to whose section holds it) or when the passage introduces it; a list
+// or table goes with the paragraph right before it.
 
 /** Sources quoted, at most. */
 const SOURCES_QUOTED = 3;
-/** Sentences, items or rows in one point, at most. */
+/** Sentences in one point, at most. */
 const PIECES_PER_POINT = 3;
+/** Items of a list or rows of a table in one point, at most. */
+const ROWS_PER_POINT = 8;
 /** Prose in one point, in characters, at most. */
-const POINT_LIMIT = 700;
+const POINT_LIMIT = 900;
+/** A list or table in one point, in characters, at most. */
+const TABLE_LIMIT = 2000;
 /** Code blocks in one point, and how long one may be. */
-const CODE_BLOCKS_PER_POINT = 2;
+const CODE_BLOCKS_PER_POINT = 3;
 const CODE_LINE_LIMIT = 16;
 const CODE_CHAR_LIMIT = 800;
 /** How much a heading that matches the question counts for the passages under it. */
@@ -43,18 +50,41 @@ interface Scored extends Piece {
 export function composeAnswer(question: string, sources: readonly Retrieved[]): string {
   const quoted = sources.slice(0, SOURCES_QUOTED).map((hit) => piecesOf(hit));
   const weigh = termWeights(question, quoted);
-  const points: string[] = [];
-  let named = '';
+  const points: { pieces: Scored[]; number: number; hit: Retrieved }[] = [];
   for (const [index, pieces] of quoted.entries()) {
-    const scored = pieces.map((piece, position) => ({ ...piece, index: position, score: weigh(piece.text), headingScore: weigh(piece.heading) }));
+    // A row is weighed by its values: the column names, in every row, tell the rows apart no better than the header does.
+    const scored = pieces.map((piece, position) => ({ ...piece, index: position, score: weigh(piece.table ? piece.table.cells.join('\n') : piece.text), headingScore: weigh(piece.heading) }));
     const chosen = choosePieces(question, scored, index === 0 && points.length === 0);
     if (chosen.length === 0) continue;
-    points.push(renderPoint(chosen, index + 1, sources[index]!.datasource.name));
-    named = sources[index]!.datasource.name;
+    points.push({ pieces: chosen, number: index + 1, hit: sources[index]! });
   }
   if (points.length === 0) return NO_ANSWER;
-  const lead = points.length === 1 ? `According to ${markdownText(named)}:` : 'Here is what the documents say:';
-  return [lead, ...points].join('\n\n');
+  if (points.length === 1) {
+    const [{ pieces, number, hit }] = points as [(typeof points)[0]];
+    const title = sectionTitle(pieces, hit);
+    const source = markdownText(hit.datasource.name);
+    return renderPoint(pieces, number, source, title ? `From **${markdownText(title)}** in ${source}` : `According to ${source}`);
+  }
+  return [
+    'Here is what the documents say:',
+    ...points.map(({ pieces, number, hit }) => {
+      const title = sectionTitle(pieces, hit);
+      const source = markdownText(hit.datasource.name);
+      return renderPoint(pieces, number, source, title ? `**${markdownText(title)}** (${source})` : undefined);
+    }),
+  ].join('\n\n');
+}
+
+/**
+ * The title of the section a point is quoted from, when naming it helps: the
+ * document has sections (Markdown headings) and the point is not in the
+ * outermost one (the document's own title, which its name already says).
+ */
+function sectionTitle(pieces: readonly Piece[], hit: Retrieved): string {
+  const section = hit.fragment.section ?? [];
+  if (section.length === 0) return '';
+  const title = pieces[0]!.heading || section[section.length - 1]!;
+  return title === section[0] ? '' : title;
 }
 
 /**
@@ -87,6 +117,7 @@ function termWeights(question: string, quoted: readonly Piece[][]): (text: strin
 function choosePieces(question: string, pieces: readonly Scored[], mustAnswer: boolean): Scored[] {
   // A sentence that announces a list or code ("as follows:") is no answer when what it announces is not there.
   const announcesNothing = new Set(pieces.filter((piece) => piece.introduces && introducedBy(piece, pieces).length === 0));
+  const asksHow = ASKS_HOW.test(question);
   const prose = pieces.filter((piece) => piece.kind !== 'code' && !announcesNothing.has(piece));
   const code = pieces.filter((piece) => piece.kind === 'code' && fitsAsCode(piece));
   let window = bestWindow(prose);
@@ -100,25 +131,43 @@ function choosePieces(question: string, pieces: readonly Scored[], mustAnswer: b
   window = extend(window, prose);
   const chosen = [...window];
   const introduced = introducedBy(window[window.length - 1]!, pieces);
-  if (introduced.length) chosen.push(...introduced);
-  else if (ASKS_HOW.test(question)) {
+  chosen.push(...introduced);
+  if (asksHow && !introduced.some((piece) => piece.kind !== 'code')) {
     // A how-to: the commands and configuration around the passage, in its section.
     const section = window[0]!.heading;
     const near = (block: Scored) => block.index >= window![0]!.index - 3 && block.index <= window![window!.length - 1]!.index + 3;
-    const related = code.filter((block) => near(block) && block.heading === section && (block.score > 0 || block.headingScore > 0));
-    chosen.push(...withLeadIns(related.slice(0, CODE_BLOCKS_PER_POINT), pieces));
+    const related = code.filter((block) => near(block) && block.heading === section && (block.score > 0 || block.headingScore > 0) && !introduced.includes(block));
+    chosen.push(...withLeadIns(related.slice(0, CODE_BLOCKS_PER_POINT - introduced.length), pieces));
   }
   return [...new Map(chosen.map((piece) => [piece.index, piece])).values()].sort((a, b) => a.index - b.index);
 }
 
-/** What a sentence ending with ':' introduces and a quote can show: its code block, or the first items or rows of its list or table. */
+/**
+ * What a quote shows after its last sentence: the code block that sentence
+ * introduces (ending with ':'), or the list or table right after its paragraph
+ * (which a paragraph before a table or list is most often about). Of a list or
+ * table, the items or rows that match the question, or its first ones when
+ * none does (the question asked for what the whole list answers).
+ */
 function introducedBy(piece: Scored, pieces: readonly Scored[]): Scored[] {
   const next = pieces[piece.index + 1];
-  if (!piece.introduces || next?.group !== piece.introduces) return [];
-  if (next.kind === 'code') return fitsAsCode(next) ? [next] : [];
-  const run: Scored[] = [];
-  for (let i = next.index; i < pieces.length && run.length < PIECES_PER_POINT && pieces[i]!.group === next.group; i++) run.push(pieces[i]!);
-  return run;
+  const shown = piece.introduces || (piece.followedBy ?? '');
+  if (!shown || next?.group !== shown) return [];
+  if (next.kind === 'code') return piece.introduces && fitsAsCode(next) ? [next] : [];
+  const all = pieces.filter((other) => other.group === next.group);
+  const matching = all.filter((other) => other.score > 0);
+  return firstRows(matching.length ? matching : all);
+}
+
+/** The best of a list's items or a table's rows that fit in a point, in reading order. */
+function firstRows(rows: readonly Scored[]): Scored[] {
+  const chosen: Scored[] = [];
+  const byScore = [...rows].sort((a, b) => b.score - a.score || a.index - b.index);
+  for (const row of byScore) {
+    if (chosen.length >= ROWS_PER_POINT || length([...chosen, row]) > TABLE_LIMIT) break;
+    chosen.push(row);
+  }
+  return chosen.sort((a, b) => a.index - b.index);
 }
 
 /**
@@ -134,8 +183,15 @@ function bestWindow(prose: readonly Scored[]): Scored[] | undefined {
     if (value > anchorValue + 1e-9) [anchor, anchorValue] = [piece, value];
   }
   if (!anchor) return undefined;
-  // Sentences around the best one that match at all; items and rows that match half as well.
-  const relevant = (piece: Scored) => (anchor.kind === 'sentence' ? piece.score > 0 : piece.score >= anchor.score / 2);
+  // Sentences around the best one that match at all; items and rows of its list or table that match
+  // two thirds as well (a row that shares one word with the question, as every row of a table may, is not what was asked).
+  const relevant = (piece: Scored) => (anchor.kind === 'sentence' ? piece.score > 0 : piece.score >= (anchor.score * 2) / 3);
+  if (anchor.kind !== 'sentence') {
+    const rows = firstRows(prose.filter((piece) => piece.group === anchor.group && (piece === anchor || relevant(piece))));
+    // The sentence that announces the list or table ("… as follows:") goes with it.
+    const leadIn = prose.find((piece) => piece.introduces === anchor.group);
+    return leadIn ? [leadIn, ...rows] : rows;
+  }
   let window = [anchor];
   for (const forward of [true, false]) {
     for (;;) {
@@ -197,30 +253,44 @@ function length(pieces: readonly Piece[]): number {
 
 /**
  * One source's point in markdown: sentences of one paragraph as a paragraph,
- * items and rows as a list, code fenced; every paragraph, item and row ends
- * with the marker (before a closing colon); code alone gets a caption.
+ * list items as a list, table rows as a table under its header row, code
+ * fenced. Every paragraph and item ends with the marker (before a closing
+ * colon); a table or code block follows a line that carries it: the
+ * sentence before it, or `opening` (or the source's name) as a caption.
  */
-function renderPoint(pieces: readonly Piece[], number: number, sourceName: string): string {
+function renderPoint(pieces: readonly Piece[], number: number, sourceName: string, opening?: string): string {
   const marker = `[${number}]`;
   const cite = (text: string) => (text.endsWith(':') ? `${text.slice(0, -1)} ${marker}:` : `${text} ${marker}`);
   const blocks: string[] = [];
-  let cited = false;
+  const startsWithBlock = pieces[0]!.kind === 'code' || (pieces[0]!.kind === 'row' && pieces[0]!.table !== undefined);
+  if (opening) blocks.push(startsWithBlock ? `${opening} ${marker}:` : `${opening}:`);
+  let cited = opening !== undefined && startsWithBlock;
   for (let i = 0; i < pieces.length; ) {
     const piece = pieces[i]!;
-    if (piece.kind === 'code') {
-      if (!cited) blocks.push(`${markdownText(sourceName)} ${marker}:`);
-      cited = true;
-      blocks.push(codeBlock(piece.text, piece.language));
-      i++;
-      continue;
-    }
-    const run: Piece[] = [];
-    while (i < pieces.length && pieces[i]!.kind === piece.kind && pieces[i]!.group === piece.group) run.push(pieces[i++]!);
-    if (piece.kind === 'sentence') blocks.push(cite(run.map((sentence) => markdownText(cutAtWord(sentence.text))).join(' ')));
+    const run: Piece[] = [piece];
+    for (i++; piece.kind !== 'code' && i < pieces.length && pieces[i]!.kind === piece.kind && pieces[i]!.group === piece.group; i++) run.push(pieces[i]!);
+    const table = piece.kind === 'row' ? tableOf(run) : undefined;
+    if (piece.kind === 'code' || table) {
+      if (!cited) blocks.push(`${sourceName} ${marker}:`);
+      blocks.push(table ?? codeBlock(piece.text, piece.language));
+    } else if (piece.kind === 'sentence') blocks.push(cite(run.map((sentence) => markdownText(cutAtWord(sentence.text))).join(' ')));
     else blocks.push(run.map((line) => `- ${cite(markdownText(cutAtWord(line.text)))}`).join('\n'));
-    cited = true;
+    cited = piece.kind !== 'code' && !table;
   }
   return blocks.join('\n\n');
+}
+
+/** Rows of one table as a GFM table under its header row; none when they cannot be read back into the same columns. */
+function tableOf(rows: readonly Piece[]): string | undefined {
+  const columns = rows[0]!.table?.columns;
+  if (!columns || rows.some((row) => row.table?.columns.join('\n') !== columns.join('\n'))) return undefined;
+  const line = (cells: readonly string[]) => `| ${cells.map((cell) => tableCell(cell)).join(' | ')} |`;
+  return [line(columns), `|${columns.map(() => '---').join('|')}|`, ...rows.map((row) => line(row.table!.cells))].join('\n');
+}
+
+/** A cell's text as markdown: shown as written, a pipe escaped so it does not end the cell (in code too, as GFM wants). */
+function tableCell(text: string): string {
+  return markdownText(cutAtWord(text)).replace(/\|/g, '\\|');
 }
 
 /**

@@ -3,7 +3,9 @@ import type { Retrieved } from './retrieve.js';
 // Reads a retrieved fragment as the pieces a quote can take whole: complete
 // sentences of prose, list items, table rows and code blocks. The fragment is
 // read together with the document's text around it, so a sentence, item or
-// code block cut by the fragment's edges is known as cut and left out.
+// code block cut by the fragment's edges is known as cut and left out, and a
+// list or table that starts in the fragment is read to its end (so a quote
+// can show all of it).
 
 export type PieceKind = 'sentence' | 'item' | 'row' | 'code';
 
@@ -20,6 +22,13 @@ export interface Piece {
   heading: string;
   /** A sentence ending with ':': the group of the code block, list or table right after it, which it introduces ('' for none). */
   introduces: string;
+  /** The last sentence of a paragraph: the group of the code block, list or table right after it, if one is. */
+  followedBy?: string;
+  /**
+   * Rows only: the table's column names and the row's value in each ('' for an empty cell),
+   * when the row could be read back into its columns, so a quote can show it as a table again.
+   */
+  table?: { columns: string[]; cells: string[] };
 }
 
 type UnitKind = 'prose' | 'item' | 'row' | 'table-header' | 'heading' | 'code';
@@ -62,7 +71,12 @@ export function piecesOf(hit: Pick<Retrieved, 'fragment' | 'textBefore' | 'textA
   const endKnown = hit.textAfter !== undefined;
 
   const units = readUnits(full, hit.textAfter === '');
+  // The last line of the text after the fragment may be cut, unless the document ends there.
+  const readTo = hit.textAfter === '' ? full.length : full.lastIndexOf('\n');
   const pieces: Piece[] = [];
+  const columns = new Map<number, string[]>();
+  /** Lists and tables that start inside the fragment: their items and rows after it are read too. */
+  const startedInside = new Set<string>();
   let heading = '';
   let firstInside = true;
   for (const [index, unit] of units.entries()) {
@@ -71,7 +85,9 @@ export function piecesOf(hit: Pick<Retrieved, 'fragment' | 'textBefore' | 'textA
       if (unit.start >= from) firstInside = false;
       continue;
     }
-    if (unit.end <= from || unit.start >= to) continue;
+    if (unit.kind === 'table-header') columns.set(unit.block, unitText(unit).split(' | '));
+    const continues = (unit.kind === 'item' || unit.kind === 'row') && unit.start >= to && unit.end <= readTo && startedInside.has(groupOf(unit, index));
+    if (unit.end <= from || (unit.start >= to && !continues)) continue;
     // Without the text before it, a fragment's first line may be the tail of a sentence or row.
     const cutAtStart = !startKnown && firstInside;
     firstInside = false;
@@ -84,12 +100,15 @@ export function piecesOf(hit: Pick<Retrieved, 'fragment' | 'textBefore' | 'textA
       }
       continue;
     }
-    if (unit.start < from || unit.end > to) {
+    if ((unit.start < from || unit.end > to) && !continues) {
       if (unit.kind !== 'prose') continue;
       // A paragraph cut by the fragment's edge: its whole sentences inside the fragment still count.
     }
     if (unit.kind === 'item' || unit.kind === 'row') {
-      pieces.push({ kind: unit.kind, text: unitText(unit), language: '', group, heading, introduces: '' });
+      startedInside.add(group);
+      const text = unitText(unit);
+      const table = unit.kind === 'row' ? rowCells(text, columns.get(unit.block)) : undefined;
+      pieces.push({ kind: unit.kind, text, language: '', group, heading, introduces: '', ...(table ? { table } : {}) });
       continue;
     }
     const sentences = sentencesWithin(unit, from, to).slice(cutAtStart ? 1 : 0);
@@ -97,12 +116,41 @@ export function piecesOf(hit: Pick<Retrieved, 'fragment' | 'textBefore' | 'textA
     for (const [position, sentence] of sentences.entries()) {
       const last = position === sentences.length - 1 && sentence.end === unitText(unit).length;
       if (last && !endKnown && unit.end >= to && !SENTENCE_END.test(sentence.text)) continue;
-      const leadsIn = last && sentence.text.endsWith(':') && next !== undefined && next.kind !== 'prose' && next.kind !== 'heading' && next.block <= unit.block + 1;
-      const introduces = leadsIn ? groupOf(next.kind === 'table-header' ? units[index + 2] ?? next : next, next.kind === 'table-header' ? index + 2 : index + 1) : '';
-      pieces.push({ kind: 'sentence', text: sentence.text, language: '', group, heading, introduces });
+      const followed = last && next !== undefined && next.kind !== 'prose' && next.kind !== 'heading' && next.block <= unit.block + 1;
+      const followedBy = followed ? groupOf(next.kind === 'table-header' ? units[index + 2] ?? next : next, next.kind === 'table-header' ? index + 2 : index + 1) : '';
+      const introduces = sentence.text.endsWith(':') ? followedBy : '';
+      pieces.push({ kind: 'sentence', text: sentence.text, language: '', group, heading, introduces, ...(followedBy ? { followedBy } : {}) });
     }
   }
   return pieces;
+}
+
+/**
+ * A row read as "Header: value; Header: value" back into its columns: those of
+ * the table's header line when it is in sight, else the row's own names. None
+ * when the row does not split into them (a value without its name).
+ */
+export function rowCells(row: string, known: readonly string[] | undefined): { columns: string[]; cells: string[] } | undefined {
+  const columns = known ?? row.split('; ').filter((pair) => ROW_PAIR.test(pair)).map((pair) => pair.slice(0, pair.indexOf(': ')));
+  if (columns.length < 2 || columns.some((column) => !column)) return undefined;
+  const cells = columns.map(() => '');
+  let at = 0;
+  let column = -1;
+  while (at < row.length) {
+    // The next column named here, after the one before: its value runs to where a later column is named.
+    const found = columns.findIndex((name, i) => i > column && row.startsWith(`${name}: `, at));
+    if (found < 0) return undefined;
+    const valueStart = at + columns[found]!.length + 2;
+    let valueEnd = row.length;
+    for (let i = found + 1; i < columns.length; i++) {
+      const next = row.indexOf(`; ${columns[i]}: `, valueStart);
+      if (next >= 0 && next < valueEnd) valueEnd = next;
+    }
+    cells[found] = row.slice(valueStart, valueEnd);
+    column = found;
+    at = valueEnd + 2;
+  }
+  return { columns: [...columns], cells };
 }
 
 /** Pieces of one list or table share a group; otherwise a unit is its own. */
@@ -306,8 +354,11 @@ function isHeadingLike(line: string): boolean {
  * prose: a line that does not end as a sentence does and starts like a command
  * or a statement, assigns a value, or is mostly symbols.
  */
-export function looksLikeCode(line: string): boolean {
-  if (/^(\$ |\/\/|\/\*|#!|<\/?[a-z][\w-]*[\s>])/.test(line)) return true;
+export function looksLikeCode(text: string): boolean {
+  if (/^(\$ |\/\/|\/\*|#!|<\/?[a-z][\w-]*[\s>])/.test(text)) return true;
+  // Inline code (`name`) is part of a sentence: it counts as a word, not as symbols.
+  const line = text.replace(/(`+)(?!`)(.+?)(?<!`)\1(?!`)/g, 'code');
+  if (!line.trim() || line === 'code') return false;
   if (/^[{}()[\];,]+$/.test(line) || /^\[[\w.-]+\]$/.test(line)) return true;
   const symbols = line.match(/[{}()[\];=<>`$\\|]/g)?.length ?? 0;
   // A sentence of a few words that ends as one is prose, whatever words it starts with.

@@ -19,8 +19,8 @@ export interface Retrieved extends FragmentHit {
   textAfter?: string;
 }
 
-/** How much of the neighbouring text a quote looks at: enough to reach back to a heading or a code fence. */
-const CONTEXT_CHARS = 1000;
+/** How much of the neighbouring text a quote looks at: enough to reach back to a heading or a code fence, and on to a table's end. */
+const CONTEXT_CHARS = 2000;
 
 /** The best fragments of the agent's datastores for `query`, best first. */
 export function retrieve(
@@ -46,19 +46,28 @@ function neighbouringText(fragments: readonly FragmentRow[], fragment: FragmentR
   if (index < 0) return {};
   const samePage = (other: FragmentRow | undefined) => other !== undefined && other.pageNumber === fragment.pageNumber;
   const previous = fragments[index - 1];
-  const next = fragments[index + 1];
   let textBefore = '';
   if (samePage(previous)) {
     const shared = fragment.offset - previous!.offset;
-    // Fragments overlap; when they do not, only white space lies between them.
-    textBefore = shared <= previous!.text.length ? previous!.text.slice(0, shared) : `${previous!.text}\n`;
+    // Fragments overlap; when they do not (a section starts a fragment), only white space lies
+    // between them: a paragraph break when there is room for one, so a heading is seen standing alone.
+    textBefore = shared <= previous!.text.length ? previous!.text.slice(0, shared) : `${previous!.text}${gap(shared - previous!.text.length)}`;
   }
+  // After it, as far as CONTEXT_CHARS reaches: a list or table that starts in the fragment may go on for a while.
   let textAfter = '';
-  if (samePage(next)) {
-    const end = fragment.offset + fragment.text.length;
-    textAfter = next!.offset <= end ? next!.text.slice(end - next!.offset) : `\n${next!.text}`;
+  let end = fragment.offset + fragment.text.length;
+  for (let i = index + 1; i < fragments.length && samePage(fragments[i]) && textAfter.length < CONTEXT_CHARS; i++) {
+    const following = fragments[i]!;
+    if (following.offset + following.text.length <= end) continue;
+    textAfter += following.offset <= end ? following.text.slice(end - following.offset) : `${gap(following.offset - end)}${following.text}`;
+    end = following.offset + following.text.length;
   }
   return { textBefore: textBefore.slice(-CONTEXT_CHARS), textAfter: textAfter.slice(0, CONTEXT_CHARS) };
+}
+
+/** The white space between two fragments that do not overlap: a line break, or a paragraph break for two characters or more. */
+function gap(length: number): string {
+  return length >= 2 ? '\n\n' : '\n';
 }
 
 /**

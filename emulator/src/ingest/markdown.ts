@@ -6,7 +6,8 @@ import { htmlToText } from './html-text.js';
 /**
  * A Markdown file as readable text: the words a reader sees, without the markup
  * (headings, list items, table rows and code kept; raw HTML reduced to its text, never run).
- * A paragraph is one line and a code block stays fenced, so a quote can tell prose from code.
+ * A paragraph is one line, a code block stays fenced and inline code keeps its backticks,
+ * so a quote can tell prose from code and show code as code.
  * Headings, and bold labels opening a paragraph, are listed with their offsets, so fragments
  * can start at a section and carry its title.
  */
@@ -24,7 +25,7 @@ export function extractMarkdown(bytes: Uint8Array): ExtractedDocument {
     const offset = blocks.length ? length + 2 : 0;
     if (token.type === 'heading') {
       const heading = token as Tokens.Heading;
-      const text = inlineText(heading.tokens).trim();
+      const text = inlineText(heading.tokens, false).trim();
       if (heading.depth === 1 && title === undefined) title = text;
       depth = heading.depth;
       headings.push({ offset, depth, title: text });
@@ -42,7 +43,7 @@ export function extractMarkdown(bytes: Uint8Array): ExtractedDocument {
 function runInLabel(paragraph: Tokens.Paragraph): string | undefined {
   const [first, second] = paragraph.tokens;
   if (first?.type !== 'strong' || !second) return undefined;
-  const label = inlineText((first as Tokens.Strong).tokens).trim();
+  const label = inlineText((first as Tokens.Strong).tokens, false).trim();
   if (!/[.:]$/.test(label) || label.length > 60) return undefined;
   return label.replace(/[.:]$/, '').trim() || undefined;
 }
@@ -54,8 +55,10 @@ function blockText(token: Token): string {
     case 'def':
       return '';
     case 'heading':
+      // A title reads as words (it names a section); its code names lose their backticks.
+      return inlineText((token as Tokens.Heading).tokens, false);
     case 'paragraph':
-      return inlineText((token as Tokens.Heading | Tokens.Paragraph).tokens);
+      return inlineText((token as Tokens.Paragraph).tokens);
     case 'code':
       return fencedCode(token as Tokens.Code);
     case 'blockquote':
@@ -95,9 +98,10 @@ function listItemText(item: Tokens.ListItem): string {
   return `- ${box}${body}`;
 }
 
-// Each body row becomes "Header: value; Header: value", so a row keeps its meaning on its own.
+// Each body row becomes "Header: value; Header: value", so a row keeps its meaning on its own;
+// the header line ("Header | Header") comes first, so an answer can show the rows as a table again.
 function tableText(table: Tokens.Table): string {
-  const headers = table.header.map((cell) => inlineText(cell.tokens).trim());
+  const headers = table.header.map((cell) => inlineText(cell.tokens, false).trim());
   const lines = [headers.filter(Boolean).join(' | ')];
   for (const row of table.rows) {
     const cells = row
@@ -112,18 +116,22 @@ function tableText(table: Tokens.Table): string {
   return lines.filter(Boolean).join('\n');
 }
 
-function inlineText(tokens: Token[] | undefined): string {
+/** The words of inline tokens; `code`: inline code keeps its backticks (not in titles and column names). */
+function inlineText(tokens: Token[] | undefined, code = true): string {
   if (!tokens) return '';
-  return tokens.map(inlineTokenText).join('');
+  return tokens.map((token) => inlineTokenText(token, code)).join('');
 }
 
-function inlineTokenText(token: Token): string {
+function inlineTokenText(token: Token, code: boolean): string {
   switch (token.type) {
     case 'br':
       return '\n';
-    case 'codespan':
+    case 'codespan': {
+      const text = unwrapped((token as Tokens.Codespan).text);
+      return code ? codeSpan(text) : text;
+    }
     case 'escape':
-      return (token as Tokens.Codespan | Tokens.Escape).text;
+      return (token as Tokens.Escape).text;
     case 'image':
       return (token as Tokens.Image).text;
     case 'html':
@@ -132,11 +140,20 @@ function inlineTokenText(token: Token): string {
       return '';
     case 'text':
       // A paragraph's wrapped source lines are one line of text; a hard break (`br`) stays a line end.
-      return 'tokens' in token && Array.isArray(token.tokens) ? inlineText(token.tokens) : unwrapped((token as Tokens.Text).text);
+      return 'tokens' in token && Array.isArray(token.tokens) ? inlineText(token.tokens, code) : unwrapped((token as Tokens.Text).text);
     default:
-      if ('tokens' in token && Array.isArray(token.tokens)) return inlineText(token.tokens);
+      if ('tokens' in token && Array.isArray(token.tokens)) return inlineText(token.tokens, code);
       return String((token as { text?: unknown }).text ?? '');
   }
+}
+
+/** Inline code as Markdown: fenced by more backticks than any run inside, spaced when it starts or ends with one. */
+export function codeSpan(text: string): string {
+  let longestRun = 0;
+  for (const run of text.match(/`+/g) ?? []) longestRun = Math.max(longestRun, run.length);
+  const fence = '`'.repeat(longestRun + 1);
+  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${text}${pad}${fence}`;
 }
 
 /** Wrapped source lines joined into one. */
