@@ -159,7 +159,8 @@ describe('<kagent-chat> asking and answering', () => {
     let chat = await mountChat(agent, 'slow');
     await ask(chat, 'A long one');
     await waitFor(() => lastAnswer(chat)?.textContent?.includes('word40'), 'part of the answer', 8000);
-    await sleep(1100); // the stream is saved about once a second
+    // The stream is saved about once a second: wait until the saved copy holds those words.
+    await waitFor(() => Object.entries(localStorage).some(([key, saved]) => key.endsWith(`:${encodeURIComponent(agent)}`) && saved.includes('word40')), 'the partial answer saved', 8000);
     chat.remove();
     chat = await mountChat(agent, 'slow');
     await waitFor(() => lastAnswer(chat)?.textContent?.includes('word1'), 'the restored partial answer');
