@@ -1,12 +1,24 @@
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { existsSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { findChrome } from './scripts/find-chrome.js';
 import { browserServiceMiddleware } from './test/support/browser-service.ts';
 import { serveReact } from './test/fixtures/react/serve-react.js';
 
 const executablePath = findChrome();
+
+/** A free port from the system: the runner's own search starts at 8000, where two runs side by side collide. */
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
 
 /**
  * `executeServerCommand('widget-screenshot', { name, clip })` from a test:
@@ -29,6 +41,12 @@ const screenshotPlugin = {
 export default {
   files: ['test/browser/**/*.test.ts'],
   nodeResolve: true,
+  port: await freePort(),
+  // The widget's warning for each failure a test provokes on purpose from the scripted service; any other log is shown.
+  filterBrowserLogs: ({ args }) => !(typeof args[0] === 'string' && /^kagent-chat: .*Scripted failure/.test(args[0])),
+  // Lit's development build (its checks stay on) without its "Lit is in dev mode" notice in every test file's log.
+  testRunnerHtml: (testFramework) =>
+    `<!DOCTYPE html><html><head><script>window.litIssuedWarnings = new Set(['dev-mode']);</script></head><body><script type="module" src="${testFramework}"></script></body></html>`,
   // Real HTTP routes the tests call on this same origin.
   middleware: [browserServiceMiddleware()],
   concurrency: 1,
