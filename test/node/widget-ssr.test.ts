@@ -23,7 +23,7 @@ test('importing the npm module as the build emits it (plain ES modules, no tsx) 
   try {
     writeFileSync(`${folder}tsconfig.json`, JSON.stringify({
       extends: `${root}tsconfig.build.json`,
-      compilerOptions: { outDir: `${folder}out`, rootDir: `${root}src`, declaration: false, declarationMap: false, sourceMap: false },
+      compilerOptions: { outDir: `${folder}out`, rootDir: `${root}src`, declaration: false, declarationMap: false, sourceMap: false, inlineSources: false },
       include: [],
       files: [`${root}src/widget/index.ts`],
     }));
