@@ -1,6 +1,7 @@
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { existsSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { findChrome } from './scripts/find-chrome.js';
 import { browserServiceMiddleware } from './test/support/browser-service.ts';
@@ -8,6 +9,17 @@ import { scriptTagGateMiddleware } from './test/support/script-tag-gate.ts';
 import { serveReact } from './test/fixtures/react/serve-react.js';
 
 const executablePath = findChrome();
+
+/** A free port from the system: the runner's own search starts at 8000, where two runs side by side collide. */
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
 
 /**
  * `executeServerCommand('widget-screenshot', { name, clip })` from a test:
@@ -143,11 +155,18 @@ const secondPagePlugin = {
 export default {
   files: ['test/browser/**/*.test.ts'],
   nodeResolve: true,
+  port: await freePort(),
+  // The widget's one-line warning for each failure (`kagent-chat: <kind> (<status>): …`), which the failure tests provoke on purpose; any other log is shown.
+  filterBrowserLogs: ({ args }) => !(typeof args[0] === 'string' && /^kagent-chat: [a-z-]+(?: \(\d+\))?: /.test(args[0])),
+  // Lit's development build (its checks stay on) without its "Lit is in dev mode" notice in every test file's log.
+  testRunnerHtml: (testFramework) =>
+    `<!DOCTYPE html><html><head><script>window.litIssuedWarnings = new Set(['dev-mode']);</script></head><body><script type="module" src="${testFramework}"></script></body></html>`,
   // Real HTTP routes the tests call on this same origin.
   // /split/...: the script-tag build with its second part served, failed or held as a test says.
   middleware: [browserServiceMiddleware(), scriptTagGateMiddleware(new URL('./dist/', import.meta.url))],
   concurrency: 1,
-  testFramework: { config: { timeout: 10000 } },
+  // A ceiling for a loaded machine (another test run beside this one), not an expectation: tests wait on events.
+  testFramework: { config: { timeout: 60000 } },
   plugins: [
     screenshotPlugin,
     devicePlugin,

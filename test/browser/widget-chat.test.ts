@@ -150,7 +150,7 @@ describe('<kagent-chat> asking and answering', () => {
     expect(answers().every((a) => a.childElementCount === 0)).to.equal(true);
     await waitFor(() => answers().at(-1)!.childElementCount > 0, 'the newest answer');
     expect(answers()[0]!.childElementCount).to.equal(0);
-    await waitFor(() => answers().every((a) => a.childElementCount > 0), 'every answer', 8000);
+    await waitFor(() => answers().every((a) => a.childElementCount > 0), 'every answer');
     expect(answers()[3]!.querySelector('h2')!.textContent).to.equal('Answer 3');
   });
 
@@ -158,8 +158,9 @@ describe('<kagent-chat> asking and answering', () => {
     const agent = uniqueAgent('reload-mid');
     let chat = await mountChat(agent, 'slow');
     await ask(chat, 'A long one');
-    await waitFor(() => lastAnswer(chat)?.textContent?.includes('word40'), 'part of the answer', 8000);
-    await sleep(1100); // the stream is saved about once a second
+    await waitFor(() => lastAnswer(chat)?.textContent?.includes('word40'), 'part of the answer');
+    // The stream is saved about once a second: wait until the saved copy holds those words.
+    await waitFor(() => Object.entries(localStorage).some(([key, saved]) => key.endsWith(`:${encodeURIComponent(agent)}`) && saved.includes('word40')), 'the partial answer saved');
     chat.remove();
     chat = await mountChat(agent, 'slow');
     await waitFor(() => lastAnswer(chat)?.textContent?.includes('word1'), 'the restored partial answer');

@@ -6,8 +6,11 @@ export function uniqueAgent(name: string): string {
   return `${name}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
-/** Polls `check` until it returns something truthy; fails with `what` after `timeout` ms. */
-export async function waitFor<T>(check: () => T | undefined | null | false, what: string, timeout = 5000): Promise<T> {
+/**
+ * Polls `check` until it returns something truthy; fails with `what` after `timeout` ms,
+ * a ceiling for a loaded machine (another test run beside this one), not an expectation.
+ */
+export async function waitFor<T>(check: () => T | undefined | null | false, what: string, timeout = 30_000): Promise<T> {
   const start = performance.now();
   for (;;) {
     const value = check();
@@ -18,7 +21,7 @@ export async function waitFor<T>(check: () => T | undefined | null | false, what
 }
 
 /** Like `waitFor`, for a check that has to ask the server. */
-export async function eventually<T>(check: () => Promise<T | undefined | null | false>, what: string, timeout = 5000): Promise<T> {
+export async function eventually<T>(check: () => Promise<T | undefined | null | false>, what: string, timeout = 30_000): Promise<T> {
   const start = performance.now();
   for (;;) {
     const value = await check();

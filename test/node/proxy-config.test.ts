@@ -36,7 +36,7 @@ describe('proxy configuration', () => {
   });
 
   test('normalises allowed origins as browsers send them', async () => {
-    const proxy = createProxy({ ...base, allowedOrigins: ['HTTPS://WWW.Example.com:443/'], fetch: async () => new Response('{}', { headers: { 'content-type': 'application/json' } }) });
+    const proxy = createProxy({ ...base, log: false, allowedOrigins: ['HTTPS://WWW.Example.com:443/'], fetch: async () => new Response('{}', { headers: { 'content-type': 'application/json' } }) });
     const response = await proxy(new Request(`http://p/agents/${AGENT}/query`, { method: 'POST', headers: { origin: SITE, 'content-type': 'application/json' }, body: '{"query":"x"}' }), { clientAddress: '192.0.2.1' });
     assert.equal(response.status, 200);
   });

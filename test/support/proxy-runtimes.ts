@@ -59,6 +59,8 @@ export async function startWorkerdRuntime(env: Record<string, string>): Promise<
     port: 0,
     bindings: env,
     log: new Log(LogLevel.WARN),
+    // The placeholder `Request.cf`: Miniflare would otherwise try to download it and print the DNS failure's stack.
+    cf: false,
     handleRuntimeStdio: (stdout, stderr) => {
       stdout.on('data', (c: Buffer) => (output += c));
       stderr.on('data', (c: Buffer) => (output += c));
