@@ -1,4 +1,5 @@
-// The newcomer question set (test/fixtures/questions) against the emulator
+// The newcomer question sets (test/fixtures/questions: the tuned-on set and
+// the held-out one) against the emulator
 // seeded as `npm start` seeds it, over real HTTP: recall@1, recall@3, MRR
 // and "I don't know" counts, beside the ranking the emulator had before
 // (bench/support/search-before.ts: one text field, no section titles, code
@@ -13,12 +14,15 @@ import { FragmentIndex as IndexBefore } from './support/search-before.js';
 
 const root = new URL('../', import.meta.url);
 const set = loadQuestionSet();
+const holdout = loadQuestionSet('newcomer-holdout');
 const THRESHOLD = 0.7;
 
 // Now: the emulator itself, over HTTP.
 const running = await startEmulator({ port: 0, pace: 0, log: () => {}, rateLimits: { pro: Number.MAX_SAFE_INTEGER } });
 await seedKnowledgeBase(root, { url: running.url, apiKey: running.demo.apiKey, datastoreId: running.demo.datastoreId });
-const now = await askQuestionSet({ url: running.url, apiKey: running.demo.apiKey, agentId: running.demo.agentId }, set);
+const agent = { url: running.url, apiKey: running.demo.apiKey, agentId: running.demo.agentId };
+const now = await askQuestionSet(agent, set);
+const nowHeldOut = await askQuestionSet(agent, holdout);
 await running.close();
 
 // Before: the old index over the same fragments (without their section titles), sources picked as the agent picks them.
@@ -33,6 +37,8 @@ const askBefore = (question: string): Asked => {
 };
 const then = figuresOf(set, set.answered.map((q) => askBefore(q.question)), set.uncovered.map(askBefore));
 const nowFigures = figuresOf(set, now.answered, now.uncovered);
+const thenHeldOut = figuresOf(holdout, holdout.answered.map((q) => askBefore(q.question)), holdout.uncovered.map(askBefore));
+const nowHeldOutFigures = figuresOf(holdout, nowHeldOut.answered, nowHeldOut.uncovered);
 
 const row = (name: string, f: Figures) =>
   `| ${name} | ${percent(f.recallAt1)} | ${percent(f.recallAt3)} | ${f.mrr.toFixed(3)} | ${f.dontKnow} of ${f.questions} | ${f.uncoveredDontKnow} of ${f.uncovered} |`;
@@ -41,6 +47,8 @@ console.log('| ranking | recall@1 | recall@3 | MRR | "I don\'t know" (answered) 
 console.log('|---|---:|---:|---:|---:|---:|');
 console.log(row('before (one field, no synonyms)', then));
 console.log(row('now', nowFigures));
+console.log(row(`held out (${holdout.answered.length} + ${holdout.uncovered.length}), before`, thenHeldOut));
+console.log(row(`held out (${holdout.answered.length} + ${holdout.uncovered.length}), now`, nowHeldOutFigures));
 const scores = now.answered.flatMap((asked) => asked.scores);
 console.log(`Cited source scores now: ${Math.min(...scores).toFixed(2)} to ${Math.max(...scores).toFixed(2)}, median ${scores.sort((a, b) => a - b)[Math.floor(scores.length / 2)]!.toFixed(2)}.`);
-for (const asked of now.uncovered) if (!asked.dontKnow) console.log(`Answered though uncovered: "${asked.question}" (${asked.sources[0]} ${asked.scores[0]!.toFixed(2)})`);
+for (const asked of [...now.uncovered, ...nowHeldOut.uncovered]) if (!asked.dontKnow) console.log(`Answered though uncovered: "${asked.question}" (${asked.sources[0]} ${asked.scores[0]!.toFixed(2)})`);

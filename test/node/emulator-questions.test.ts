@@ -1,61 +1,81 @@
-// The newcomer question set (test/fixtures/questions/newcomer-questions.json)
-// asked of the demo agent, with the emulator seeded exactly as `npm start`
-// seeds it (README.md and docs/*.md, through demo/knowledge-base.ts), over
-// real HTTP. The bars are those of issue 13.
+// The newcomer question sets (test/fixtures/questions) asked of the demo
+// agent, with the emulator seeded exactly as `npm start` seeds it (README.md
+// and docs/*.md, through demo/knowledge-base.ts), over real HTTP. The bars
+// are those of issue 13, checked on the set the ranking was tuned on and on
+// the held-out set it never was.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { seedKnowledgeBase } from '../../demo/knowledge-base.js';
 import { startEmulator, type RunningEmulator } from '../../emulator/src/index.js';
-import { askQuestionSet, figuresOf, loadQuestionSet, percent, rankOf, type Asked, type Figures } from '../support/question-set.js';
+import { askQuestionSet, figuresOf, loadQuestionSet, percent, rankOf, type Asked, type Figures, type QuestionSet } from '../support/question-set.js';
 
-const set = loadQuestionSet();
 let running: RunningEmulator;
-let asked: { answered: Asked[]; uncovered: Asked[] };
-let figures: Figures;
-
 before(async () => {
   running = await startEmulator({ port: 0, pace: 0, log: () => {}, rateLimits: { pro: Number.MAX_SAFE_INTEGER } });
   await seedKnowledgeBase(new URL('../../', import.meta.url), { url: running.url, apiKey: running.demo.apiKey, datastoreId: running.demo.datastoreId });
-  asked = await askQuestionSet({ url: running.url, apiKey: running.demo.apiKey, agentId: running.demo.agentId }, set);
-  figures = figuresOf(set, asked.answered, asked.uncovered);
 });
 after(() => running?.close());
 
-const misses = (wanted: (rank: number) => boolean) =>
-  set.answered
-    .map((expected, i) => ({ expected, got: asked.answered[i]!, rank: rankOf(asked.answered[i]!, expected) }))
-    .filter(({ rank }) => !wanted(rank))
-    .map(({ expected, got }) => `  "${expected.question}": wanted ${expected.documents.join(' or ')}, got ${got.sources.join(', ') || 'no source'}`)
-    .join('\n');
+/** Bars a set does not meet yet: the reason, shown as the test's `todo`. */
+interface NotMetYet {
+  recallAt1?: string;
+  uncovered?: string;
+}
 
-test('the question set has at least 40 answered questions, each naming its document and heading, and ten uncovered ones', () => {
-  assert.ok(set.answered.length >= 40, `${set.answered.length} questions`);
-  assert.equal(set.uncovered.length, 10);
-  for (const question of set.answered) {
-    assert.ok(question.documents.length >= 1 && question.heading, JSON.stringify(question));
-  }
-});
+function questionSetTests(name: 'newcomer-questions' | 'newcomer-holdout', sizes: { answered: number; uncovered: number }, notMetYet: NotMetYet) {
+  describe(name, () => {
+    const set: QuestionSet = loadQuestionSet(name);
+    let asked: { answered: Asked[]; uncovered: Asked[] };
+    let figures: Figures;
+    before(async () => {
+      asked = await askQuestionSet({ url: running.url, apiKey: running.demo.apiKey, agentId: running.demo.agentId }, set);
+      figures = figuresOf(set, asked.answered, asked.uncovered);
+    });
 
-test('every answered question gets an answer with sources, not "I don\'t know"', () => {
-  assert.equal(figures.dontKnow, 0, misses((rank) => rank > 0));
-});
+    const misses = (wanted: (rank: number) => boolean) =>
+      set.answered
+        .map((expected, i) => ({ expected, got: asked.answered[i]!, rank: rankOf(asked.answered[i]!, expected) }))
+        .filter(({ rank }) => !wanted(rank))
+        .map(({ expected, got }) => `  "${expected.question}": wanted ${expected.documents.join(' or ')}, got ${got.sources.join(', ') || 'no source'}`)
+        .join('\n');
 
-test('the right document is among the first three sources for at least 95% of the questions', () => {
-  assert.ok(figures.recallAt3 >= 0.95, `recall@3 ${percent(figures.recallAt3)}:\n${misses((rank) => rank >= 1 && rank <= 3)}`);
-});
+    test(`the set has at least ${sizes.answered} answered questions, each naming its document and heading, and ${sizes.uncovered} uncovered ones`, () => {
+      assert.ok(set.answered.length >= sizes.answered, `${set.answered.length} questions`);
+      assert.equal(set.uncovered.length, sizes.uncovered);
+      for (const question of set.answered) {
+        assert.ok(question.documents.length >= 1 && question.heading, JSON.stringify(question));
+      }
+    });
 
-test('the right document is the first source for at least 85% of the questions', { todo: 'recall@1 is 77% (issue 13 asks 85%)' }, () => {
-  assert.ok(figures.recallAt1 >= 0.85, `recall@1 ${percent(figures.recallAt1)}:\n${misses((rank) => rank === 1)}`);
-});
+    test('every answered question gets an answer with sources, not "I don\'t know"', () => {
+      assert.equal(figures.dontKnow, 0, misses((rank) => rank > 0));
+    });
 
-test('each of the ten questions the documents do not cover gets "I don\'t know"', { todo: 'one of ten (the monthly price) is answered from words it shares with the documents' }, () => {
-  const answered = asked.uncovered.filter((question) => !question.dontKnow).map((question) => `  "${question.question}" cited ${question.sources.join(', ')}`);
-  assert.equal(answered.length, 0, answered.join('\n'));
-});
+    test('the right document is among the first three sources for at least 95% of the questions', () => {
+      assert.ok(figures.recallAt3 >= 0.95, `recall@3 ${percent(figures.recallAt3)}:\n${misses((rank) => rank >= 1 && rank <= 3)}`);
+    });
 
-test('cited sources are best first, each scored above the 0.7 threshold', () => {
-  for (const question of asked.answered) {
-    assert.deepEqual([...question.scores].sort((a, b) => b - a), question.scores, question.question);
-    for (const score of question.scores) assert.ok(score > 0.7 && score <= 1, `${question.question}: ${score}`);
-  }
+    test('the right document is the first source for at least 85% of the questions', notMetYet.recallAt1 ? { todo: notMetYet.recallAt1 } : {}, () => {
+      assert.ok(figures.recallAt1 >= 0.85, `recall@1 ${percent(figures.recallAt1)}:\n${misses((rank) => rank === 1)}`);
+    });
+
+    test('each question the documents do not cover gets "I don\'t know"', notMetYet.uncovered ? { todo: notMetYet.uncovered } : {}, () => {
+      const answered = asked.uncovered.filter((question) => !question.dontKnow).map((question) => `  "${question.question}" cited ${question.sources.join(', ')}`);
+      assert.equal(answered.length, 0, answered.join('\n'));
+    });
+
+    test('cited sources are best first, each scored above the 0.7 threshold', () => {
+      for (const question of asked.answered) {
+        assert.deepEqual([...question.scores].sort((a, b) => b - a), question.scores, question.question);
+        for (const score of question.scores) assert.ok(score > 0.7 && score <= 1, `${question.question}: ${score}`);
+      }
+    });
+  });
+}
+
+questionSetTests('newcomer-questions', { answered: 40, uncovered: 10 }, {
+  recallAt1: 'recall@1 is 75% (issue 13 asks 85%)',
+  uncovered: 'one of ten (the monthly price) is answered from words it shares with the documents',
 });
+// Held out: never used to tune the ranking or the score, so a change fitted to the set above shows here.
+questionSetTests('newcomer-holdout', { answered: 12, uncovered: 5 }, {});

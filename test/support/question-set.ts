@@ -17,8 +17,13 @@ export interface QuestionSet {
   uncovered: string[];
 }
 
-export function loadQuestionSet(): QuestionSet {
-  return JSON.parse(readFileSync(new URL('../fixtures/questions/newcomer-questions.json', import.meta.url), 'utf8')) as QuestionSet;
+/**
+ * A question set of test/fixtures/questions: `newcomer-questions` (the one the
+ * ranking was tuned on) or `newcomer-holdout` (never tuned on: how the search
+ * does on questions it was not fitted to).
+ */
+export function loadQuestionSet(name: 'newcomer-questions' | 'newcomer-holdout' = 'newcomer-questions'): QuestionSet {
+  return JSON.parse(readFileSync(new URL(`../fixtures/questions/${name}.json`, import.meta.url), 'utf8')) as QuestionSet;
 }
 
 /** What the agent gave for one question. */
