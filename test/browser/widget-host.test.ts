@@ -305,7 +305,7 @@ describe('<kagent-chat> on hostile host pages', () => {
     const agent = uniqueAgent('host-frame');
     frame.srcdoc = `<!doctype html><html lang="en"><title>Framed</title>
       <style>kagent-chat { display: block; height: 600px } body { margin: 0 } .tall { height: 1400px }</style>
-      <script src="/dist/kagent-chat.js"></script>
+      <script type="module" src="/dist/kagent-chat.js"></script>
       <div class="tall">A framed page</div>
       <kagent-chat mode="bubble" agent-id="${agent}" endpoint="/scripted/widget/answer"></kagent-chat>`;
     document.body.append(frame);

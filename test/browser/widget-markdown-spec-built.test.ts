@@ -37,6 +37,7 @@ describe('spec examples streamed through the built <kagent-chat>', () => {
   before(async () => {
     localStorage.clear();
     const script = document.createElement('script');
+    script.type = 'module';
     script.src = '/dist/kagent-chat.js';
     await new Promise((resolve, reject) => {
       script.onload = resolve;

@@ -33,7 +33,7 @@ export function cspPage(url: URL): Response | undefined {
 <title>A strict page</title>
 <link rel="icon" href="https://example.com/favicon.ico">
 <script src="/scripted/csp/probe.js"></script>
-<script src="/dist/kagent-chat.js"></script>
+<script type="module" src="/dist/kagent-chat.js"></script>
 </head>
 <body>
 <kagent-chat id="inline" agent-id="${agent}" endpoint="/scripted/widget/answer" welcome="Hello from a **strict** page." suggestions="How do I reset my password?"></kagent-chat>
