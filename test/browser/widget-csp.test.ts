@@ -46,6 +46,8 @@ describe('<kagent-chat> on a page with a strict Content-Security-Policy and Trus
     const { win } = await strictPage();
     const inline = win.document.getElementById('inline') as KagentChat;
     await inline.updateComplete;
+    // A welcome with markup is shown once the second part (the markdown renderer) is here.
+    await waitFor(() => part(inline, 'welcome')?.querySelector('strong'), 'the welcome rendered as markdown');
     expect(part(inline, 'welcome')!.querySelector('strong')?.textContent).to.equal('strict');
     // Its styles apply (adopted style sheets need no 'unsafe-inline'): the accent-coloured suggestion button is styled.
     expect(getComputedStyle(part(inline, 'send')!).backgroundColor).to.equal('rgb(47, 91, 234)');
