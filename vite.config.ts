@@ -9,7 +9,9 @@ const minifyCss = (css: string) =>
   css
     .replace(/\/\*[\s\S]*?\*\//g, '')
     .replace(/\s+/g, ' ')
-    .replace(/\s*([{}:;,>])\s*/g, '$1')
+    // Not before a colon: `a :hover` (any hovered descendant) is not `a:hover`.
+    .replace(/\s*([{};,>])\s*/g, '$1')
+    .replace(/:\s+/g, ':')
     .replace(/;}/g, '}')
     .trim();
 
@@ -37,6 +39,38 @@ const removeOldAnswerChunks = (): Plugin => {
   };
 };
 
+/**
+ * Squeezes the indentation out of Lit `html` and `svg` templates, which minifiers leave as written:
+ * a run of white space that spans lines becomes one space (HTML shows either as one space, so
+ * nothing drawn changes), and a comment held in one stretch of static text goes.
+ */
+const squeezeTemplates = (): Plugin => ({
+  name: 'kagent-squeeze-templates',
+  apply: 'build',
+  transform(code, id) {
+    if (!/\/src\/widget\/[^/]+\.ts$/.test(id) || !/\b(html|svg)`/.test(code)) return undefined;
+    const edits: { start: number; end: number; text: string }[] = [];
+    const visit = (node: unknown): void => {
+      if (!node || typeof node !== 'object') return;
+      if (Array.isArray(node)) return node.forEach(visit);
+      const n = node as { type?: string; tag?: { type: string; name?: string }; quasi?: { quasis: { start: number; end: number }[] } };
+      if (n.type === 'TaggedTemplateExpression' && n.tag?.type === 'Identifier' && (n.tag.name === 'html' || n.tag.name === 'svg')) {
+        for (const { start, end } of n.quasi!.quasis) {
+          const text = code.slice(start, end);
+          const squeezed = text.replace(/<!--(?:(?!-->)[\s\S])*-->/g, '').replace(/\s*\n\s*/g, ' ');
+          if (squeezed !== text) edits.push({ start, end, text: squeezed });
+        }
+      }
+      for (const value of Object.values(node)) if (value && typeof value === 'object') visit(value);
+    };
+    visit(this.parse(code));
+    if (!edits.length) return undefined;
+    let out = code;
+    for (const { start, end, text } of edits.sort((a, b) => b.start - a.start)) out = out.slice(0, start) + text + out.slice(end);
+    return { code: out, map: null };
+  },
+});
+
 // `vite` serves the demo page from demo/; `vite build` makes the script-tag
 // build: dist/kagent-chat.js, an ES module (Lit and the element: what draws
 // the chat and takes a question) that defines <kagent-chat>, and beside it
@@ -61,9 +95,20 @@ export default defineConfig(({ command }) => ({
       apply: 'build',
       transform(code, id) {
         if (!id.endsWith('.styles.ts')) return undefined;
-        return { code: code.replace(/css`([^`]*)`/g, (_, body: string) => `css\`${minifyCss(body)}\``), map: null };
+        // A template's text may hold escaped backticks (`\``, in comments): they do not end it.
+        return { code: code.replace(/css`((?:\\[\s\S]|[^`\\])*)`/g, (_, body: string) => `css\`${minifyCss(body)}\``), map: null };
       },
     },
+    {
+      // package.json's `sideEffects` names the built files (for the npm entry): Vite's resolver reads it, finds
+      // src/widget/index.ts unnamed and would drop its customElements.define. The entry's module says so itself.
+      name: 'kagent-entry-defines',
+      apply: 'build',
+      transform(code, id) {
+        return id.endsWith('/src/widget/index.ts') ? { code, map: null, moduleSideEffects: true } : undefined;
+      },
+    },
+    squeezeTemplates(),
     ...(singleFile ? [] : [removeOldAnswerChunks()]),
   ],
   build: {
@@ -78,8 +123,9 @@ export default defineConfig(({ command }) => ({
     rolldownOptions: {
       // Only the entry defines anything; every other module is pure, so what the widget doesn't use is dropped.
       treeshake: { moduleSideEffects: (id: string) => id.endsWith('/src/widget/index.ts') },
-      // Minified whitespace too: library mode would leave it for a bundler, but nothing bundles this file again.
-      output: { chunkFileNames: 'kagent-chat-answers-[hash].js', minify: true },
+      // Minified whitespace too: library mode would leave it for a bundler, but nothing bundles this file again
+      // (so the `@__PURE__` notes meant for a bundler go as well).
+      output: { chunkFileNames: 'kagent-chat-answers-[hash].js', minify: true, comments: { annotation: false } },
     },
   },
 }));

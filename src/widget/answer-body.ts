@@ -1,5 +1,4 @@
-import { loadAnswerEngine, type AnswerEngine } from './answer-engine-loader.js';
-import { citationLinks } from './citations.js';
+import { loadAnswerEngine, loadedAnswerEngine, type AnswerEngine } from './answer-engine-loader.js';
 import type { IncrementalMarkdown } from './markdown/incremental-markdown.js';
 import { plainTextNodes } from './plain-text.js';
 import type { Source } from '../protocol/index.js';
@@ -19,6 +18,8 @@ const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() 
  */
 export class AnswerBody {
   readonly element: HTMLDivElement;
+  /** Where the second part lists the answer's sources (a box of no layout of its own, `display: contents`). */
+  readonly sources: HTMLDivElement;
   #renderer: { engine: AnswerEngine; markdown: IncrementalMarkdown } | undefined;
   /** Appended before the renderer arrived. */
   #waiting = '';
@@ -31,6 +32,8 @@ export class AnswerBody {
     this.element = document.createElement('div');
     this.element.className = 'markdown';
     this.element.setAttribute('part', 'answer-text');
+    this.sources = document.createElement('div');
+    this.sources.className = 'sources-box';
     this.#ready = loadAnswerEngine().then(
       (engine) => {
         this.#renderer = { engine, markdown: new engine.IncrementalMarkdown(this.element, onRender ? { onRender } : {}) };
@@ -52,6 +55,11 @@ export class AnswerBody {
     this.#renderer?.markdown.stop();
   }
 
+  /** Lists the answer's sources (none: an empty list); without the second part, nothing. */
+  showSources(sources: readonly Source[], strings: ChatStrings, turnId: string): void {
+    loadedAnswerEngine()?.renderSources(this.sources, sources, strings, turnId);
+  }
+
   /** Renders the rest and, for a complete answer, links its `[n]` markers to `sources`. */
   async finish(sources: readonly Source[], strings: ChatStrings): Promise<void> {
     await this.#ready;
@@ -59,15 +67,17 @@ export class AnswerBody {
     // Without the renderer (it could not be fetched): the words, as text.
     if (!renderer) return this.element.replaceChildren(...plainTextNodes(this.#waiting));
     await renderer.markdown.finish();
-    renderer.engine.linkCitationMarkers(this.element, citationLinks(sources, strings));
+    renderer.engine.linkCitationMarkers(this.element, renderer.engine.citationLinks(sources, strings));
   }
 
   /** An answer restored after a reload: it renders after the ones restored before it, a slice per frame. */
-  static restored(text: string, sources: readonly Source[], strings: ChatStrings, onRender?: () => void): AnswerBody {
+  static restored(text: string, sources: readonly Source[], strings: ChatStrings, turnId: string, onRender?: () => void): AnswerBody {
     const body = new AnswerBody(onRender);
     restoring = restoring
       .then(nextFrame)
+      .then(() => body.#ready)
       .then(() => {
+        body.showSources(sources, strings, turnId);
         body.append(text);
         return body.finish(sources, strings);
       })

@@ -7,6 +7,7 @@ export type LoadingMode = 'eager' | 'idle' | 'interaction';
 
 /** What the controller reads from the element. */
 export interface AnswerEngineHost extends ReactiveControllerHost, HTMLElement {
+  renderRoot: HTMLElement | DocumentFragment;
   loading: LoadingMode;
   mode: 'inline' | 'bubble';
   opened: boolean;
@@ -65,6 +66,14 @@ export class AnswerEngineController implements ReactiveController {
       if (document.readyState === 'complete') whenIdle();
       else addEventListener('load', whenIdle, { once: true });
     }
+  }
+
+  /** Once the second part is here, its styles (markdown blocks, citation markers) join the chat's. */
+  hostUpdated(): void {
+    const root = this.#host.renderRoot as ShadowRoot;
+    const sheet = loadedAnswerEngine()?.answerStyleSheet();
+    // (Where a browser cannot adopt sheets, Lit fell back to style elements; answers then go unstyled.)
+    if (sheet && root.adoptedStyleSheets && !root.adoptedStyleSheets.includes(sheet)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
   }
 
   /** Fetches the second part now, also after a failure. */

@@ -1,7 +1,7 @@
 /**
  * The chat's second part: what only an answer needs (the request that streams
  * it, the markdown renderer with marked and DOMPurify, the `[n]` citation
- * links). The element fetches it on first need with a dynamic import
+ * links, the list of sources, and the styles of what they draw). The element fetches it on first need with a dynamic import
  * (`answer-engine-loader.ts`), so a page whose visitor never opens the chat
  * never pays for it.
  *
@@ -13,3 +13,6 @@
 export { askAgent, queryUrl } from './answer-request.js';
 export { IncrementalMarkdown, renderMarkdown } from './markdown/incremental-markdown.js';
 export { linkCitationMarkers } from './citation-markers.js';
+export { citationLinks } from './citations.js';
+export { renderSources } from './sources-list.js';
+export { answerStyleSheet } from './answer.styles.js';

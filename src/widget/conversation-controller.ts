@@ -100,7 +100,7 @@ export class ConversationController implements ReactiveController {
       }
       if (turn.answer) {
         const sources = turn.state === 'answered' ? turn.sources : [];
-        this.#bodies.set(turn.id, AnswerBody.restored(turn.answer, sources, this.#host.strings, this.#onRender));
+        this.#bodies.set(turn.id, AnswerBody.restored(turn.answer, sources, this.#host.strings, turn.id, this.#onRender));
       }
     }
     this.#conversation = conversation;
@@ -147,7 +147,7 @@ export class ConversationController implements ReactiveController {
     // Put back (a moved element): answers whose rendering stopped on removal render again, whole.
     this.#bodiesStopped = false;
     for (const turn of this.turns) {
-      if (turn.answer) this.#bodies.set(turn.id, AnswerBody.restored(turn.answer, turn.state === 'answered' ? turn.sources : [], this.#host.strings, this.#onRender));
+      if (turn.answer) this.#bodies.set(turn.id, AnswerBody.restored(turn.answer, turn.state === 'answered' ? turn.sources : [], this.#host.strings, turn.id, this.#onRender));
     }
     this.#host.requestUpdate();
   }
@@ -233,6 +233,7 @@ export class ConversationController implements ReactiveController {
         if (isValidQueryId(response.conversationId)) conversation.conversationId = response.conversationId;
         if (isValidQueryId(response.visitorId)) conversation.visitorId = response.visitorId;
       }
+      body.showSources(turn.sources, strings, turn.id);
     } else {
       turn.answer = outcome.partialAnswer || turn.answer;
       turn.state = outcome.type;

@@ -34,16 +34,7 @@ export const styles = css`
     pointer-events: auto;
     color: var(--kagent-text);
     font: 15px/1.5 var(--kagent-font);
-  }
-  .sr-only {
-    position: absolute;
-    width: 1px;
-    height: 1px;
-    overflow: hidden;
-    clip: rect(0 0 0 0);
-    white-space: nowrap;
-  }
-  .chat {
+    box-sizing: border-box;
     display: flex;
     flex-direction: column;
     height: 100%;
@@ -53,6 +44,14 @@ export const styles = css`
     border: 1px solid var(--kagent-border);
     border-radius: var(--kagent-radius);
     overflow: hidden;
+  }
+  .sr-only {
+    position: absolute;
+    width: 1px;
+    height: 1px;
+    overflow: hidden;
+    clip: rect(0 0 0 0);
+    white-space: nowrap;
   }
   .header {
     display: flex;
@@ -99,6 +98,10 @@ export const styles = css`
     white-space: pre-wrap;
     overflow-wrap: anywhere;
   }
+  /* Holds the list of sources the second part draws, laid out as if the list were the turn's own child. */
+  .sources-box {
+    display: contents;
+  }
   .answer {
     max-width: 100%;
     overflow-wrap: anywhere;
@@ -109,97 +112,8 @@ export const styles = css`
   .markdown > :last-child {
     margin-bottom: 0;
   }
-  .markdown pre {
-    overflow-x: auto;
-    background: var(--kagent-code-surface);
-    padding: 8px 10px;
-    border-radius: 6px;
-  }
-  .markdown code {
-    font-size: 0.9em;
-  }
-  .markdown table {
-    border-collapse: collapse;
-    display: block;
-    overflow-x: auto;
-  }
-  .markdown th,
-  .markdown td {
-    border: 1px solid var(--kagent-border);
-    padding: 3px 8px;
-  }
-  .markdown img {
-    max-width: 100%;
-  }
-  .markdown blockquote {
-    margin: 0;
-    padding-inline-start: 10px;
-    border-inline-start: 3px solid var(--kagent-border);
-    color: var(--kagent-muted);
-  }
   a {
     color: var(--kagent-accent);
-  }
-  .citation {
-    position: relative;
-    display: inline-block;
-    min-width: 1.4em;
-    margin: 0 1px;
-    padding: 0 3px;
-    border: 0;
-    border-radius: 4px;
-    background: var(--kagent-question-surface);
-    color: var(--kagent-accent);
-    font-size: 0.75em;
-    line-height: 1.5;
-    vertical-align: super;
-    text-align: center;
-    text-decoration: none;
-  }
-  .citation:focus-visible {
-    outline: 2px solid var(--kagent-accent);
-    outline-offset: 1px;
-  }
-  .citation-card {
-    display: none;
-    position: absolute;
-    z-index: 1;
-    inset-inline-start: 0;
-    bottom: 1.8em;
-    width: max-content;
-    max-width: 260px;
-    padding: 6px 8px;
-    border-radius: 6px;
-    background: var(--kagent-text);
-    color: var(--kagent-surface);
-    font-size: 12px;
-    line-height: 1.4;
-    text-align: start;
-    white-space: normal;
-  }
-  .citation:hover .citation-card,
-  .citation:focus-visible .citation-card {
-    display: block;
-  }
-  .sources {
-    margin: 6px 0 0;
-    padding: 0;
-    list-style: none;
-    font-size: 13px;
-    color: var(--kagent-muted);
-  }
-  .sources h3 {
-    font-size: 12px;
-    text-transform: uppercase;
-    letter-spacing: 0.04em;
-    margin: 8px 0 2px;
-  }
-  .sources ol {
-    margin: 0;
-    padding-inline-start: 1.4em;
-  }
-  .sources li:focus {
-    outline: 2px solid var(--kagent-accent);
   }
   .note {
     font-size: 13px;

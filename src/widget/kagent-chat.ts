@@ -1,6 +1,5 @@
 import { LitElement, html, nothing, svg, type PropertyValues, type TemplateResult } from 'lit';
 import { AnswerEngineController } from './answer-engine-controller.js';
-import { citationDetails, citationsFrom, type Citation } from './citations.js';
 import { ConversationController } from './conversation-controller.js';
 import type { Turn } from './conversation-store.js';
 import { styles } from './kagent-chat.styles.js';
@@ -358,7 +357,6 @@ export class KagentChat extends LitElement {
   #renderTurn(turn: Turn): TemplateResult {
     const s = this.strings;
     const body = this.#conversation.bodyOf(turn);
-    const citations = turn.state === 'answered' ? citationsFrom(turn.sources) : [];
     return html`
       <article class="turn" part="turn">
         <p class="question" part="question"><span class="sr-only">${s.visitorSaid} </span>${turn.question}</p>
@@ -366,33 +364,13 @@ export class KagentChat extends LitElement {
         ${body && turn.answer
           ? html`<div class="answer" part="answer"><span class="sr-only">${s.agentSaid}</span>${body.element}</div>`
           : nothing}
-        ${citations.length ? this.#renderSources(turn, citations) : nothing}
+        ${body ? body.sources : nothing}
         ${turn.answer && turn.state !== 'sending' && turn.state !== 'answering'
           ? html`<button class="quiet copy" part="copy" type="button" @click=${() => this.#copy(turn)}>${this.#copiedTurn === turn.id ? s.copied : s.copy}</button>`
           : nothing}
         ${turn.state === 'stopped' ? this.#renderNote(turn, s.answerStopped) : nothing}
         ${turn.state === 'failed' ? this.#renderFailure(turn) : nothing}
       </article>
-    `;
-  }
-
-  #renderSources(turn: Turn, citations: Citation[]): TemplateResult {
-    const s = this.strings;
-    return html`
-      <section class="sources" part="sources" aria-label=${s.sourcesHeading}>
-        <h3>${s.sourcesHeading}</h3>
-        <ol>
-          ${citations.map(
-            (citation) => html`
-              <li part="source" tabindex="-1" data-source=${`${turn.id}-${citation.number}`}>
-                ${citation.url
-                  ? html`<a href=${citation.url} target="_blank" rel="noopener noreferrer">${citation.name ?? s.unnamedSource}</a>`
-                  : citation.name ?? s.unnamedSource}${citationDetails(citation, s) ? ` · ${citationDetails(citation, s)}` : ''}
-              </li>
-            `,
-          )}
-        </ol>
-      </section>
     `;
   }
 

@@ -15,9 +15,6 @@ export const modeStyles = css`
   [hidden] {
     display: none !important;
   }
-  .chat {
-    box-sizing: border-box;
-  }
   /* A column, so the visitor's question lines up at the end and the answer at the start. */
   .turn {
     display: flex;
@@ -62,10 +59,6 @@ export const modeStyles = css`
   textarea::placeholder {
     color: var(--kagent-muted);
     opacity: 1;
-  }
-  :focus-visible {
-    outline: 2px solid var(--kagent-focus, var(--kagent-accent));
-    outline-offset: 2px;
   }
 
   /*
@@ -127,6 +120,8 @@ export const modeStyles = css`
     width: 55%;
     height: 55%;
   }
+  /* After .launcher's \`all: initial\`, which would otherwise take the launcher's outline too. */
+  :focus-visible,
   .launcher:focus-visible {
     outline: 2px solid var(--kagent-focus, var(--kagent-accent));
     outline-offset: 2px;

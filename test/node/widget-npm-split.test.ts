@@ -23,12 +23,13 @@ test("a site's Vite build of `import 'kagent-chat'` puts marked and DOMPurify in
     writeFileSync(join(installed, 'package.json'), JSON.stringify({ name: manifest.name, type: manifest.type, exports: { '.': manifest.exports['.'] }, sideEffects: manifest.sideEffects }));
     writeFileSync(join(site, 'tsconfig.kagent.json'), JSON.stringify({
       extends: `${root}tsconfig.build.json`,
-      compilerOptions: { outDir: join(installed, 'dist'), rootDir: `${root}src`, declaration: false, declarationMap: false, sourceMap: false },
+      compilerOptions: { outDir: join(installed, 'dist'), rootDir: `${root}src`, declaration: false, declarationMap: false, sourceMap: false, inlineSources: false },
       include: [],
       files: [`${root}src/widget/index.ts`],
     }));
     execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', join(site, 'tsconfig.kagent.json')], { stdio: 'pipe' });
-    for (const name of readdirSync(`${root}node_modules`).filter((name) => !name.startsWith('.'))) symlinkSync(`${root}node_modules/${name}`, join(site, 'node_modules', name));
+    // Everything else the site would have installed (the workspace's own link to this package is the copy above).
+    for (const name of readdirSync(`${root}node_modules`).filter((name) => !name.startsWith('.') && name !== manifest.name)) symlinkSync(`${root}node_modules/${name}`, join(site, 'node_modules', name));
     writeFileSync(join(site, 'page.js'), "import 'kagent-chat';\n");
     writeFileSync(join(site, 'index.html'), '<!doctype html><script type="module" src="./page.js"></script><kagent-chat></kagent-chat>');
 

@@ -1,0 +1,108 @@
+// Part of the answer engine (the chat's second part): the styles of what only it draws (markdown's
+// blocks, the `[n]` markers and their cards, the list of sources). Plain text, not Lit's `css`: the second part imports
+// nothing the first does; the first adopts the sheet into each chat once the engine is here.
+// `css` is only a name for the build's style minifier (vite.config.ts) to find the text by.
+const css = String.raw;
+
+export const answerCss = css`
+  .markdown pre {
+    overflow-x: auto;
+    background: var(--kagent-code-surface);
+    padding: 8px 10px;
+    border-radius: 6px;
+  }
+  .markdown code {
+    font-size: 0.9em;
+  }
+  .markdown table {
+    border-collapse: collapse;
+    display: block;
+    overflow-x: auto;
+  }
+  .markdown th,
+  .markdown td {
+    border: 1px solid var(--kagent-border);
+    padding: 3px 8px;
+  }
+  .markdown img {
+    max-width: 100%;
+  }
+  .markdown blockquote {
+    margin: 0;
+    padding-inline-start: 10px;
+    border-inline-start: 3px solid var(--kagent-border);
+    color: var(--kagent-muted);
+  }
+  .citation {
+    position: relative;
+    display: inline-block;
+    min-width: 1.4em;
+    margin: 0 1px;
+    padding: 0 3px;
+    border: 0;
+    border-radius: 4px;
+    background: var(--kagent-question-surface);
+    color: var(--kagent-accent);
+    font-size: 0.75em;
+    line-height: 1.5;
+    vertical-align: super;
+    text-align: center;
+    text-decoration: none;
+  }
+  .citation:focus-visible {
+    outline: 2px solid var(--kagent-accent);
+    outline-offset: 1px;
+  }
+  .citation-card {
+    display: none;
+    position: absolute;
+    z-index: 1;
+    inset-inline-start: 0;
+    bottom: 1.8em;
+    width: max-content;
+    max-width: 260px;
+    padding: 6px 8px;
+    border-radius: 6px;
+    background: var(--kagent-text);
+    color: var(--kagent-surface);
+    font-size: 12px;
+    line-height: 1.4;
+    text-align: start;
+    white-space: normal;
+  }
+  .citation:hover .citation-card,
+  .citation:focus-visible .citation-card {
+    display: block;
+  }
+  .sources {
+    margin: 6px 0 0;
+    padding: 0;
+    list-style: none;
+    font-size: 13px;
+    color: var(--kagent-muted);
+  }
+  .sources h3 {
+    font-size: 12px;
+    text-transform: uppercase;
+    letter-spacing: 0.04em;
+    margin: 8px 0 2px;
+  }
+  .sources ol {
+    margin: 0;
+    padding-inline-start: 1.4em;
+  }
+  .sources li:focus {
+    outline: 2px solid var(--kagent-accent);
+  }
+`;
+
+let sheet: CSSStyleSheet | undefined;
+
+/** The answer styles as one sheet, shared by every chat on the page (made on first call: importing stays SSR-safe). */
+export function answerStyleSheet(): CSSStyleSheet {
+  if (!sheet) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync(answerCss);
+  }
+  return sheet;
+}
