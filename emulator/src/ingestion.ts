@@ -227,7 +227,7 @@ export class Ingestion {
   /** Reads a datasource and splits its text, both off the server's thread. */
   async #read(row: DatasourceRow): Promise<SplitDocument> {
     if (row.type === 'file') {
-      const bytes = this.#store.files.readFile(row.id);
+      const bytes = await this.#store.files.readFile(row.id);
       if (!bytes) throw new IngestError('the uploaded file is missing from the data folder');
       return extractFragments({ bytes, mimeType: row.config.mime_type as UploadMimeType, fileName: row.config.fileName ?? row.name }, this.#limits);
     }

@@ -1,5 +1,5 @@
 import { describeProblems, type CheckResult } from 'kagent-chat/protocol';
-import { parseMultipart } from './multipart.js';
+import { parseMultipart, type MultipartForm } from './multipart.js';
 import { HttpError } from './responses.js';
 
 /** JSON bodies above this are refused; uploads have their own limit. */
@@ -12,9 +12,11 @@ const MULTIPART_ENVELOPE_BYTES = 64 * 1024;
 /**
  * The whole body, counted while it is read: a body longer than `maxBytes` is refused with a
  * 413 as soon as the count passes it, whether it declared its length or came chunked. The
- * 413 closes the connection, so the rest of a huge body is never read.
+ * 413 closes the connection, so the rest of a huge body is never read. With `shared`, the
+ * bytes are gathered in a `SharedArrayBuffer`, so an upload reaches the reader threads
+ * without being copied again on the server's thread.
  */
-export async function readBodyAtMost(request: Request, maxBytes: number, what: string): Promise<Uint8Array> {
+export async function readBodyAtMost(request: Request, maxBytes: number, what: string, shared = false): Promise<Uint8Array> {
   const tooLarge = () => new HttpError(413, `${what} is larger than ${maxBytes} bytes.`, { headers: { Connection: 'close' } });
   const declared = Number(request.headers.get('Content-Length') ?? '0');
   if (declared > maxBytes) throw tooLarge();
@@ -35,8 +37,8 @@ export async function readBodyAtMost(request: Request, maxBytes: number, what: s
     if (error instanceof HttpError) throw error;
     throw new HttpError(400, `The body could not be read: ${(error as Error).message}`);
   }
-  if (chunks.length === 1) return chunks[0]!;
-  const bytes = new Uint8Array(length);
+  if (chunks.length === 1 && !shared) return chunks[0]!;
+  const bytes = new Uint8Array(shared ? new SharedArrayBuffer(length) : new ArrayBuffer(length));
   let position = 0;
   for (const chunk of chunks) {
     bytes.set(chunk, position);
@@ -93,7 +95,7 @@ export function valid<T>(result: CheckResult<T>): T {
  * Reads a multipart body, counting its bytes as they come: refused with a 413 once it passes
  * `maxBytes` (plus room for the envelope), whether declared or chunked.
  */
-export async function readForm(request: Request, maxBytes: number): Promise<FormData> {
+export async function readForm(request: Request, maxBytes: number): Promise<MultipartForm> {
   // Counted in whole, then split by a native search: the server's thread is never held for long.
   const type = request.headers.get('Content-Type') ?? '';
   if (!type.toLowerCase().startsWith('multipart/form-data')) {
@@ -105,7 +107,7 @@ export async function readForm(request: Request, maxBytes: number): Promise<Form
   }
   let bytes: Uint8Array;
   try {
-    bytes = await readBodyAtMost(request, maxBytes + MULTIPART_ENVELOPE_BYTES, 'The upload');
+    bytes = await readBodyAtMost(request, maxBytes + MULTIPART_ENVELOPE_BYTES, 'The upload', true);
   } catch (error) {
     // The refusal names the cap the uploader knows, not the room left for the envelope.
     if (error instanceof HttpError && error.status === 413) throw new HttpError(413, `The upload is larger than ${maxBytes} bytes.`, { headers: error.headers });
@@ -115,7 +117,7 @@ export async function readForm(request: Request, maxBytes: number): Promise<Form
 }
 
 /** The text fields of a form, as an object for the protocol checks. */
-export function formFields(form: FormData, names: readonly string[]): Record<string, unknown> {
+export function formFields(form: MultipartForm, names: readonly string[]): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   for (const name of names) {
     const value = form.get(name);

@@ -12,6 +12,7 @@ import {
   ftruncateSync,
   fstatSync,
 } from 'node:fs';
+import { open, rename } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Change, StoreState } from './records.js';
 
@@ -26,8 +27,13 @@ export interface Persistence {
   /** Whether enough has been appended since the last snapshot to write a new one. */
   wantsSnapshot(): boolean;
   snapshot(state: StoreState): void;
-  writeFile(datasourceId: string, bytes: Uint8Array): void;
-  readFile(datasourceId: string): Uint8Array | undefined;
+  /**
+   * Keeps an upload durably (resolves once it is). Written and read without holding the
+   * server's thread: a 50 MB file synced to a busy disk took hundreds of milliseconds.
+   */
+  writeFile(datasourceId: string, bytes: Uint8Array): Promise<void>;
+  /** An upload's bytes, in a `SharedArrayBuffer` where it can be, so a reader thread gets them without a copy. */
+  readFile(datasourceId: string): Promise<Uint8Array | undefined>;
   deleteFile(datasourceId: string): void;
   fileIds(): string[];
   close(): void;
@@ -44,10 +50,10 @@ export class MemoryPersistence implements Persistence {
     return false;
   }
   snapshot(): void {}
-  writeFile(datasourceId: string, bytes: Uint8Array): void {
+  async writeFile(datasourceId: string, bytes: Uint8Array): Promise<void> {
     this.#files.set(datasourceId, bytes);
   }
-  readFile(datasourceId: string): Uint8Array | undefined {
+  async readFile(datasourceId: string): Promise<Uint8Array | undefined> {
     return this.#files.get(datasourceId);
   }
   deleteFile(datasourceId: string): void {
@@ -170,13 +176,47 @@ export class DiskPersistence implements Persistence {
     this.#journalSize = 0;
   }
 
-  writeFile(datasourceId: string, bytes: Uint8Array): void {
-    writeFileDurably(join(this.#filesDir, safeName(datasourceId)), bytes);
+  async writeFile(datasourceId: string, bytes: Uint8Array): Promise<void> {
+    const path = join(this.#filesDir, safeName(datasourceId));
+    const temp = `${path}.${process.pid}.tmp`;
+    const file = await open(temp, 'w');
+    try {
+      let written = 0;
+      while (written < bytes.length) written += (await file.write(bytes, written, bytes.length - written)).bytesWritten;
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(temp, path);
+    const folder = await open(this.#filesDir, 'r');
+    try {
+      await folder.sync();
+    } finally {
+      await folder.close();
+    }
   }
 
-  readFile(datasourceId: string): Uint8Array | undefined {
-    const path = join(this.#filesDir, safeName(datasourceId));
-    return existsSync(path) ? new Uint8Array(readFileSync(path)) : undefined;
+  async readFile(datasourceId: string): Promise<Uint8Array | undefined> {
+    let file;
+    try {
+      file = await open(join(this.#filesDir, safeName(datasourceId)), 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    try {
+      const { size } = await file.stat();
+      const bytes = new Uint8Array(new SharedArrayBuffer(size));
+      let read = 0;
+      while (read < size) {
+        const { bytesRead } = await file.read(bytes, read, size - read, read);
+        if (bytesRead === 0) break;
+        read += bytesRead;
+      }
+      return bytes.subarray(0, read);
+    } finally {
+      await file.close();
+    }
   }
 
   deleteFile(datasourceId: string): void {
