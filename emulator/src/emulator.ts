@@ -108,7 +108,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     : new MemoryPersistence();
   let store: Store;
   try {
-    store = new Store(persistence);
+    store = new Store(persistence, { log: settings.log });
   } catch (error) {
     persistence.close();
     throw error;
