@@ -90,6 +90,19 @@ const hostiles: Hostile[] = [
     },
   },
   {
+    name: '5 MB document through the JSON upsert',
+    send: async () => {
+      const words = 'the ferry leaves the north pier at dawn and returns at dusk when the tide allows ';
+      const text = words.repeat(Math.floor((4.9 * MB) / words.length));
+      const response = await fetch(`${running.url}/v1/datastores/${datastoreId}/upsert`, {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ documents: [{ text, name: 'ferry.txt' }] }),
+      });
+      return `answer ${response.status}`;
+    },
+  },
+  {
     name: 'JSON nested 5,000 deep',
     send: async () => {
       const response = await fetch(`${running.url}/v1/datastores`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: `{"name":${deepJson(5000)}}` });

@@ -88,8 +88,19 @@ export class Ingestion {
   /** Queues every datasource a previous run left unfinished. */
   resume(): void {
     for (const row of this.#store.datasources.values()) {
-      if (UNFINISHED.has(row.status) && row.type !== 'text') this.enqueue(row.id);
+      if (UNFINISHED.has(row.status)) this.enqueue(row.id);
     }
+  }
+
+  /**
+   * Ingests a document of the document endpoints now, outside the queue (the request waits
+   * for it, so it is searchable once answered): its text is split on a reader thread and its
+   * fragments committed and indexed slice by slice like a file's, never holding the server's
+   * thread for long. A failure is the document's `error` status, as for a file.
+   */
+  async ingestNow(datasourceId: string): Promise<void> {
+    if (this.#closed) return;
+    await this.#ingest(datasourceId);
   }
 
   enqueue(datasourceId: string): void {
