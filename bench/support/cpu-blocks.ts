@@ -75,3 +75,14 @@ for (const block of blocks.slice(0, Number(countArg ?? 5))) {
   console.log('  self:');
   for (const [name, count] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 6)) console.log(`  ${((100 * count) / block.samples.length).toFixed(0).padStart(3)}%  ${name}`);
 }
+
+// With LIST=1, every block over 40 ms in time order, with its most frequent own function.
+if (process.env.LIST) {
+  console.log('\nblocks over 40 ms, in time order:');
+  for (const block of blocks.filter((candidate) => candidate.ms > 40).sort((a, b) => a.start - b.start)) {
+    const self = new Map<string, number>();
+    for (const sample of block.samples) self.set(label(byId.get(sample)!), (self.get(label(byId.get(sample)!)) ?? 0) + 1);
+    const [name] = [...self].sort((a, b) => b[1] - a[1])[0]!;
+    console.log(`  ${(block.start / 1000).toFixed(2).padStart(7)} s  ${block.ms.toFixed(0).padStart(5)} ms  ${name}`);
+  }
+}

@@ -47,6 +47,8 @@ function rowsOf(split: SplitDocument): FragmentRow[] {
 const FIRST_SLICE = 64;
 // What one slice of committing and indexing should take, well under the 50 ms a request may wait.
 const SLICE_TARGET_MS = 15;
+// Indexing takes about a quarter of a millisecond a fragment: 512 is already over 100 ms.
+const MAX_SLICE = 512;
 
 /**
  * Ingests datasources in the background, two at a time, taking turns between organizations
@@ -179,7 +181,8 @@ export class Ingestion {
       if (!this.#commit(id, () => [{ add: 'fragments', datasourceId: id, from: sliceFrom, fragments: slice }])) return false;
       const took = performance.now() - started;
       from += slice.length;
-      size = Math.min(4096, Math.max(8, Math.round((size * SLICE_TARGET_MS) / Math.max(took, 1))));
+      // Grows at most twofold a slice: one fast slice on an idle moment must not set a size that holds the thread for a second.
+      size = Math.min(MAX_SLICE, 2 * size, Math.max(8, Math.round((size * SLICE_TARGET_MS) / Math.max(took, 1))));
       await new Promise((resolve) => setImmediate(resolve));
     }
     return true;
