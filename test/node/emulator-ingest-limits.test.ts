@@ -12,10 +12,10 @@ import { refusal } from '../support/ingest-refusal.js';
 
 describe('memory watch', () => {
   test('a reader whose buffers outside its heap pass the cap is stopped; a small file read beside it is read again alone', async () => {
-    // The content stream inflates to 200 MB of typed arrays, outside the worker's heap: only the
-    // watch of the process's memory sees it. Without the watch it would run into the time limit,
-    // whose refusal reads differently.
-    const pdf = hugeStreamPdf(200 * 1024 * 1024);
+    // Three content streams of 60 MB each (under the 64 MB one stream may unpack to), which pdf.js
+    // decodes into typed arrays outside the worker's heap: only the watch of the process's
+    // memory sees them. Without the watch the file runs into the time limit (checked by hand).
+    const pdf = hugeStreamPdf(60 * 1024 * 1024, 3);
     const limits = { maxMemoryMb: 64, timeoutMs: 120_000 };
     const [hostile, small] = await Promise.all([
       refusal(extractDocument({ bytes: pdf, mimeType: 'application/pdf', fileName: 'stream.pdf' }, limits)),
@@ -23,6 +23,13 @@ describe('memory watch', () => {
     ]);
     assert.equal(hostile, 'reading the file needs more than the 64 MB of memory allowed');
     assert.equal(small.pages[0]!.text, 'The lighthouse is painted every spring.');
+  });
+});
+
+describe('PDF streams', () => {
+  test('a stream unpacking past 64 MB is refused before the PDF is read, naming the stream', async () => {
+    const pdf = hugeStreamPdf(100 * 1024 * 1024);
+    assert.equal(await refusal(extractDocument({ bytes: pdf, mimeType: 'application/pdf', fileName: 'stream.pdf' })), "the PDF file's stream (object 5) unpacks to more than the 64 MB allowed for one stream");
   });
 });
 
