@@ -1,4 +1,5 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { uploadMimeTypeOf } from 'kagent-chat/protocol';
 import { authenticate, checkRateLimit, settingsOf, type EmulatorContext, type RequestContext } from './context.js';
@@ -107,7 +108,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     : new MemoryPersistence();
   let store: Store;
   try {
-    store = new Store(persistence);
+    store = new Store(persistence, { log: settings.log });
   } catch (error) {
     persistence.close();
     throw error;
@@ -115,18 +116,19 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const ingestion = new Ingestion(store, { webLimits: settings.webLimits, limits: settings.ingestLimits, log: settings.log });
   const context: EmulatorContext = { store, settings, limiter: new RateLimiter(), ingestion };
   let demo: DemoInfo;
+  let closed = false;
+  let seeding: Promise<void> = Promise.resolve();
   try {
     demo = ensureDemo(store, options);
     removeOrphanFiles(store);
     ingestion.resume();
-    if (options.seed) seedFolder(context, demo, options.seed);
+    if (options.seed) seeding = seedFolder(context, demo, options.seed, () => closed).catch((error: Error) => settings.log(`seed: ${error.message}`));
   } catch (error) {
     // A seed folder that cannot be read, say: free the data folder before reporting it.
     ingestion.close();
     store.close();
     throw error;
   }
-  let closed = false;
 
   return {
     demo,
@@ -160,10 +162,14 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       return keyInfo(store.keys.get(row.id)!);
     },
     listKeys: () => [...store.keys.values()].map(keyInfo),
-    idle: () => ingestion.idle(),
+    idle: async () => {
+      await seeding;
+      await ingestion.idle();
+    },
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      await seeding;
       ingestion.close();
       // A clean stop leaves one snapshot and an empty journal, so the next start replays nothing.
       if (options.dataDir) store.compact();
@@ -280,7 +286,7 @@ const SKIPPED_FOLDERS = new Set(['node_modules', '.git']);
  * folder. A file already there with the same size is kept; a changed one is
  * replaced. Other files are passed over.
  */
-function seedFolder(context: EmulatorContext, demo: DemoInfo, folder: string): void {
+function seedFolder(context: EmulatorContext, demo: DemoInfo, folder: string, isClosed: () => boolean): Promise<void> {
   const { store } = context;
   const existing = new Map<string, DatasourceRow>();
   for (const row of store.datasourcesOf(demo.datastoreId)) if (row.type === 'file') existing.set(row.name, row);
@@ -289,6 +295,8 @@ function seedFolder(context: EmulatorContext, demo: DemoInfo, folder: string): v
       .filter((entry) => !entry.name.startsWith('.') && !SKIPPED_FOLDERS.has(entry.name))
       .sort((a, b) => a.name.localeCompare(b.name))
       .flatMap((entry) => (entry.isDirectory() ? walk(join(dir, entry.name)) : entry.isFile() ? [join(dir, entry.name)] : []));
+  // The folder is walked now (an unreadable one fails the start); the files are copied in after.
+  const added: { path: string; row: DatasourceRow; old: DatasourceRow | undefined }[] = [];
   for (const path of walk(folder)) {
     const name = relative(folder, path).split('\\').join('/');
     const mimeType = uploadMimeTypeOf(undefined, name);
@@ -316,9 +324,15 @@ function seedFolder(context: EmulatorContext, demo: DemoInfo, folder: string): v
       updatedAt: now,
       lastSynch: null,
     };
-    store.files.writeFile(row.id, new Uint8Array(readFileSync(path)));
-    store.commit([...(old ? [{ delete: 'fragments' as const, id: old.id }, { delete: 'datasource' as const, id: old.id }] : []), { put: 'datasource', row }]);
-    if (old) store.files.deleteFile(old.id);
-    context.ingestion.enqueue(row.id);
+    added.push({ path, row, old });
   }
+  return (async () => {
+    for (const { path, row, old } of added) {
+      await store.files.writeFile(row.id, new Uint8Array(await readFile(path)));
+      if (isClosed()) return;
+      store.commit([...(old ? [{ delete: 'fragments' as const, id: old.id }, { delete: 'datasource' as const, id: old.id }] : []), { put: 'datasource', row }]);
+      if (old) store.files.deleteFile(old.id);
+      context.ingestion.enqueue(row.id);
+    }
+  })();
 }

@@ -47,6 +47,8 @@ function rowsOf(split: SplitDocument): FragmentRow[] {
 const FIRST_SLICE = 64;
 // What one slice of committing and indexing should take, well under the 50 ms a request may wait.
 const SLICE_TARGET_MS = 15;
+// Indexing takes about a quarter of a millisecond a fragment: 512 is already over 100 ms.
+const MAX_SLICE = 512;
 
 /**
  * Ingests datasources in the background, two at a time, taking turns between organizations
@@ -88,8 +90,19 @@ export class Ingestion {
   /** Queues every datasource a previous run left unfinished. */
   resume(): void {
     for (const row of this.#store.datasources.values()) {
-      if (UNFINISHED.has(row.status) && row.type !== 'text') this.enqueue(row.id);
+      if (UNFINISHED.has(row.status)) this.enqueue(row.id);
     }
+  }
+
+  /**
+   * Ingests a document of the document endpoints now, outside the queue (the request waits
+   * for it, so it is searchable once answered): its text is split on a reader thread and its
+   * fragments committed and indexed slice by slice like a file's, never holding the server's
+   * thread for long. A failure is the document's `error` status, as for a file.
+   */
+  async ingestNow(datasourceId: string): Promise<void> {
+    if (this.#closed) return;
+    await this.#ingest(datasourceId);
   }
 
   enqueue(datasourceId: string): void {
@@ -168,7 +181,8 @@ export class Ingestion {
       if (!this.#commit(id, () => [{ add: 'fragments', datasourceId: id, from: sliceFrom, fragments: slice }])) return false;
       const took = performance.now() - started;
       from += slice.length;
-      size = Math.min(4096, Math.max(8, Math.round((size * SLICE_TARGET_MS) / Math.max(took, 1))));
+      // Grows at most twofold a slice: one fast slice on an idle moment must not set a size that holds the thread for a second.
+      size = Math.min(MAX_SLICE, 2 * size, Math.max(8, Math.round((size * SLICE_TARGET_MS) / Math.max(took, 1))));
       await new Promise((resolve) => setImmediate(resolve));
     }
     return true;
@@ -227,7 +241,7 @@ export class Ingestion {
   /** Reads a datasource and splits its text, both off the server's thread. */
   async #read(row: DatasourceRow): Promise<SplitDocument> {
     if (row.type === 'file') {
-      const bytes = this.#store.files.readFile(row.id);
+      const bytes = await this.#store.files.readFile(row.id);
       if (!bytes) throw new IngestError('the uploaded file is missing from the data folder');
       return extractFragments({ bytes, mimeType: row.config.mime_type as UploadMimeType, fileName: row.config.fileName ?? row.name }, this.#limits);
     }

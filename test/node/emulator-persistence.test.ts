@@ -80,6 +80,41 @@ describe('restart', () => {
     }
   });
 
+  test('a document an upsert left running (killed before its fragments were in) is ingested at the next start', async () => {
+    const dataDir = folder();
+    const first = createEmulator({ dataDir });
+    const { datastoreId, organizationId } = first.demo;
+    await first.close();
+    // What the journal holds when a kill comes after the upsert committed its row, before its slices.
+    const now = new Date().toISOString();
+    const row = {
+      id: 'doc-cut-off',
+      organizationId,
+      datastoreId,
+      type: 'text',
+      name: 'Tides',
+      status: 'running',
+      errorMessage: null,
+      groupId: null,
+      custom_id: null,
+      config: {},
+      text: 'The tide tables are posted at the harbour office every Monday.',
+      createdAt: now,
+      updatedAt: now,
+      lastSynch: now,
+    };
+    appendFileSync(`${dataDir}/journal.jsonl`, `${JSON.stringify([{ put: 'datasource', row }])}\n`);
+    const second = await startTestEmulator({ dataDir });
+    try {
+      const source = await settled(second, 'doc-cut-off');
+      assert.equal(source.status, 'synched');
+      const [hit] = await second.client.datastores.query(datastoreId, { query: 'tide tables harbour office' });
+      assert.equal(hit?.datasource_id, 'doc-cut-off');
+    } finally {
+      await second.close();
+    }
+  });
+
   test('a second emulator on the same folder is refused while the first runs', async () => {
     const dataDir = folder();
     const first = createEmulator({ dataDir });

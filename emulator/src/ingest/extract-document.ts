@@ -26,6 +26,8 @@ export const DEFAULT_EXTRACT_LIMITS: ExtractLimits = { ...DEFAULT_TEXT_LIMITS, t
 const MAX_WORKERS = 2;
 // An idle worker keeps its loaded parsers this long for the next upload, then ends.
 const IDLE_MS = 15_000;
+// Texts up to this many characters are split on the caller's thread (about 2 ms of work).
+const SPLIT_HERE_CHARS = 64 * 1024;
 // How often the process's memory is sampled while readers run.
 const MEMORY_CHECK_MS = 100;
 
@@ -51,7 +53,10 @@ export async function extractFragments(file: UploadedFile, limits: Partial<Extra
 export async function splitDocument(document: ExtractedDocument, limits: Partial<ExtractLimits> = {}): Promise<SplitDocument> {
   const { timeoutMs, maxMemoryMb } = { ...DEFAULT_EXTRACT_LIMITS, ...limits };
   const task: ExtractTask = { kind: 'split', document };
-  const result = workersUnavailable ? await runTask(task) : await pool.run(task, timeoutMs, maxMemoryMb);
+  // A short text is split here in a millisecond or two, rather than waiting for a reader that
+  // two slow files may hold for up to their time limit (a document upsert waits on this split).
+  const short = document.pages.reduce((sum, page) => sum + page.text.length, 0) <= SPLIT_HERE_CHARS;
+  const result = workersUnavailable || short ? await runTask(task) : await pool.run(task, timeoutMs, maxMemoryMb);
   if (result.kind !== 'split') throw new IngestError('could not split the text: the reader answered out of turn');
   return result.split;
 }

@@ -15,6 +15,9 @@ export type ExtractReply = { id: number; ok: true; result: TaskResult } | { id: 
 const port = parentPort;
 if (port) {
   port.on('message', async ({ id, task }: ExtractRequest) => {
+    // An upload comes as a view of a SharedArrayBuffer (not copied on the server's thread); the
+    // parsers get a copy of their own, made here.
+    if (task.kind !== 'split' && task.file.bytes.buffer instanceof SharedArrayBuffer) task.file.bytes = new Uint8Array(task.file.bytes);
     let reply: ExtractReply;
     try {
       reply = { id, ok: true, result: await runTask(task) };

@@ -1,3 +1,4 @@
+import { createInflate } from 'node:zlib';
 import { getDocumentProxy } from 'unpdf';
 import type { ExtractedDocument, ExtractedPage } from './document.js';
 import { IngestError, reasonOf } from './errors.js';
@@ -9,6 +10,7 @@ export async function extractPdf(bytes: Uint8Array, limits: TextLimits = DEFAULT
   if (recogniseFileKind(bytes) !== 'a PDF file' && !headerWithinFirstKilobyte(bytes)) {
     throw new IngestError(`not a PDF file${looksLikeSuffix(bytes) || ': it does not start with %PDF-'}`);
   }
+  await checkStreamSizes(bytes);
   // pdf.js takes ownership of the buffer it is given, so it gets a copy.
   const data = bytes.slice();
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
@@ -76,4 +78,69 @@ function pdfReason(error: unknown): string {
   if (name === 'PasswordException') return 'the PDF file is password-protected: remove the password and upload it again';
   if (name === 'InvalidPDFException') return 'not a readable PDF file: its structure is damaged';
   return `not a readable PDF file: ${reasonOf(error)}`;
+}
+
+/** Most bytes one compressed stream of a PDF may unpack to (as for a part of an office file). */
+export const MAX_PDF_STREAM_BYTES = 64 * 1024 * 1024;
+/** Most bytes all of a PDF's compressed streams together may unpack to. */
+export const MAX_PDF_UNPACKED_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Unpacks each Flate stream of the PDF once, counting what comes out and keeping none of it,
+ * before pdf.js reads the file: pdf.js decodes a stream whole into memory (a 0.9 MB file held
+ * 256 MB of one stream and ran into the time limit), so a stream unpacking to more than
+ * `MAX_PDF_STREAM_BYTES`, or streams to more than `MAX_PDF_UNPACKED_BYTES` together, are
+ * refused at once with the reason. Streams cannot sit inside other streams (object streams
+ * hold no streams), so scanning the file's bytes finds them all; a stream zlib cannot read is
+ * left to pdf.js.
+ */
+async function checkStreamSizes(bytes: Uint8Array): Promise<void> {
+  const file = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let total = 0;
+  let position = 0;
+  for (;;) {
+    const keyword = file.indexOf('stream', position);
+    if (keyword === -1) return;
+    position = keyword + 6;
+    // "endstream" closes a stream; only a "stream" keyword after a dictionary opens one.
+    if (keyword >= 3 && file.toString('latin1', keyword - 3, keyword) === 'end') continue;
+    const dictionary = file.toString('latin1', Math.max(0, keyword - 2048), keyword);
+    const object = dictionary.lastIndexOf(' obj');
+    if (!/\/FlateDecode/.test(object === -1 ? dictionary : dictionary.slice(object))) continue;
+    let start = position;
+    if (file[start] === 0x0d) start++;
+    if (file[start] === 0x0a) start++;
+    const end = file.indexOf('endstream', start);
+    if (end === -1) return;
+    position = end + 9;
+    const unpacked = await unpackedSize(file.subarray(start, end), Math.min(MAX_PDF_STREAM_BYTES, MAX_PDF_UNPACKED_BYTES - total));
+    if (unpacked === 'too large') {
+      const objectNumber = /(\d+)\s+\d+\s+obj(?![\s\S]*\bobj)/.exec(dictionary)?.[1];
+      throw new IngestError(
+        total + MAX_PDF_STREAM_BYTES > MAX_PDF_UNPACKED_BYTES
+          ? `the PDF file's compressed streams unpack to more than the ${MAX_PDF_UNPACKED_BYTES / 1048576} MB allowed together`
+          : `the PDF file's stream${objectNumber ? ` (object ${objectNumber})` : ''} unpacks to more than the ${MAX_PDF_STREAM_BYTES / 1048576} MB allowed for one stream`,
+      );
+    }
+    total += unpacked;
+  }
+}
+
+/** How many bytes `data` inflates to, counted without keeping them; 'too large' past `cap`; 0 when zlib cannot read it. */
+function unpackedSize(data: Uint8Array, cap: number): Promise<number | 'too large'> {
+  return new Promise((resolve) => {
+    const inflate = createInflate({ chunkSize: 64 * 1024 });
+    let size = 0;
+    inflate.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > cap) {
+        inflate.destroy();
+        resolve('too large');
+      }
+    });
+    inflate.on('end', () => resolve(size));
+    // Damaged or not zlib at all: pdf.js has its own ways with such streams.
+    inflate.on('error', () => resolve(size > cap ? 'too large' : 0));
+    inflate.end(data);
+  });
 }

@@ -8,6 +8,7 @@ import {
 } from 'kagent-chat/protocol';
 import { nowIso, reachable, type RequestContext } from '../context.js';
 import { formFields, pageOf, readForm, readJson, valid } from '../http/body.js';
+import type { MultipartForm } from '../http/multipart.js';
 import { HttpError, json } from '../http/responses.js';
 import { newId } from '../ids.js';
 import { datasourceRecord } from '../present.js';
@@ -52,20 +53,20 @@ async function createFileDatasource(context: RequestContext): Promise<Response> 
 export async function storeUpload(
   context: RequestContext,
   datastore: DatastoreRow,
-  form: FormData,
+  form: MultipartForm,
   fileName: string | undefined,
   customId: string | undefined,
 ): Promise<DatasourceRow> {
   const file = form.get('file');
   if (file === null) throw new HttpError(400, 'Invalid request: file is required');
   if (typeof file === 'string') throw new HttpError(400, 'Invalid request: file must be a file, not a text field');
-  const name = cleanName(fileName || (file as File).name || '', 'file');
+  const name = cleanName(fileName || file.fileName || '', 'file');
   const mimeType = uploadMimeTypeOf(file.type, name);
   if (!mimeType) {
     throw new HttpError(400, `Invalid request: file has type ${file.type || 'unknown'} (${name}); accepted types: ${UPLOAD_MIME_TYPES.join(', ')}`);
   }
-  if (file.size > context.settings.maxUploadBytes) throw new HttpError(413, `The upload is larger than ${context.settings.maxUploadBytes} bytes.`);
-  const bytes = new Uint8Array(await file.arrayBuffer());
+  const { bytes } = file;
+  if (bytes.byteLength > context.settings.maxUploadBytes) throw new HttpError(413, `The upload is larger than ${context.settings.maxUploadBytes} bytes.`);
   const now = nowIso();
   const row: DatasourceRow = {
     ...newDatasource(datastore, now),
@@ -75,7 +76,7 @@ export async function storeUpload(
     config: { mime_type: mimeType, fileName: name, fileSize: bytes.length },
   };
   // The file first: a datasource that was acknowledged always has its bytes.
-  context.store.files.writeFile(row.id, bytes);
+  await context.store.files.writeFile(row.id, bytes);
   context.store.commit([{ put: 'datasource', row }]);
   context.ingestion.enqueue(row.id);
   return row;

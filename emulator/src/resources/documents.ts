@@ -2,7 +2,6 @@ import { checkFileUploadFields, checkUpdateDocument, checkUpsertDocuments, check
 import { nowIso, type RequestContext } from '../context.js';
 import { formFields, readForm, readJson, valid } from '../http/body.js';
 import { HttpError, json } from '../http/responses.js';
-import { fragmentsOf } from '../ingestion.js';
 import { datasourceRecord } from '../present.js';
 import type { Change, DatasourceRow, DatastoreRow } from '../store/records.js';
 import { newDatasource, storeUpload, writableDatastore } from './datasources.js';
@@ -10,22 +9,22 @@ import { cleanName } from '../http/names.js';
 
 // The document endpoints: the deprecated upsert, update and file upload of
 // 4.8, and the versioned upsert of 4.9. A document is a datasource of type
-// `text`; its text is split and indexed before the answer, so it is
-// searchable as soon as the call returns.
+// `text`; its text is split (on a reader thread) and indexed (slice by slice)
+// before the answer, so it is searchable as soon as the call returns.
 
 /** `POST /datastores/upsert/{datastoreId}` (deprecated): `{ids}` of the new documents. */
 export async function upsertDocuments(context: RequestContext): Promise<Response> {
   const body = valid(checkUpsertDocuments(await readJson(context.request)));
   const datastore = writableDatastore(context, context.params.id!);
   const now = nowIso();
-  const changes: Change[] = [];
+  const rows: DatasourceRow[] = [];
   const ids: string[] = [];
   for (const document of body.documents) {
     const row = textDatasource({ ...newDatasource(datastore, now), type: 'text', name: '', config: {} }, document, now);
     ids.push(row.id);
-    changes.push(...documentChanges(row));
+    rows.push(row);
   }
-  context.store.commit(changes);
+  await ingestDocuments(context, rows);
   return json({ ids });
 }
 
@@ -34,7 +33,7 @@ export async function upsertDocumentsV1(context: RequestContext): Promise<Respon
   const body = valid(checkV1Upsert(await readJson(context.request)));
   const datastore = writableDatastore(context, context.params.id!);
   const now = nowIso();
-  const changes: Change[] = [];
+  const rows: DatasourceRow[] = [];
   const ids: string[] = [];
   for (const [i, document] of body.documents.entries()) {
     const existing = document.id === undefined ? undefined : context.store.datasources.get(document.id);
@@ -44,9 +43,9 @@ export async function upsertDocumentsV1(context: RequestContext): Promise<Respon
     const base = existing ?? { ...newDatasource(datastore, now), ...(document.id ? { id: document.id } : {}), type: 'text' as const, name: '', config: {} };
     const row = textDatasource(base, document, now);
     ids.push(row.id);
-    changes.push(...documentChanges(row));
+    rows.push(row);
   }
-  context.store.commit(changes);
+  await ingestDocuments(context, rows);
   return json({ ids });
 }
 
@@ -57,7 +56,7 @@ export async function updateDocument(context: RequestContext): Promise<Response>
   const existing = context.store.datasources.get(body.id);
   if (!existing || existing.datastoreId !== datastore.id) throw new HttpError(404, `No document with id ${body.id} in datastore ${datastore.id}.`);
   const row = textDatasource(existing, { text: body.text, name: body.name, metadata: body.metadata === null ? {} : body.metadata }, nowIso());
-  context.store.commit(documentChanges(row));
+  await ingestDocuments(context, [row]);
   return json({ id: row.id });
 }
 
@@ -93,10 +92,11 @@ function textDatasource(
   };
 }
 
-function documentChanges(row: DatasourceRow): Change[] {
-  const fragments = fragmentsOf({ pages: [{ text: row.text ?? '' }], title: row.name });
-  return [
-    { put: 'datasource', row },
-    { put: 'fragments', datasourceId: row.id, fragments },
-  ];
+/**
+ * Commits the documents' rows together, `running` until their fragments are in (after a kill,
+ * ingestion resumes them), then splits and indexes each without holding the server's thread.
+ */
+async function ingestDocuments(context: RequestContext, rows: DatasourceRow[]): Promise<void> {
+  context.store.commit(rows.map((row): Change => ({ put: 'datasource', row: { ...row, status: 'running' } })));
+  for (const row of rows) await context.ingestion.ingestNow(row.id);
 }

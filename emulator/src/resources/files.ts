@@ -7,11 +7,13 @@ import { HttpError } from '../http/responses.js';
  * itself is the permission: it needs no key, and the datasource id in it
  * cannot be guessed.
  */
-export function getFile(store: Store, params: Record<string, string>): Response {
+export async function getFile(store: Store, params: Record<string, string>): Promise<Response> {
   const row = store.datasources.get(params.id!);
-  const bytes = row?.type === 'file' ? store.files.readFile(row.id) : undefined;
+  const bytes = row?.type === 'file' ? await store.files.readFile(row.id) : undefined;
   if (!row || !bytes) throw new HttpError(404, 'No such file.');
-  return new Response(bytes as Uint8Array<ArrayBuffer>, {
+  // A Response body must not be a view of a SharedArrayBuffer.
+  const body = bytes.buffer instanceof SharedArrayBuffer ? bytes.slice() : bytes;
+  return new Response(body as Uint8Array<ArrayBuffer>, {
     headers: {
       'Content-Type': row.config.mime_type ?? 'application/octet-stream',
       'Content-Length': String(bytes.length),

@@ -12,6 +12,9 @@ import type {
   StoreState,
 } from './records.js';
 
+// Rows (or fragments) serialized together in one piece of a background snapshot.
+const SNAPSHOT_PIECE_ROWS = 256;
+
 /**
  * Everything the emulator knows, in memory, with every change written through
  * `persistence` before it is applied: a commit that returned is durable.
@@ -30,8 +33,12 @@ export class Store {
   readonly #persistence: Persistence;
   #indexing = true;
 
-  constructor(persistence: Persistence) {
+  readonly #log: (message: string) => void;
+  #snapshotWriting: Promise<void> = Promise.resolve();
+
+  constructor(persistence: Persistence, options: { log?: (message: string) => void } = {}) {
     this.#persistence = persistence;
+    this.#log = options.log ?? (() => {});
     const { snapshot, commits } = persistence.load();
     // Index once at the end instead of after every replayed change.
     this.#indexing = false;
@@ -49,7 +56,58 @@ export class Store {
     if (changes.length === 0) return;
     this.#persistence.append(changes);
     for (const change of changes) this.#apply(change);
-    if (this.#persistence.wantsSnapshot()) this.#persistence.snapshot(this.state());
+    if (this.#persistence.wantsSnapshot()) {
+      // Written in the background, a slice at a time: a snapshot of hundreds of megabytes in one go held every request for seconds.
+      this.#snapshotWriting = this.#persistence
+        .snapshotInBackground(() => this.#snapshotPieces())
+        .catch((error: Error) => this.#log(`snapshot not written (the journal is kept; tried again later): ${error.message}`));
+    }
+  }
+
+  /** Resolves once no snapshot is being written in the background. */
+  async snapshotWritten(): Promise<void> {
+    await this.#snapshotWriting;
+  }
+
+  /**
+   * The state as JSON text, in pieces of at most a few hundred rows or fragments, each
+   * serialized only when asked for: a background snapshot yields to the server between them.
+   */
+  *#snapshotPieces(): Generator<string> {
+    const rows = function* (prefix: string, name: string, values: Iterable<unknown>): Generator<string> {
+      yield `${prefix}${JSON.stringify(name)}:[`;
+      let separator = '';
+      let batch: unknown[] = [];
+      for (const value of values) {
+        batch.push(value);
+        if (batch.length === SNAPSHOT_PIECE_ROWS) {
+          yield separator + JSON.stringify(batch).slice(1, -1);
+          separator = ',';
+          batch = [];
+        }
+      }
+      if (batch.length > 0) yield separator + JSON.stringify(batch).slice(1, -1);
+      yield ']';
+    };
+    yield* rows('{', 'organizations', [...this.organizations.values()]);
+    yield* rows(',', 'keys', [...this.keys.values()]);
+    yield* rows(',', 'agents', [...this.agents.values()]);
+    yield* rows(',', 'datastores', [...this.datastores.values()]);
+    yield* rows(',', 'datasources', [...this.datasources.values()]);
+    yield ',"fragments":[';
+    let separator = '';
+    for (const datasourceId of [...this.fragments.keys()]) {
+      // Read when its turn comes: a list removed meanwhile is left out (its removal is in the new journal).
+      const fragments = this.fragments.get(datasourceId);
+      if (!fragments) continue;
+      yield `${separator}{"datasourceId":${JSON.stringify(datasourceId)},`;
+      separator = ',';
+      yield* rows('', 'fragments', fragments.slice());
+      yield '}';
+    }
+    yield ']';
+    yield* rows(',', 'conversations', [...this.conversations.values()]);
+    yield '}';
   }
 
   keyByHash(hash: string): ApiKeyRow | undefined {
@@ -144,13 +202,17 @@ export class Store {
       const existing = this.fragments.get(change.datasourceId) ?? [];
       // Applied already (a replay): the slice is there.
       if (existing.length >= change.from + change.fragments.length) return;
+      const datasource = this.datasources.get(change.datasourceId);
+      if (existing.length === change.from) {
+        // The next slice of an ingestion: added in place (a copy of the whole list per slice made 20,000 fragments quadratic).
+        for (const fragment of change.fragments) existing.push(fragment);
+        this.fragments.set(change.datasourceId, existing);
+        if (this.#indexing && datasource) this.index(datasource.datastoreId).add(change.datasourceId, change.fragments);
+        return;
+      }
       const fragments = [...existing.slice(0, change.from), ...change.fragments];
       this.fragments.set(change.datasourceId, fragments);
-      const datasource = this.datasources.get(change.datasourceId);
-      if (!this.#indexing || !datasource) return;
-      const index = this.index(datasource.datastoreId);
-      if (existing.length === change.from) index.add(change.datasourceId, change.fragments);
-      else index.replace(change.datasourceId, fragments);
+      if (this.#indexing && datasource) this.index(datasource.datastoreId).replace(change.datasourceId, fragments);
       return;
     }
     if ('append' in change) {
