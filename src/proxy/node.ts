@@ -73,7 +73,7 @@ export async function serveProxy(proxy: ProxyHandler | ProxyOptions, options: Se
   if (made) {
     const srvxHandler = server.node!.handler as (req: IncomingMessage, res: ServerResponse) => void;
     httpServer.off('request', srvxHandler);
-    httpServer.on('request', nodeVisitorHandler(made.core, nodeUpstreamCall(made.options.fetch), srvxHandler));
+    httpServer.on('request', nodeVisitorHandler(made.core, made.fetch && nodeUpstreamCall(made.fetch), srvxHandler));
   }
   // Before the first connection can arrive: listening starts on a later turn.
   const guard = guardConnections(httpServer, limits, log);

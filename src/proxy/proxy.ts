@@ -42,10 +42,17 @@ export interface VisitorRequest {
 export type ProxyCore = (visitor: VisitorRequest, call?: UpstreamCall) => Promise<ProxyAnswer>;
 
 /** The core behind each handler made by `createProxy`, for runtime entries that serve it without Web objects. */
-const cores = new WeakMap<ProxyHandler, { core: ProxyCore; options: ResolvedOptions }>();
+const cores = new WeakMap<ProxyHandler, MadeProxy>();
 
-/** The plain-value core and resolved options of a handler made by `createProxy`; `undefined` for any other handler. */
-export function proxyCoreOf(handler: ProxyHandler): { core: ProxyCore; options: ResolvedOptions } | undefined {
+/** What a runtime entry may use of a handler made by `createProxy`. */
+export interface MadeProxy {
+  core: ProxyCore;
+  /** The `fetch` given in the options, if any (the resolved options hold a wrapper of it). */
+  fetch: typeof fetch | undefined;
+}
+
+/** The plain-value core of a handler made by `createProxy`; `undefined` for any other handler. */
+export function proxyCoreOf(handler: ProxyHandler): MadeProxy | undefined {
   return cores.get(handler);
 }
 
@@ -81,7 +88,7 @@ export function createProxy(options: ProxyOptions): ProxyHandler {
     }
     return toResponse(await core(visitor));
   };
-  cores.set(handler, { core, options: resolved });
+  cores.set(handler, { core, fetch: options.fetch });
   return handler;
 }
 
