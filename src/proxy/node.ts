@@ -39,6 +39,9 @@ export interface RunningProxy {
  * Serves a proxy (or the options to make one) on Node. Made from options, it
  * calls the service with `createNodeFetch()` unless `fetch` is given.
  * Connections are bounded (`ConnectionLimits`; defaults in docs/proxy.md).
+ * A proxy made by `createProxy` is served from its core on `node:http`
+ * directly, without Web `Request`/`Response` objects; any other handler,
+ * and requests whose target is not a path, through srvx.
  */
 export async function serveProxy(proxy: ProxyHandler | ProxyOptions, options: ServeProxyOptions = {}): Promise<RunningProxy> {
   const { port = 8788, host = '127.0.0.1', gracefulShutdown = false, log: logger, ...given } = options;
