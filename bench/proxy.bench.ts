@@ -23,6 +23,8 @@ const TTFB_RUNS = 200;
 const LOAD_SECONDS = 4;
 const LOAD_ROUNDS = 3;
 const HELD_STREAMS = 1000;
+/** Streams opened before measuring, so that first-use costs (compiled code, heap growth) do not count per stream. */
+const HELD_WARMUP = 200;
 const BURST = 5000;
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => existsSync(path));
 const WRK = spawnSync('wrk', ['--version']).error ? undefined : 'wrk';
@@ -263,10 +265,8 @@ async function load(server: Server, connections: number, seconds: number): Promi
   return { ...result, cpuUsPerRequest: ((cpuMs(server.pid) - cpuBefore) * 1000) / Math.max(1, result.requests) };
 }
 
-/** Opens `count` event streams through `server` that the upstream holds open, measures the server's memory, closes them. */
-async function heldStreams(server: Server, count: number): Promise<{ opened: number; perStreamKiB: number; cancelled: string }> {
-  await sleep(500);
-  const before = rssKiB(server.pid);
+/** Opens `count` event streams through `server` that the upstream holds open; resolves once each has sent a byte. */
+async function openStreams(server: Server, count: number): Promise<ClientRequest[]> {
   const held: ClientRequest[] = [];
   let opened = 0;
   const allOpen = new Promise<void>((resolve, reject) => {
@@ -286,14 +286,27 @@ async function heldStreams(server: Server, count: number): Promise<{ opened: num
     }
   });
   await Promise.race([allOpen, sleep(60_000).then(() => Promise.reject(new Error(`only ${opened} of ${count} streams opened through ${server.name} in 60 s`)))]);
+  return held;
+}
+
+/**
+ * Memory per held stream: `HELD_WARMUP` streams are opened first, so the
+ * server's code for streams is compiled and its heap sized for them; then
+ * `count` more, and the growth between the two is divided by `count`.
+ */
+async function heldStreams(server: Server, count: number): Promise<{ opened: number; perStreamKiB: number; cancelled: string }> {
+  const warm = await openStreams(server, HELD_WARMUP);
   // Let heartbeats flow through every stream before measuring.
+  await sleep(2500);
+  const before = rssKiB(server.pid);
+  const held = await openStreams(server, count);
   await sleep(2500);
   const during = rssKiB(server.pid);
   const upstreamOpen = heldResponses.size;
-  for (const req of held) req.destroy();
+  for (const req of [...warm, ...held]) req.destroy();
   const deadline = Date.now() + 10_000;
   while (heldResponses.size > 0 && Date.now() < deadline) await sleep(50);
-  return { opened, perStreamKiB: (during - before) / opened, cancelled: `${upstreamOpen - heldResponses.size} of ${upstreamOpen}` };
+  return { opened: held.length, perStreamKiB: (during - before) / count, cancelled: `${upstreamOpen - heldResponses.size} of ${upstreamOpen}` };
 }
 
 /** `count` visitors connecting at the same instant, each asking one question on its own connection. */
@@ -346,7 +359,7 @@ const loadOf = (server: Server, connections: number): Load => {
   return { rps: pick((l) => l.rps), p50Ms: pick((l) => l.p50Ms), p99Ms: pick((l) => l.p99Ms), maxMs: Math.max(...runs.map((l) => l.maxMs)), over2s: Math.max(...runs.map((l) => l.over2s)), failed: Math.max(...runs.map((l) => l.failed)), cpuUsPerRequest: pick((l) => l.cpuUsPerRequest) };
 };
 
-// 4. Streams held open, and each server's memory for them.
+// 4. Streams held open, and each server's memory for them (after the load runs, as a running server is).
 const held = new Map<string, Awaited<ReturnType<typeof heldStreams>>>();
 for (const server of servers) held.set(server.name, await heldStreams(server, HELD_STREAMS));
 
@@ -376,7 +389,7 @@ for (const connections of [16, 256]) {
 }
 console.log('');
 
-console.log(`| ${HELD_STREAMS} event streams held open (heartbeat every second) | streams open | memory per stream (RSS) | upstream requests closed when the visitors left |`);
+console.log(`| ${HELD_STREAMS} event streams held open after ${HELD_WARMUP} (heartbeat every second) | streams open | memory per stream (RSS) | upstream requests closed when the visitors left |`);
 console.log('|---|---|---|---|');
 for (const server of servers) {
   const h = held.get(server.name)!;

@@ -19,14 +19,15 @@ export function isJsonContentType(value: string | null): boolean {
 /**
  * Reads the request body, refusing it once more than `maxBytes` have arrived,
  * whatever `Content-Length` claimed (or when it is absent, as with chunked uploads).
+ * `read` reads the body itself, stopping past `maxBytes`; it is called only when
+ * the declared length does not already refuse the body.
  */
-export async function readBodyCapped(request: Request, maxBytes: number): Promise<{ ok: true; bytes: Uint8Array } | { ok: false; problem: BodyProblem }> {
+export async function readBodyCapped(contentLength: string | null, read: (maxBytes: number) => Promise<{ bytes: Uint8Array; complete: boolean }>, maxBytes: number): Promise<{ ok: true; bytes: Uint8Array } | { ok: false; problem: BodyProblem }> {
   const tooLarge: BodyProblem = { status: 413, message: `The request body is larger than ${maxBytes} bytes.` };
-  const declared = Number(request.headers.get('content-length'));
+  const declared = Number(contentLength);
   if (Number.isFinite(declared) && declared > maxBytes) return { ok: false, problem: tooLarge };
-  if (!request.body) return { ok: true, bytes: new Uint8Array(0) };
-  const read = await readStreamCapped(request.body, maxBytes);
-  return read.complete ? { ok: true, bytes: read.bytes } : { ok: false, problem: tooLarge };
+  const body = await read(maxBytes);
+  return body.complete ? { ok: true, bytes: body.bytes } : { ok: false, problem: tooLarge };
 }
 
 /** Parses the bytes as a JSON object. */

@@ -1,7 +1,7 @@
 // `kagent-proxy`: serves the proxy on Node, configured from the environment (docs/proxy.md).
 import { connectRedisRateLimitStore, safeAddress } from './redis-node.js';
 import { proxyOptionsFromEnv } from './env.js';
-import { consoleLogger } from './log.js';
+import { createBatchedConsoleLogger } from './node-log.js';
 import { DEFAULTS, ProxyConfigError, type ProxyOptions } from './options.js';
 import { createProxy } from './proxy.js';
 import { createNodeFetch, serveOptionsFromEnv, serveProxy } from './node.js';
@@ -12,10 +12,11 @@ async function main(): Promise<void> {
 
   // Checked before connecting to anything, so a missing variable is the first thing the operator sees.
   createProxy({ ...options, log: false });
+  const log = createBatchedConsoleLogger();
   // Node's own fetch costs about three times the CPU per request (docs/benchmarks.md, Proxy).
-  let proxyOptions: ProxyOptions = { ...options, fetch: createNodeFetch() };
+  let proxyOptions: ProxyOptions = { ...options, fetch: createNodeFetch(), log };
   if (redisUrl) {
-    const store = await connectRedisRateLimitStore(redisUrl, { log: (level, message, fields) => consoleLogger({ level, message, ...fields }) });
+    const store = await connectRedisRateLimitStore(redisUrl, { log: (level, message, fields) => log({ level, message, ...fields }) });
     proxyOptions = { ...proxyOptions, rateLimitStore: store };
     console.log(JSON.stringify({ level: 'info', message: `rate limits kept in Redis at ${safeAddress(redisUrl)}` }));
   }
@@ -25,7 +26,7 @@ async function main(): Promise<void> {
     // The connection would be closed before the service's own timeout could answer the visitor.
     console.warn(JSON.stringify({ level: 'warn', message: `KAGENT_IDLE_TIMEOUT_SECONDS (${serveOptions.idleTimeoutMs / 1000}) is not above KAGENT_UPSTREAM_TIMEOUT_SECONDS (${upstreamTimeoutMs / 1000}): a slow answer ends in a closed connection rather than a 504` }));
   }
-  const running = await serveProxy(proxy, { ...serveOptions, gracefulShutdown: true, log: consoleLogger });
+  const running = await serveProxy(proxy, { ...serveOptions, gracefulShutdown: true, log });
   console.log(
     JSON.stringify({
       level: 'info',

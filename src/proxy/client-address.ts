@@ -5,11 +5,12 @@
  * outermost trusted one is used; entries further left are the visitor's to
  * forge and are never read. IPv6 addresses count per /64, the block one
  * subscriber usually holds, so rotating addresses within it gains nothing.
+ * `headers`: the request's headers, or a lookup by lower-case name.
  */
-export function clientAddress(headers: Headers, platformAddress: string | undefined, trustedHops: number): string | undefined {
+export function clientAddress(headers: Headers | ((name: string) => string | null), platformAddress: string | undefined, trustedHops: number): string | undefined {
   let address = platformAddress;
   if (trustedHops > 0) {
-    const entries = (headers.get('x-forwarded-for') ?? '')
+    const entries = ((typeof headers === 'function' ? headers('x-forwarded-for') : headers.get('x-forwarded-for')) ?? '')
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);

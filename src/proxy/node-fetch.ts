@@ -6,6 +6,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, constants as zlib } from 'node:zlib';
+import type { UpstreamCall, UpstreamReply } from './upstream.js';
 
 export interface NodeFetchOptions {
   /** Most connections open to the service at once; each held stream takes one. Default: no limit, as Node's fetch. */
@@ -25,26 +26,48 @@ export function createNodeFetch({ maxSockets = Infinity, keepAliveMs = 4000 }: N
     'http:': new HttpAgent({ keepAlive: true, keepAliveMsecs: keepAliveMs, maxSockets, scheduling: 'lifo', timeout: keepAliveMs }),
     'https:': new HttpsAgent({ keepAlive: true, keepAliveMsecs: keepAliveMs, maxSockets, scheduling: 'lifo', timeout: keepAliveMs }),
   };
-  return (input, init = {}) => {
+  const nodeFetch: typeof fetch = (input, init = {}) => {
     const body = init.body;
     const simple = !(input instanceof Request) && init.redirect === 'manual' && (body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array);
     const url = simple ? new URL(String(input)) : undefined;
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return globalThis.fetch(input, init);
-    return send(url, init, body as string | Uint8Array | null | undefined, agents[url.protocol]);
+    const headers: Record<string, string> = {};
+    new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+    const method = init.method ?? 'GET';
+    return send(url, method, headers, body as string | Uint8Array | null | undefined, init.signal ?? undefined, agents[url.protocol]).then((incoming) => toResponse(incoming, method === 'HEAD'));
   };
+  // The same connections, without Web objects, for the Node entry's own path (node.ts).
+  const call: UpstreamCall = (url, init) => {
+    const headers: Record<string, string> = {};
+    for (const name in init.headers) headers[name.toLowerCase()] = init.headers[name]!;
+    const agent = url.protocol === 'https:' ? agents['https:'] : url.protocol === 'http:' ? agents['http:'] : undefined;
+    if (!agent) return Promise.reject(new TypeError(`fetch failed: ${url.protocol} is not http: or https:`));
+    return send(url, 'POST', headers, init.body, init.signal, agent).then(toReply);
+  };
+  upstreamCalls.set(nodeFetch, call);
+  return nodeFetch;
 }
 
-function send(url: URL, init: RequestInit, body: string | Uint8Array | null | undefined, agent: HttpAgent): Promise<Response> {
-  const signal = init.signal ?? undefined;
+const upstreamCalls = new WeakMap<typeof fetch, UpstreamCall>();
+
+/**
+ * For a `fetch` made by `createNodeFetch`: the same requests on the same
+ * connections, answered as plain values rather than a Web `Response` (about
+ * a third less CPU per request). `undefined` for any other `fetch`.
+ */
+export function nodeUpstreamCall(fetchImpl: typeof fetch): UpstreamCall | undefined {
+  return upstreamCalls.get(fetchImpl);
+}
+
+/** Sends the request; resolves with the service's answer once its head is in. `headers`: lower-case names. */
+function send(url: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | null | undefined, signal: AbortSignal | undefined, agent: HttpAgent): Promise<IncomingMessage> {
   if (signal?.aborted) return Promise.reject(abortError(signal));
-  const headers: Record<string, string> = {};
-  new Headers(init.headers).forEach((value, name) => (headers[name] = value));
   // Like fetch: ask for compressed answers, and decode them below.
   headers['accept-encoding'] ??= 'gzip, deflate, br';
   if (body != null) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
 
   return new Promise((resolve, reject) => {
-    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method: init.method ?? 'GET', headers, agent });
+    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers, agent });
     // The request's own error handler rejects with the signal's reason.
     const onAbort = () => request.destroy(new DOMException('This operation was aborted', 'AbortError'));
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -56,7 +79,7 @@ function send(url: URL, init: RequestInit, body: string | Uint8Array | null | un
     request.once('response', (incoming: IncomingMessage) => {
       // From here an abort ends the body instead: the reader sees it fail.
       incoming.once('close', () => signal?.removeEventListener('abort', onAbort));
-      resolve(toResponse(incoming, init.method === 'HEAD'));
+      resolve(incoming);
     });
     request.end(body ?? undefined);
   });
@@ -73,13 +96,87 @@ function toResponse(incoming: IncomingMessage, head: boolean): Response {
       // A header value fetch would refuse is dropped, not fatal.
     }
   }
-  const noBody = head || status === 204 || status === 205 || status === 304 || status < 200;
+  const noBody = head || hasNoBody(status);
   if (noBody) {
     incoming.resume();
     return new Response(null, { status, statusText: incoming.statusMessage ?? '', headers });
   }
   const decoded = decode(incoming, headers.get('content-encoding'));
   return new Response(Readable.toWeb(decoded) as ReadableStream<Uint8Array>, { status, statusText: incoming.statusMessage ?? '', headers });
+}
+
+function hasNoBody(status: number): boolean {
+  return status === 204 || status === 205 || status === 304 || status < 200;
+}
+
+/** The answer as plain values, its headers and body read as `toResponse` reads them. */
+function toReply(incoming: IncomingMessage): UpstreamReply {
+  const status = incoming.statusCode ?? 502;
+  const raw = incoming.rawHeaders;
+  // As `Headers.get`: every value of the name, joined (node:http keeps only the first of a repeated Content-Type).
+  const header = (name: string): string | null => {
+    let value: string | null = null;
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) value = value === null ? raw[i + 1]! : `${value}, ${raw[i + 1]!}`;
+    }
+    return value;
+  };
+  if (hasNoBody(status)) {
+    incoming.resume();
+    return { status, header, hasBody: false, readCapped: () => Promise.resolve({ bytes: new Uint8Array(0), complete: true }), stream: () => new ReadableStream() };
+  }
+  let decoded: Readable | undefined;
+  const body = () => (decoded ??= decode(incoming, header('content-encoding')));
+  return {
+    status,
+    header,
+    hasBody: true,
+    readCapped: (maxBytes) => readCapped(body(), maxBytes),
+    stream: () => Readable.toWeb(body()) as ReadableStream<Uint8Array>,
+  };
+}
+
+/** Reads a body up to `maxBytes`; past that it stops and closes it. Rejects when the body fails or closes before its end. */
+function readCapped(body: Readable, maxBytes: number): Promise<{ bytes: Uint8Array; complete: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const joined = () => (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    const done = () => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      body.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      if (size + chunk.byteLength > maxBytes) {
+        chunks.push(chunk.subarray(0, maxBytes - size));
+        size = maxBytes;
+        done();
+        body.destroy();
+        resolve({ bytes: joined(), complete: false });
+        return;
+      }
+      size += chunk.byteLength;
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      resolve({ bytes: chunks.length ? joined() : new Uint8Array(0), complete: true });
+    };
+    const onError = (error: Error) => {
+      done();
+      reject(error);
+    };
+    const onClose = () => {
+      done();
+      reject(new TypeError('terminated: the answer ended before its end'));
+    };
+    body.on('data', onData);
+    body.on('end', onEnd);
+    body.on('error', onError);
+    body.on('close', onClose);
+  });
 }
 
 /** The body decoded as fetch decodes it; a decoding error fails the body, and closing it closes the connection. */

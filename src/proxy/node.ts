@@ -1,11 +1,14 @@
-// Node: serves the proxy over HTTP with srvx, counting requests by the socket's address.
-import type { Server } from 'node:http';
+// Node: serves the proxy over HTTP, counting requests by the socket's address.
+// srvx makes the server and listens; requests to a path go to the core directly
+// (node-visitor.ts), the rest to the Web handler through srvx.
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { serve } from 'srvx/node';
 import type { ServerRequest } from 'srvx';
-import { createProxy, type ProxyHandler } from './proxy.js';
+import { createProxy, proxyCoreOf, type ProxyHandler } from './proxy.js';
 import { ProxyConfigError, type ProxyOptions } from './options.js';
 import { internalErrorResponse } from './responses.js';
-import { createNodeFetch } from './node-fetch.js';
+import { createNodeFetch, nodeUpstreamCall } from './node-fetch.js';
+import { nodeVisitorHandler } from './node-visitor.js';
 import { consoleLogger, createRateLimitedLog, type ProxyLogger } from './log.js';
 import { defaultConnectionLimits, guardConnections, serverTimeouts, type ConnectionLimits } from './node-connections.js';
 import type { Env } from './env.js';
@@ -36,6 +39,9 @@ export interface RunningProxy {
  * Serves a proxy (or the options to make one) on Node. Made from options, it
  * calls the service with `createNodeFetch()` unless `fetch` is given.
  * Connections are bounded (`ConnectionLimits`; defaults in docs/proxy.md).
+ * A proxy made by `createProxy` is served from its core on `node:http`
+ * directly, without Web `Request`/`Response` objects; any other handler,
+ * and requests whose target is not a path, through srvx.
  */
 export async function serveProxy(proxy: ProxyHandler | ProxyOptions, options: ServeProxyOptions = {}): Promise<RunningProxy> {
   const { port = 8788, host = '127.0.0.1', gracefulShutdown = false, log: logger, ...given } = options;
@@ -64,8 +70,16 @@ export async function serveProxy(proxy: ProxyHandler | ProxyOptions, options: Se
     // The handler never throws; this is the last line should srvx itself fail.
     error: () => internalErrorResponse(),
   });
+  const httpServer = server.node!.server as Server;
+  // A handler made by createProxy is served from its core without Web Request and Response objects; any other through srvx.
+  const made = proxyCoreOf(handler);
+  if (made) {
+    const srvxHandler = server.node!.handler as (req: IncomingMessage, res: ServerResponse) => void;
+    httpServer.off('request', srvxHandler);
+    httpServer.on('request', nodeVisitorHandler(made.core, made.fetch && nodeUpstreamCall(made.fetch), srvxHandler));
+  }
   // Before the first connection can arrive: listening starts on a later turn.
-  const guard = guardConnections(server.node!.server as Server, limits, log);
+  const guard = guardConnections(httpServer, limits, log);
   await server.ready();
   return {
     url: server.url ?? `http://${host}:${port}/`,

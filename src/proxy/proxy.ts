@@ -1,11 +1,11 @@
-import { isJsonContentType, buildUpstreamBody, parseJsonObject, readBodyCapped } from './body.js';
+import { isJsonContentType, buildUpstreamBody, parseJsonObject, readBodyCapped, readStreamCapped } from './body.js';
 import { clientAddress } from './client-address.js';
 import { resolveOptions, type ProxyOptions, type ResolvedOptions } from './options.js';
 import { checkOrigin, corsHeaders, preflightHeaders } from './origin.js';
 import { checkRateLimits, type LimitCheck } from './rate-limit.js';
-import { errorResponse, internalErrorResponse } from './responses.js';
+import { errorAnswer, internalErrorAnswer, toResponse, type ProxyAnswer } from './responses.js';
 import { matchRoute } from './route.js';
-import { forward } from './upstream.js';
+import { fetchUpstream, forward, type UpstreamCall } from './upstream.js';
 
 /** What the runtime adapter knows about a request that the request itself does not say. */
 export interface ProxyRequestContext {
@@ -15,6 +15,46 @@ export interface ProxyRequestContext {
 
 /** A Web-standard handler: give it a `Request`, get a `Response`. It never throws. */
 export type ProxyHandler = (request: Request, context?: ProxyRequestContext) => Promise<Response>;
+
+/**
+ * A visitor's request as plain values, whatever the transport: the Web
+ * handler reads them from a `Request`, the Node entry from node:http.
+ */
+export interface VisitorRequest {
+  method: string;
+  /** The URL's path, as `new URL(url).pathname` gives it. */
+  pathname: string;
+  /** A header's value by lower-case name, repeated ones joined with `, ` (as `Headers.get`); `null` when absent. */
+  header(name: string): string | null;
+  /** The visitor's address from the platform's trusted source, if known. */
+  clientAddress: string | undefined;
+  /** Reads the body, stopping once more than `maxBytes` have arrived (`complete: false`). */
+  readBody(maxBytes: number): Promise<{ bytes: Uint8Array; complete: boolean }>;
+  /** Aborts when the visitor goes away. */
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * The proxy's checks and forwarding on plain values, independent of any
+ * runtime's request and response objects. `call` asks the service; by
+ * default through the options' `fetch`. It never throws.
+ */
+export type ProxyCore = (visitor: VisitorRequest, call?: UpstreamCall) => Promise<ProxyAnswer>;
+
+/** The core behind each handler made by `createProxy`, for runtime entries that serve it without Web objects. */
+const cores = new WeakMap<ProxyHandler, MadeProxy>();
+
+/** What a runtime entry may use of a handler made by `createProxy`. */
+export interface MadeProxy {
+  core: ProxyCore;
+  /** The `fetch` given in the options, if any (the resolved options hold a wrapper of it). */
+  fetch: typeof fetch | undefined;
+}
+
+/** The plain-value core of a handler made by `createProxy`; `undefined` for any other handler. */
+export function proxyCoreOf(handler: ProxyHandler): MadeProxy | undefined {
+  return cores.get(handler);
+}
 
 /**
  * Creates the proxy: it holds the API key and lets through only the queries a
@@ -29,54 +69,78 @@ export function createProxy(options: ProxyOptions): ProxyHandler {
     warnedNoAddress = true;
     resolved.log('warn', 'no client address is known for requests (set trustedProxyHops, or use a platform adapter); the per-address limit is shared by all of them');
   };
-  return async (request, context) => {
+  const viaFetch = fetchUpstream(resolved.fetch);
+  const core: ProxyCore = async (visitor, call = viaFetch) => {
     try {
-      return await handle(request, context, resolved, noAddress);
+      return await handle(visitor, call, resolved, noAddress);
     } catch (error) {
       resolved.log('error', 'unexpected failure', { error });
-      return internalErrorResponse();
+      return internalErrorAnswer();
     }
+  };
+  const handler: ProxyHandler = async (request, context) => {
+    let visitor: VisitorRequest;
+    try {
+      visitor = webVisitor(request, context);
+    } catch (error) {
+      resolved.log('error', 'unexpected failure', { error });
+      return toResponse(internalErrorAnswer());
+    }
+    return toResponse(await core(visitor));
+  };
+  cores.set(handler, { core, fetch: options.fetch });
+  return handler;
+}
+
+function webVisitor(request: Request, context: ProxyRequestContext | undefined): VisitorRequest {
+  // Only the path is read from the URL: its host comes from the visitor's Host header and decides nothing.
+  return {
+    method: request.method,
+    pathname: new URL(request.url).pathname,
+    header: (name) => request.headers.get(name),
+    clientAddress: context?.clientAddress,
+    readBody: (maxBytes) => (request.body ? readStreamCapped(request.body, maxBytes) : Promise.resolve({ bytes: new Uint8Array(0), complete: true })),
+    signal: request.signal,
   };
 }
 
-async function handle(request: Request, context: ProxyRequestContext | undefined, options: ResolvedOptions, noAddress: () => void): Promise<Response> {
+async function handle(request: VisitorRequest, call: UpstreamCall, options: ResolvedOptions, noAddress: () => void): Promise<ProxyAnswer> {
   const { log } = options;
-  // Only the path is read from the URL: its host comes from the visitor's Host header and decides nothing.
-  const pathname = new URL(request.url).pathname;
+  const { pathname } = request;
   const match = matchRoute(request.method, pathname, options);
-  const origin = checkOrigin(request.headers.get('origin'), options);
+  const origin = checkOrigin(request.header('origin'), options);
   if (!match.ok) {
     log('info', match.status === 405 ? 'refused: method not allowed' : 'refused: no such route', { status: match.status, method: request.method, path: pathname.slice(0, 200) });
     // A page the operator allows gets a refusal it can read, so its visitor sees
     // "not found" rather than a failed network request; nothing goes upstream.
     const readable = origin.allowed && origin.allowOrigin !== undefined;
-    if (readable && request.method === 'OPTIONS') return new Response(null, { status: 204, headers: preflightHeaders(origin.allowOrigin) });
+    if (readable && request.method === 'OPTIONS') return { status: 204, headers: preflightHeaders(origin.allowOrigin), body: null };
     const cors = readable ? corsHeaders(origin.allowOrigin) : {};
     return match.status === 405
-      ? errorResponse(405, 'Only POST is allowed here.', { ...cors, Allow: 'POST, OPTIONS' })
-      : errorResponse(404, 'Not found.', cors);
+      ? errorAnswer(405, 'Only POST is allowed here.', { ...cors, Allow: 'POST, OPTIONS' })
+      : errorAnswer(404, 'Not found.', cors);
   }
   const { route } = match;
   const where = { route: route.kind, id: route.id };
 
   if (!origin.allowed) {
-    log('info', `refused: ${origin.reason}`, { ...where, status: 403, origin: request.headers.get('origin')?.slice(0, 200) });
-    return errorResponse(403, 'This site may not use this service.', { Vary: 'Origin' });
+    log('info', `refused: ${origin.reason}`, { ...where, status: 403, origin: request.header('origin')?.slice(0, 200) });
+    return errorAnswer(403, 'This site may not use this service.', { Vary: 'Origin' });
   }
-  if (match.preflight) return new Response(null, { status: 204, headers: preflightHeaders(origin.allowOrigin) });
+  if (match.preflight) return { status: 204, headers: preflightHeaders(origin.allowOrigin), body: null };
   const cors = corsHeaders(origin.allowOrigin);
 
-  if (!isJsonContentType(request.headers.get('content-type'))) {
+  if (!isJsonContentType(request.header('content-type'))) {
     log('info', 'refused: body is not JSON', { ...where, status: 415 });
-    return errorResponse(415, 'Send the question as JSON (Content-Type: application/json).', cors);
+    return errorAnswer(415, 'Send the question as JSON (Content-Type: application/json).', cors);
   }
 
-  const address = clientAddress(request.headers, context?.clientAddress, options.trustedProxyHops);
+  const address = clientAddress(request.header, request.clientAddress, options.trustedProxyHops);
   if (address === undefined && options.perAddressLimit) noAddress();
   const byAddress = await checkRateLimits(options, { address: address ?? 'unknown' });
-  if (byAddress) return limitResponse(byAddress, cors, where, log);
+  if (byAddress) return limitAnswer(byAddress, cors, where, log);
 
-  const read = await readBodyCapped(request, options.maxBodyBytes);
+  const read = await readBodyCapped(request.header('content-length'), request.readBody, options.maxBodyBytes);
   if (!read.ok) return bodyProblem(read.problem, cors, where, log);
   const parsed = parseJsonObject(read.bytes);
   if (!parsed.ok) return bodyProblem(parsed.problem, cors, where, log);
@@ -85,21 +149,21 @@ async function handle(request: Request, context: ProxyRequestContext | undefined
 
   const visitorId = typeof built.body.visitorId === 'string' ? built.body.visitorId : undefined;
   const byVisitor = await checkRateLimits(options, { visitorId, budget: true });
-  if (byVisitor) return limitResponse(byVisitor, cors, where, log);
+  if (byVisitor) return limitAnswer(byVisitor, cors, where, log);
 
-  return forward(route, built.body, request.signal, cors, options);
+  return forward(route, built.body, request.signal, cors, call, options);
 }
 
-function bodyProblem(problem: { status: number; message: string }, cors: Record<string, string>, where: Record<string, string>, log: ResolvedOptions['log']): Response {
+function bodyProblem(problem: { status: number; message: string }, cors: Record<string, string>, where: Record<string, string>, log: ResolvedOptions['log']): ProxyAnswer {
   log('info', `refused: ${problem.message}`, { ...where, status: problem.status });
-  return errorResponse(problem.status, problem.message, cors);
+  return errorAnswer(problem.status, problem.message, cors);
 }
 
-function limitResponse(check: LimitCheck, cors: Record<string, string>, where: Record<string, string>, log: ResolvedOptions['log']): Response {
+function limitAnswer(check: LimitCheck, cors: Record<string, string>, where: Record<string, string>, log: ResolvedOptions['log']): ProxyAnswer {
   if (check.kind === 'unavailable') {
     log('error', 'rate limits cannot be checked; refusing rather than letting requests through unchecked', { ...where, status: 503, error: check.error });
-    return errorResponse(503, 'The service is busy. Please try again shortly.', { ...cors, 'Retry-After': '5' });
+    return errorAnswer(503, 'The service is busy. Please try again shortly.', { ...cors, 'Retry-After': '5' });
   }
   log('info', `refused: ${check.message}`, { ...where, status: 429, limit: check.limit, retryAfter: check.retryAfterSeconds });
-  return errorResponse(429, check.message, { ...cors, 'Retry-After': String(check.retryAfterSeconds) });
+  return errorAnswer(429, check.message, { ...cors, 'Retry-After': String(check.retryAfterSeconds) });
 }

@@ -3,7 +3,7 @@ import { EVENT_STREAM_HEADERS, errorCodeForStatus, parseRetryAfter, readErrorBod
 import type { ResolvedOptions } from './options.js';
 import { redactText } from './redact.js';
 import { relayBody } from './relay.js';
-import { errorResponse } from './responses.js';
+import { errorAnswer, type ProxyAnswer } from './responses.js';
 import { upstreamPath, type Route } from './route.js';
 
 /** Statuses whose meaning the visitor can act on; their body is rebuilt from its code and message only. */
@@ -14,14 +14,44 @@ const MAX_ERROR_BODY_BYTES = 16 * 1024;
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 const MAX_MESSAGE_LENGTH = 300;
 
-type Options = Pick<ResolvedOptions, 'apiKey' | 'upstreamUrl' | 'upstreamTimeoutMs' | 'maxStreamMs' | 'maxStreamBytes' | 'log' | 'fetch'>;
+type Options = Pick<ResolvedOptions, 'apiKey' | 'upstreamUrl' | 'upstreamTimeoutMs' | 'maxStreamMs' | 'maxStreamBytes' | 'log'>;
+
+/** The service's answer as the proxy reads it, whatever carried it. */
+export interface UpstreamReply {
+  status: number;
+  /** A header's value (repeated ones joined with `, `), `null` when absent. */
+  header(name: string): string | null;
+  /** Whether the answer has a body (it may still be empty). */
+  hasBody: boolean;
+  /** Reads the body up to `maxBytes`; past that it stops and cancels the rest. Rejects when the body fails. */
+  readCapped(maxBytes: number): Promise<{ bytes: Uint8Array; complete: boolean }>;
+  /** The body as a stream, decoded, for relaying. */
+  stream(): ReadableStream<Uint8Array>;
+}
+
+/** A POST to the service. Rejects when the service cannot be reached, or when `signal` aborts before it answers. */
+export type UpstreamCall = (url: URL, init: { headers: Record<string, string>; body: string; signal: AbortSignal }) => Promise<UpstreamReply>;
+
+/** Calls the service through a Web `fetch`, never following a redirect: one could carry the key to another host. */
+export function fetchUpstream(fetchImpl: typeof fetch): UpstreamCall {
+  return async (url, init) => {
+    const response = await fetchImpl(url, { method: 'POST', headers: init.headers, body: init.body, redirect: 'manual', signal: init.signal });
+    return {
+      status: response.status,
+      header: (name) => response.headers.get(name),
+      hasBody: response.body !== null,
+      readCapped: (maxBytes) => (response.body ? readStreamCapped(response.body, maxBytes) : Promise.resolve({ bytes: new Uint8Array(0), complete: true })),
+      stream: () => response.body!,
+    };
+  };
+}
 
 /**
  * Asks the service with a request built from scratch (the key, the body's
  * type, what to accept; nothing of the visitor's), and turns its answer into
  * the visitor's: a stream passed on as it arrives, JSON as is, errors rebuilt.
  */
-export async function forward(route: Route, body: Record<string, unknown>, visitorSignal: AbortSignal | undefined, corsHeaders: Record<string, string>, options: Options): Promise<Response> {
+export async function forward(route: Route, body: Record<string, unknown>, visitorSignal: AbortSignal | undefined, corsHeaders: Record<string, string>, call: UpstreamCall, options: Options): Promise<ProxyAnswer> {
   const url = new URL(upstreamPath(options.upstreamUrl.pathname, route), options.upstreamUrl);
   const streaming = body.streaming === true;
   const started = Date.now();
@@ -37,18 +67,15 @@ export async function forward(route: Route, body: Record<string, unknown>, visit
   const timer = setTimeout(() => abort('timeout'), options.upstreamTimeoutMs);
   const where = { route: route.kind, id: route.id };
 
-  let upstream: Response;
+  let upstream: UpstreamReply;
   try {
-    upstream = await options.fetch(url, {
-      method: 'POST',
+    upstream = await call(url, {
       headers: {
         Authorization: `Bearer ${options.apiKey}`,
         'Content-Type': 'application/json',
         Accept: streaming ? 'text/event-stream, application/json' : 'application/json',
       },
       body: JSON.stringify(body),
-      // A redirect could carry the key to another host: never follow one.
-      redirect: 'manual',
       signal: controller.signal,
     });
   } catch (error) {
@@ -56,36 +83,36 @@ export async function forward(route: Route, body: Record<string, unknown>, visit
     visitorSignal?.removeEventListener('abort', onVisitorLeft);
     if (stopReason === 'visitor-left') {
       options.log('info', 'visitor left before the service answered', where);
-      return errorResponse(499, 'The request was cancelled.', corsHeaders, 'CANCELLED');
+      return errorAnswer(499, 'The request was cancelled.', corsHeaders, 'CANCELLED');
     }
     if (stopReason === 'timeout') {
       options.log('error', `the service did not answer within ${options.upstreamTimeoutMs} ms`, where);
-      return errorResponse(504, 'The knowledge service took too long to answer. Please try again.', corsHeaders);
+      return errorAnswer(504, 'The knowledge service took too long to answer. Please try again.', corsHeaders);
     }
     options.log('error', 'cannot reach the service', { ...where, error });
-    return errorResponse(502, 'The knowledge service cannot be reached right now. Please try again later.', corsHeaders);
+    return errorAnswer(502, 'The knowledge service cannot be reached right now. Please try again later.', corsHeaders);
   }
 
   const status = upstream.status;
   if (status === 200 || status === 201) {
-    const contentType = upstream.headers.get('content-type') ?? '';
+    const contentType = upstream.header('content-type') ?? '';
     const eventStream = contentType.toLowerCase().startsWith('text/event-stream');
-    if (!eventStream && upstream.body) return answerWhole(upstream, contentType, { where, status, started, corsHeaders, options, finish: () => {
+    if (!eventStream && upstream.hasBody) return answerWhole(upstream, contentType, { where, status, started, corsHeaders, options, finish: () => {
       clearTimeout(timer);
       visitorSignal?.removeEventListener('abort', onVisitorLeft);
       return stopReason;
     } });
     // From here the relay's own wait-per-piece applies.
     clearTimeout(timer);
-    if (!upstream.body) {
+    if (!upstream.hasBody) {
       visitorSignal?.removeEventListener('abort', onVisitorLeft);
       options.log('error', 'the service answered without a body', { ...where, status });
-      return errorResponse(502, 'The knowledge service sent an empty answer. Please try again.', corsHeaders);
+      return errorAnswer(502, 'The knowledge service sent an empty answer. Please try again.', corsHeaders);
     }
     // Only these headers reach the visitor. Content-Encoding and Content-Length
     // are never copied: the runtime has already decoded the body.
     const headers: Record<string, string> = { 'Content-Type': EVENT_STREAM_HEADERS['Content-Type']!, 'Cache-Control': EVENT_STREAM_HEADERS['Cache-Control']!, 'X-Accel-Buffering': 'no', 'X-Content-Type-Options': 'nosniff' };
-    const relayed = relayBody(upstream.body, {
+    const relayed = relayBody(upstream.stream(), {
       apiKey: options.apiKey,
       idleTimeoutMs: options.upstreamTimeoutMs,
       maxDurationMs: options.maxStreamMs,
@@ -103,7 +130,7 @@ export async function forward(route: Route, body: Record<string, unknown>, visit
         else options.log('error', 'the service failed during the answer', { ...fields, error: outcome.error });
       },
     });
-    return new Response(relayed, { status, headers: { ...headers, ...corsHeaders } });
+    return { status, headers: { ...headers, ...corsHeaders }, body: relayed };
   }
 
   // The timer still runs, so a service that never finishes its error body cannot hold the visitor.
@@ -113,15 +140,15 @@ export async function forward(route: Route, body: Record<string, unknown>, visit
   if (PASSED_ON.has(status)) {
     options.log('info', `the service answered ${status}`, { ...where, status, detail: detail.message });
     const headers: Record<string, string> = { ...corsHeaders };
-    const retryAfter = parseRetryAfter(upstream.headers.get('retry-after'));
+    const retryAfter = parseRetryAfter(upstream.header('retry-after'));
     if (status === 429) headers['Retry-After'] = String(Math.max(1, retryAfter ?? 60));
-    return errorResponse(status, detail.message ?? defaultMessage(status), headers, detail.code ?? errorCodeForStatus(status));
+    return errorAnswer(status, detail.message ?? defaultMessage(status), headers, detail.code ?? errorCodeForStatus(status));
   }
   // 401/403 mean the proxy's key or setup is wrong; 5xx and the rest are the service's trouble. Neither is the visitor's business.
   const level = status === 401 || status === 403 ? 'error' : 'warn';
   const why = status >= 300 && status < 400 ? 'the service redirected; redirects are refused' : status === 401 ? 'the service refused the API key (401): check KAGENT_API_KEY' : status === 403 ? 'the service refused access (403): check the key\'s permissions and the agent ids' : `the service answered ${status}`;
   options.log(level, why, { ...where, status, detail: detail.message });
-  return errorResponse(502, 'The knowledge service is unavailable right now. Please try again later.', corsHeaders);
+  return errorAnswer(502, 'The knowledge service is unavailable right now. Please try again later.', corsHeaders);
 }
 
 interface WholeAnswer {
@@ -140,7 +167,7 @@ interface WholeAnswer {
  * length: no page can use half a JSON document, and a fixed body costs the
  * server far less than a relayed stream.
  */
-async function answerWhole(upstream: Response, contentType: string, { where, status, started, corsHeaders, options, finish }: WholeAnswer): Promise<Response> {
+async function answerWhole(upstream: UpstreamReply, contentType: string, { where, status, started, corsHeaders, options, finish }: WholeAnswer): Promise<ProxyAnswer> {
   let read: { text: string; complete: boolean };
   try {
     read = await readTextCapped(upstream, MAX_ANSWER_BYTES);
@@ -148,32 +175,33 @@ async function answerWhole(upstream: Response, contentType: string, { where, sta
     const stopped = finish();
     if (stopped === 'visitor-left') {
       options.log('info', 'visitor left during the answer; the service request was cancelled', { ...where, status });
-      return errorResponse(499, 'The request was cancelled.', corsHeaders, 'CANCELLED');
+      return errorAnswer(499, 'The request was cancelled.', corsHeaders, 'CANCELLED');
     }
     if (stopped === 'timeout') {
       options.log('error', `the service did not finish its answer within ${options.upstreamTimeoutMs} ms`, { ...where, status });
-      return errorResponse(504, 'The knowledge service took too long to answer. Please try again.', corsHeaders);
+      return errorAnswer(504, 'The knowledge service took too long to answer. Please try again.', corsHeaders);
     }
     options.log('error', 'the service failed during the answer', { ...where, status, error });
-    return errorResponse(502, 'The knowledge service failed while answering. Please try again.', corsHeaders);
+    return errorAnswer(502, 'The knowledge service failed while answering. Please try again.', corsHeaders);
   }
   finish();
   if (!read.complete) {
     options.log('error', `the service's answer is larger than ${MAX_ANSWER_BYTES} bytes; refused`, { ...where, status });
-    return errorResponse(502, 'The knowledge service sent an answer too large to pass on.', corsHeaders);
+    return errorAnswer(502, 'The knowledge service sent an answer too large to pass on.', corsHeaders);
   }
   if (read.text === '') {
     options.log('error', 'the service answered without a body', { ...where, status });
-    return errorResponse(502, 'The knowledge service sent an empty answer. Please try again.', corsHeaders);
+    return errorAnswer(502, 'The knowledge service sent an empty answer. Please try again.', corsHeaders);
   }
   options.log('info', 'answered', { ...where, status, ms: Date.now() - started, streaming: false });
   // Only these headers reach the visitor: none of the service's, and no Content-Encoding of a body already decoded.
   const bytes = encoder.encode(redactText(read.text, options.apiKey));
-  return new Response(bytes, {
+  return {
     status,
     // The length lets a Node server send the body in one piece rather than chunked.
     headers: { 'Content-Type': contentType || 'application/json', 'Content-Length': String(bytes.byteLength), 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', ...corsHeaders },
-  });
+    body: bytes,
+  };
 }
 
 function defaultMessage(status: number): string {
@@ -184,7 +212,7 @@ function defaultMessage(status: number): string {
 }
 
 /** The code and message of an error body, read bounded, cleaned of control characters and the key, shortened. */
-async function readErrorDetail(response: Response, apiKey: string): Promise<{ code: string | undefined; message: string | undefined }> {
+async function readErrorDetail(response: UpstreamReply, apiKey: string): Promise<{ code: string | undefined; message: string | undefined }> {
   let text = '';
   try {
     text = (await readTextCapped(response, MAX_ERROR_BODY_BYTES)).text;
@@ -209,8 +237,8 @@ async function readErrorDetail(response: Response, apiKey: string): Promise<{ co
   return { code: safeCode, message: clean(message, MAX_MESSAGE_LENGTH) };
 }
 
-async function readTextCapped(response: Response, maxBytes: number): Promise<{ text: string; complete: boolean }> {
-  if (!response.body) return { text: '', complete: true };
-  const { bytes, complete } = await readStreamCapped(response.body, maxBytes);
+async function readTextCapped(response: UpstreamReply, maxBytes: number): Promise<{ text: string; complete: boolean }> {
+  if (!response.hasBody) return { text: '', complete: true };
+  const { bytes, complete } = await response.readCapped(maxBytes);
   return { text: new TextDecoder().decode(bytes), complete };
 }

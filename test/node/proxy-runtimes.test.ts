@@ -9,7 +9,7 @@ import { bunBinary, denoBinary, startBunRuntime, startDenoRuntime, startNetlifyR
 // linux-x64 a missing binary fails the run rather than skipping it.
 const otherPlatform = process.platform !== 'linux' || process.arch !== 'x64';
 const RUNTIMES: [name: string, start: (env: Record<string, string>) => Promise<RunningRuntime>, skip: string | false][] = [
-  ['Node (srvx)', startNodeRuntime, false],
+  ['Node (serveProxy on node:http)', startNodeRuntime, false],
   ['workerd (Miniflare, the Cloudflare Workers entry)', startWorkerdRuntime, false],
   ['Deno (the Deno entry)', startDenoRuntime, otherPlatform && !denoBinary() ? 'the tests look for the linux-x64 deno binary only' : false],
   ['Deno as Netlify Edge Functions run it (the Netlify entry)', startNetlifyRuntime, otherPlatform && !denoBinary() ? 'the tests look for the linux-x64 deno binary only' : false],

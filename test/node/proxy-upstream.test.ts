@@ -18,7 +18,7 @@ async function events(body: ReadableStream<Uint8Array>): Promise<AgentStreamEven
 for (const [client, makeFetch] of [['the global fetch', undefined], ["the Node entry's node:http fetch", createNodeFetch]] as const) describe(`proxy to upstream, with ${client}`, () => {
   let h: ProxyHarness;
   before(async () => {
-    h = await startProxyHarness({ upstreamTimeoutMs: 400, perAddressLimit: false, perVisitorLimit: false, ...(makeFetch ? { fetch: makeFetch() } : {}) });
+    h = await startProxyHarness({ upstreamTimeoutMs: 400, perAddressLimit: false, perVisitorLimit: false, fetch: makeFetch ? makeFetch() : globalThis.fetch });
   });
   after(() => h.close());
   afterEach(() => h.upstream.behave(answer()));

@@ -2,7 +2,7 @@
 // the Node entry), and checks every response and log line for the API key.
 import assert from 'node:assert/strict';
 import { createProxy, type ProxyLogEntry, type ProxyOptions } from '../../src/proxy/index.js';
-import { serveProxy, type ServeProxyOptions } from '../../src/proxy/node.js';
+import { createNodeFetch, serveProxy, type ServeProxyOptions } from '../../src/proxy/node.js';
 import { startRecordingUpstream, type RecordingUpstream } from './proxy-upstream.js';
 
 /** A key with characters that URI-encoding changes, so both of its forms can be looked for. */
@@ -42,6 +42,8 @@ export async function startProxyHarness(options: Partial<ProxyOptions> = {}, ser
     agentIds: [AGENT, 'agent_2'],
     allowedOrigins: [SITE],
     log: (entry) => logs.push(entry),
+    // As kagent-proxy calls the service: Node's own path, without Web Response objects (a test may give another fetch).
+    fetch: createNodeFetch(),
     ...options,
   });
   const running = await serveProxy(proxy, { ...serveOptions, port: 0, log: (entry) => logs.push(entry) });
