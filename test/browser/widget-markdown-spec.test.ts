@@ -1,6 +1,7 @@
 import { expect } from '@open-wc/testing';
 import { IncrementalMarkdown, renderMarkdown } from '../../src/widget/index.js';
 import type { SpecExample } from '../support/spec-examples.js';
+import { randomCuts } from '../support/random-cuts.js';
 
 // Every example of the CommonMark and GFM specs, streamed through the renderer
 // cut at pseudo-random places (fixed seeds), must end with exactly the DOM of
@@ -19,18 +20,6 @@ function wholeRender(text: string): HTMLElement {
   return holder;
 }
 
-/** Pseudo-random fragment sizes from 1 to `most` characters; the same cuts for the same seed. */
-function randomCuts(text: string, seed: number, most: number): string[] {
-  let state = seed >>> 0 || 1;
-  const fragments: string[] = [];
-  for (let i = 0; i < text.length; ) {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    const size = 1 + ((state >>> 8) % most);
-    fragments.push(text.slice(i, i + size));
-    i += size;
-  }
-  return fragments;
-}
 
 /** Streams `fragments` with a render after each, finishes, and tells how the result differs from the one-shot render (or undefined). */
 async function streamDifference(text: string, fragments: string[]): Promise<string | undefined> {

@@ -1,6 +1,7 @@
 import { expect } from '@open-wc/testing';
 import { IncrementalMarkdown, renderMarkdown, renderMarkdownSoFar } from '../../src/widget/index.js';
 import { HOSTILE_ANSWER, fragmentsOf, markdownAnswer } from '../support/scripted-service.js';
+import { randomCuts } from '../support/random-cuts.js';
 
 /** A holder with the nodes of rendering `text` at once. */
 function wholeRender(text: string): HTMLElement {
@@ -9,18 +10,6 @@ function wholeRender(text: string): HTMLElement {
   return holder;
 }
 
-/** Pseudo-random fragment sizes from 1 to `most` characters. */
-function randomCuts(text: string, seed: number, most = 12): string[] {
-  let state = seed;
-  const fragments: string[] = [];
-  for (let i = 0; i < text.length; ) {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    const size = 1 + ((state >>> 8) % most);
-    fragments.push(text.slice(i, i + size));
-    i += size;
-  }
-  return fragments;
-}
 
 /** A holder with the nodes of rendering `text` so far at once, as shown while more is to come. */
 function soFarRender(text: string): HTMLElement {

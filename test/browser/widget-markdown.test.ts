@@ -1,6 +1,7 @@
 import { expect } from '@open-wc/testing';
 import { IncrementalMarkdown, renderMarkdown, renderMarkdownSoFar } from '../../src/widget/index.js';
 import { fragmentsOf, markdownAnswer } from '../support/scripted-service.js';
+import { randomCuts } from '../support/random-cuts.js';
 
 /** The DOM that rendering `text` at once gives, as HTML. */
 function wholeRender(text: string): string {
@@ -21,18 +22,6 @@ async function streamRender(fragments: string[]): Promise<{ html: string; view: 
   return { html: holder.innerHTML, view };
 }
 
-/** Cuts `text` at pseudo-random places (every character boundary is a possible cut). */
-function randomCuts(text: string, seed: number): string[] {
-  let state = seed;
-  const fragments: string[] = [];
-  for (let i = 0; i < text.length; ) {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    const size = 1 + (state % 9);
-    fragments.push(text.slice(i, i + size));
-    i += size;
-  }
-  return fragments;
-}
 
 // Texts whose meaning changes as later characters arrive: each is a trap for a renderer that freezes blocks too early.
 const TRICKY = [
@@ -66,7 +55,7 @@ describe('incremental markdown rendering', () => {
   it('ends with exactly the DOM of rendering the whole answer at once, for tricky texts cut anywhere', async () => {
     for (const [index, text] of TRICKY.entries()) {
       for (const seed of [1, 2, 3]) {
-        const { html } = await streamRender(randomCuts(text, seed * 7919 + index));
+        const { html } = await streamRender(randomCuts(text, seed * 7919 + index, 9));
         expect(html, `${JSON.stringify(text)} cut with seed ${seed}`).to.equal(wholeRender(text));
       }
       // One character at a time is the harshest cut.
