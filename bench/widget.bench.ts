@@ -11,10 +11,11 @@
 //      into <kagent-chat> from a local server (budget: none over 50 ms),
 //      including on a page just loaded, the question sent at once (cold code).
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import puppeteer from 'puppeteer-core';
+import { SourceMapConsumer } from 'source-map-js';
 import { DONE_EVENT, EVENT_STREAM_HEADERS, answerEvent, endpointResponseEvent } from '../src/protocol/index.js';
 import { findChrome } from '../scripts/find-chrome.js';
 import { fragmentsOf, markdownAnswer } from '../test/support/scripted-service.js';
@@ -193,6 +194,8 @@ try {
       };
 
       // A fast model (4,000 characters a second): 2 s; three runs, the median (by the renderer's work) is reported (a shared machine is noisy).
+      // Kept for WIDGET_PROFILE=1, which profiles more fast runs once the figures are taken (below).
+      (window as unknown as { benchIncremental: typeof incremental }).benchIncremental = incremental;
       const fastRuns = [await incremental(1000), await incremental(1000), await incremental(1000)].sort((a, b) => a.work - b.work);
       // A typical model (400 characters a second): 20 s.
       const typical = await incremental(100);
@@ -252,7 +255,7 @@ try {
   const coldPage = await coldContext.newPage();
   await coldPage.evaluateOnNewDocument('globalThis.__name = (fn) => fn');
   await coldPage.goto(origin);
-  await coldPage.waitForFunction(() => 'KagentChat' in window);
+  await coldPage.waitForFunction(() => customElements.get('kagent-chat') !== undefined);
   const cold = await streamIntoChat(`${origin}/paced`, coldPage);
   await coldContext.close();
 
@@ -308,7 +311,52 @@ try {
   ];
   console.log('| Measure | Result | Budget |\n|---|---|---|');
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+  if (process.env.WIDGET_PROFILE === '1') await profileFastPace(page);
 } finally {
   await browser.close();
   server.close();
+}
+
+/**
+ * WIDGET_PROFILE=1: a CPU profile (DevTools protocol, 50 µs sampling) of five
+ * more runs at a fast model's pace, printed as self time per function, so the
+ * renderer's per-render cost can be told apart (lexing, sanitizing, healing,
+ * patching, the browser's own work charged to DOM calls).
+ */
+async function profileFastPace(page: import('puppeteer-core').Page): Promise<void> {
+  const cdp = await page.createCDPSession();
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 50 });
+  await cdp.send('Profiler.start');
+  await page.evaluate(async () => {
+    const run = (window as unknown as { benchIncremental: (perSecond: number) => Promise<unknown> }).benchIncremental;
+    for (let i = 0; i < 5; i++) await run(1000);
+  });
+  const { profile } = await cdp.send('Profiler.stop');
+  const interval = new Map<number, number>();
+  const deltas = profile.timeDeltas ?? [];
+  (profile.samples ?? []).forEach((id, index) => interval.set(id, (interval.get(id) ?? 0) + (deltas[index] ?? 0)));
+  // Bundled code is attributed to its source module through the build's source maps.
+  const maps = new Map<string, SourceMapConsumer | undefined>();
+  const mapOf = (file: string) => {
+    if (!maps.has(file)) {
+      const path = new URL(`dist/${file}.map`, root);
+      maps.set(file, existsSync(path) ? new SourceMapConsumer(JSON.parse(readFileSync(path, 'utf8'))) : undefined);
+    }
+    return maps.get(file);
+  };
+  const self = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const { functionName, url, lineNumber, columnNumber } = node.callFrame;
+    const file = url.replace(/^.*\//, '').replace(/\?.*$/, '');
+    const original = file.endsWith('.js') ? mapOf(file)?.originalPositionFor({ line: lineNumber + 1, column: columnNumber }) : undefined;
+    const source = original?.source?.replace(/^.*node_modules\/((@[^/]+\/)?[^/]+).*$/, '$1').replace(/^.*\/src\//, 'src/');
+    const key = source ? source : url.startsWith('pptr:') ? '(the bench itself: feeding fragments, timing, forcing layout)' : functionName ? `browser: ${functionName}` : '(anonymous)';
+    self.set(key, (self.get(key) ?? 0) + (interval.get(node.id) ?? 0));
+  }
+  const busy = [...self].filter(([key]) => !/^browser: \((idle|program|garbage collector)\)/.test(key));
+  const total = busy.reduce((sum, [, us]) => sum + us, 0);
+  console.log(`\nCPU profile of 5 fast-pace runs: ${(total / 1000).toFixed(1)} ms busy (idle and program left out), self time by source module or browser function\n`);
+  console.log('| self time | share | where |\n|---:|---:|---|');
+  for (const [key, us] of busy.sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`| ${(us / 1000).toFixed(2)} ms | ${((us / total) * 100).toFixed(1)}% | ${key} |`);
 }
