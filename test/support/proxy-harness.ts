@@ -80,11 +80,11 @@ export async function startProxyHarness(options: Partial<ProxyOptions> = {}, ser
  * Sends a request exactly as written (path not normalised, any Host), which
  * fetch would not do. Checks the answer for the key like `send`.
  */
-export async function rawRequest(baseUrl: string, { method = 'POST', path, headers = {}, body }: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+export async function rawRequest(baseUrl: string, { method = 'POST', path, headers = {}, body, chunked = false }: { method?: string; path: string; headers?: Record<string, string>; body?: string; chunked?: boolean }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
   const { request } = await import('node:http');
   const target = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const req = request({ host: target.hostname, port: target.port, method, path, headers: { origin: SITE, 'content-type': 'application/json', ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }), ...headers }, timeout: 5000 }, (res) => {
+    const req = request({ host: target.hostname, port: target.port, method, path, headers: { origin: SITE, 'content-type': 'application/json', ...(body === undefined ? {} : chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(Buffer.byteLength(body)) }), ...headers }, timeout: 5000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
