@@ -277,9 +277,12 @@ describe('<kagent-chat> on hostile host pages', () => {
     }
     expectLauncherInCorner(end, 'bottom-right');
     expectLauncherInCorner(start, 'bottom-left');
+    // One after the other, as a visitor would: the second is clicked once the first is open.
     await click(part(end, 'launcher')!);
-    await click(part(start, 'launcher')!);
+    await waitFor(() => end.opened, 'the right-hand bubble to open');
     await end.updateComplete;
+    await click(part(start, 'launcher')!);
+    await waitFor(() => start.opened, 'the left-hand bubble to open');
     await start.updateComplete;
     expect([end.opened, start.opened]).to.deep.equal([true, true]);
     expectChatUsable(end);
