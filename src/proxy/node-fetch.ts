@@ -7,6 +7,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, constants as zlib } from 'node:zlib';
 import type { UpstreamCall, UpstreamReply } from './upstream.js';
+import { readNodeBodyCapped, type CappedBody } from './node-read-capped.js';
 
 export interface NodeFetchOptions {
   /** Most connections open to the service at once; each held stream takes one. Default: no limit, as Node's fetch. */
@@ -137,46 +138,8 @@ function toReply(incoming: IncomingMessage): UpstreamReply {
 }
 
 /** Reads a body up to `maxBytes`; past that it stops and closes it. Rejects when the body fails or closes before its end. */
-function readCapped(body: Readable, maxBytes: number): Promise<{ bytes: Uint8Array; complete: boolean }> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const joined = () => (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    const done = () => {
-      body.off('data', onData);
-      body.off('end', onEnd);
-      body.off('error', onError);
-      body.off('close', onClose);
-    };
-    const onData = (chunk: Buffer) => {
-      if (size + chunk.byteLength > maxBytes) {
-        chunks.push(chunk.subarray(0, maxBytes - size));
-        size = maxBytes;
-        done();
-        body.destroy();
-        resolve({ bytes: joined(), complete: false });
-        return;
-      }
-      size += chunk.byteLength;
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      done();
-      resolve({ bytes: chunks.length ? joined() : new Uint8Array(0), complete: true });
-    };
-    const onError = (error: Error) => {
-      done();
-      reject(error);
-    };
-    const onClose = () => {
-      done();
-      reject(new TypeError('terminated: the answer ended before its end'));
-    };
-    body.on('data', onData);
-    body.on('end', onEnd);
-    body.on('error', onError);
-    body.on('close', onClose);
-  });
+function readCapped(body: Readable, maxBytes: number): Promise<CappedBody> {
+  return readNodeBodyCapped(body, maxBytes, () => body.destroy(), () => new TypeError('terminated: the answer ended before its end'));
 }
 
 /** The body decoded as fetch decodes it; a decoding error fails the body, and closing it closes the connection. */

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ProxyCore, VisitorRequest } from './proxy.js';
 import type { ProxyAnswer } from './responses.js';
 import type { UpstreamCall } from './upstream.js';
+import { readNodeBodyCapped, type CappedBody } from './node-read-capped.js';
 
 /** Paths whose `new URL(...).pathname` is the path itself: nothing to resolve, decode or re-encode. */
 const PLAIN_PATH = /^\/[A-Za-z0-9_\-/]*$/;
@@ -84,52 +85,17 @@ function header(req: IncomingMessage, name: string): string | null {
  * Reads the body up to `maxBytes`. Past that it stops, and the connection
  * closes once the answer is written.
  */
-function readBody(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<{ bytes: Uint8Array; complete: boolean }> {
+function readBody(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<CappedBody> {
   if (req.method === 'GET' || req.method === 'HEAD') return Promise.resolve({ bytes: new Uint8Array(0), complete: true });
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const joined = () => (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    const done = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-    };
-    const onData = (chunk: Buffer) => {
-      if (size + chunk.byteLength > maxBytes) {
-        chunks.push(chunk.subarray(0, maxBytes - size));
-        size = maxBytes;
-        done();
-        // The refusal is written with Connection: close (as nginx does after a 413), and what
-        // arrives until then is discarded: the rest of the body is never read.
-        res.shouldKeepAlive = false;
-        req.resume();
-        resolve({ bytes: joined(), complete: false });
-        return;
-      }
-      size += chunk.byteLength;
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      done();
-      resolve({ bytes: chunks.length ? joined() : new Uint8Array(0), complete: true });
-    };
-    const onError = (error: Error) => {
-      done();
-      reject(error);
-    };
-    const onClose = () => {
-      done();
-      reject(new Error('the visitor closed the connection before the body ended'));
-    };
-    // Gone or already read: nothing more will come (srvx gives an errored body then too).
-    if (clientGone(req) || req.destroyed || req.readableEnded) return reject(new Error('the request body is no longer readable'));
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
-  });
+  // Gone or already read: nothing more will come (srvx gives an errored body then too).
+  if (clientGone(req) || req.destroyed || req.readableEnded) return Promise.reject(new Error('the request body is no longer readable'));
+  const drainAndClose = () => {
+    // The refusal is written with Connection: close (as nginx does after a 413), and what
+    // arrives until then is discarded: the rest of the body is never read.
+    res.shouldKeepAlive = false;
+    req.resume();
+  };
+  return readNodeBodyCapped(req, maxBytes, drainAndClose, () => new Error('the visitor closed the connection before the body ended'));
 }
 
 /** Writes the answer: a fixed body in one piece, a relayed stream as the visitor reads it (never ahead of them). */
