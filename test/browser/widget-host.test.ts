@@ -278,13 +278,32 @@ describe('<kagent-chat> on hostile host pages', () => {
     expectLauncherInCorner(end, 'bottom-right');
     expectLauncherInCorner(start, 'bottom-left');
     // One after the other, as a visitor would: the second is clicked once the first is open.
+    // What happened, for the message if a bubble does not open: its launcher's clicks, opens and closes.
+    const trace: string[] = [];
+    for (const [chat, name] of [[end, 'right'], [start, 'left']] as const) {
+      part(chat, 'launcher')!.addEventListener('click', (e) => trace.push(`${name} launcher clicked at (${e.clientX}, ${e.clientY}), opened=${chat.opened}`));
+      chat.addEventListener('kagent-open', () => trace.push(`${name} opened`));
+      chat.addEventListener('kagent-close', () => trace.push(`${name} closed`));
+    }
+    document.addEventListener('click', (e) => trace.push(`document click on ${describeNode(e.composedPath()[0] as Element)} at (${e.clientX}, ${e.clientY})`), true);
+    const launcherAt = (chat: KagentChat) => {
+      const r = part(chat, 'launcher')!.getBoundingClientRect();
+      const x = r.left + r.width / 2, y = r.top + r.height / 2;
+      return `launcher centre (${Math.round(x)}, ${Math.round(y)}) hits ${describeNode(chat.shadowRoot!.elementFromPoint(x, y))}; view ${JSON.stringify(visible())}`;
+    };
+    trace.push(`before: ${launcherAt(end)}`);
     await click(part(end, 'launcher')!);
-    await waitFor(() => end.opened, 'the right-hand bubble to open');
+    await waitFor(() => end.opened, 'the right-hand bubble to open', 10_000).catch((error: Error) => {
+      throw new Error(`${error.message}; ${launcherAt(end)}; ${trace.join('; ')}`);
+    });
     await end.updateComplete;
+    trace.push(`before: ${launcherAt(start)}`);
     await click(part(start, 'launcher')!);
-    await waitFor(() => start.opened, 'the left-hand bubble to open');
+    await waitFor(() => start.opened, 'the left-hand bubble to open', 10_000).catch((error: Error) => {
+      throw new Error(`${error.message}; ${launcherAt(start)}; ${trace.join('; ')}`);
+    });
     await start.updateComplete;
-    expect([end.opened, start.opened]).to.deep.equal([true, true]);
+    expect([end.opened, start.opened], trace.join("; ")).to.deep.equal([true, true]);
     expectChatUsable(end);
     expectChatUsable(start);
     // The one clicked last has the focus.
