@@ -16,6 +16,9 @@ const MAX_ERROR_BODY_BYTES = 16 * 1024;
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 const MAX_MESSAGE_LENGTH = 300;
 
+/** The service's address for each route (routes are kept by matchRoute, so each is made once). */
+const upstreamUrls = new WeakMap<Route, { base: URL; url: URL }>();
+
 type Options = Pick<ResolvedOptions, 'apiKey' | 'upstreamUrl' | 'upstreamTimeoutMs' | 'maxStreamMs' | 'maxStreamBytes' | 'log'>;
 
 /** The service's answer as the proxy reads it, whatever carried it. */
@@ -54,7 +57,9 @@ export function fetchUpstream(fetchImpl: typeof fetch): UpstreamCall {
  * the visitor's: a stream passed on as it arrives, JSON as is, errors rebuilt.
  */
 export async function forward(route: Route, body: Record<string, unknown>, onVisitorLeave: ((listener: () => void) => () => void) | undefined, corsHeaders: Record<string, string>, call: UpstreamCall, options: Options): Promise<ProxyAnswer> {
-  const url = new URL(upstreamPath(options.upstreamUrl.pathname, route), options.upstreamUrl);
+  let known = upstreamUrls.get(route);
+  if (known?.base !== options.upstreamUrl) upstreamUrls.set(route, (known = { base: options.upstreamUrl, url: new URL(upstreamPath(options.upstreamUrl.pathname, route), options.upstreamUrl) }));
+  const { url } = known;
   const streaming = body.streaming === true;
   const started = Date.now();
   const controller = new AbortController();
