@@ -2,6 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { ProxyConfigError, createProxy, parseRateLimit, proxyOptionsFromEnv } from '../../src/proxy/index.js';
@@ -162,8 +164,16 @@ describe('kagent-proxy command', () => {
   });
 
   test('KAGENT_WORKERS=2: two worker processes answer on one port, a dead one is replaced, and SIGTERM stops them all', async () => {
-    const upstream = await startRecordingUpstream();
-    const run = startCommand({ KAGENT_API_KEY: TEST_KEY, KAGENT_UPSTREAM_URL: upstream.url, KAGENT_AGENT_IDS: AGENT, KAGENT_ALLOWED_ORIGINS: SITE, KAGENT_RATE_LIMIT_PER_ADDRESS: 'off', KAGENT_RATE_LIMIT_PER_VISITOR: 'off', KAGENT_WORKERS: '2', PORT: '0' });
+    // Records from which connection each question reached the service: each worker keeps its own.
+    const fromPorts: number[] = [];
+    const upstream = createServer((req, res) => {
+      fromPorts.push(req.socket.remotePort!);
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"answer":"a"}'));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    const run = startCommand({ KAGENT_API_KEY: TEST_KEY, KAGENT_UPSTREAM_URL: upstreamUrl, KAGENT_AGENT_IDS: AGENT, KAGENT_ALLOWED_ORIGINS: SITE, KAGENT_RATE_LIMIT_PER_ADDRESS: 'off', KAGENT_RATE_LIMIT_PER_VISITOR: 'off', KAGENT_WORKERS: '2', PORT: '0' });
     const workers = () => readFileSync(`/proc/${run.child.pid}/task/${run.child.pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
     let seen: number[] = [];
     try {
@@ -173,8 +183,20 @@ describe('kagent-proxy command', () => {
       assert.match(run.output(), /"workers":2/);
       seen = workers();
       assert.equal(seen.length, 2, `two workers under the primary: ${seen.join(', ')}`);
-      const ask = () => fetch(`${url}/agents/${AGENT}/query`, { method: 'POST', headers: { origin: SITE, 'content-type': 'application/json', connection: 'close' }, body: JSON.stringify({ query: 'hi' }) });
+      // Each question on a new connection (none kept alive to a worker about to be killed).
+      const ask = () =>
+        new Promise<{ status: number }>((resolve, reject) => {
+          const body = JSON.stringify({ query: 'hi' });
+          const req = request(`${url}/agents/${AGENT}/query`, { method: 'POST', agent: false, headers: { origin: SITE, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+          });
+          req.on('error', reject);
+          req.end(body);
+        });
       for (let i = 0; i < 4; i++) assert.equal((await ask()).status, 200);
+      // Asked one after another, one process would reuse its one connection: two mean both workers answered.
+      assert.equal(new Set(fromPorts).size, 2, `questions reached the service from ${new Set(fromPorts).size} connection(s)`);
       // One worker dies: the primary starts another.
       process.kill(seen[0]!, 'SIGKILL');
       const deadline = Date.now() + 20_000;
@@ -188,11 +210,12 @@ describe('kagent-proxy command', () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       assert.equal((await ask()).status, 200);
-      assert.equal(upstream.requests.length, 5);
+      assert.equal(fromPorts.length, 5);
     } finally {
       run.child.kill('SIGTERM');
       await run.exited;
-      await upstream.close();
+      upstream.closeAllConnections();
+      await new Promise((resolve) => upstream.close(resolve));
     }
     assert.equal(run.child.exitCode, 0, run.output());
     for (const pid of seen) assert.ok(!existsSync(`/proc/${pid}/stat`) || /\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8')), `worker ${pid} still runs after the primary stopped`);
