@@ -34,13 +34,21 @@ export interface UpstreamReply {
   stream(): ReadableStream<Uint8Array>;
 }
 
-/** A POST to the service. Rejects when the service cannot be reached, or when `signal` aborts before it answers. */
-export type UpstreamCall = (url: URL, init: { headers: Record<string, string>; body: string; signal: AbortSignal }) => Promise<UpstreamReply>;
+/**
+ * A POST to the service. `onCancel` is handed, at once, what stops the request
+ * (before or during the answer; at once if the proxy already gave up). Rejects when
+ * the service cannot be reached, or when stopped before it answers. A hook rather
+ * than an `AbortSignal`: on Node the request is stopped without an `AbortController`
+ * and its event target per request (docs/benchmarks.md, Proxy).
+ */
+export type UpstreamCall = (url: URL, init: { headers: Record<string, string>; body: string; onCancel(stop: () => void): void }) => Promise<UpstreamReply>;
 
 /** Calls the service through a Web `fetch`, never following a redirect: one could carry the key to another host. */
 export function fetchUpstream(fetchImpl: typeof fetch): UpstreamCall {
   return async (url, init) => {
-    const response = await fetchImpl(url, { method: 'POST', headers: init.headers, body: init.body, redirect: 'manual', signal: init.signal });
+    const controller = new AbortController();
+    init.onCancel(() => controller.abort());
+    const response = await fetchImpl(url, { method: 'POST', headers: init.headers, body: init.body, redirect: 'manual', signal: controller.signal });
     return {
       status: response.status,
       header: (name) => response.headers.get(name),
@@ -62,11 +70,18 @@ export async function forward(route: Route, body: Record<string, unknown>, onVis
   const { url } = known;
   const streaming = body.streaming === true;
   const started = Date.now();
-  const controller = new AbortController();
   let stopReason: 'timeout' | 'visitor-left' | undefined;
+  // What stops the service's request, once the call has said how; `cancelled` if asked before.
+  let stopCall: (() => void) | undefined;
+  let cancelled = false;
+  const cancelCall = () => {
+    if (cancelled) return;
+    cancelled = true;
+    stopCall?.();
+  };
   const abort = (reason: 'timeout' | 'visitor-left') => {
     stopReason ??= reason;
-    controller.abort();
+    cancelCall();
   };
   const stopWatchingVisitor = onVisitorLeave?.(() => abort('visitor-left')) ?? (() => {});
   const timer = setTimeout(() => abort('timeout'), options.upstreamTimeoutMs);
@@ -81,7 +96,10 @@ export async function forward(route: Route, body: Record<string, unknown>, onVis
         Accept: streaming ? 'text/event-stream, application/json' : 'application/json',
       },
       body: JSON.stringify(body),
-      signal: controller.signal,
+      onCancel: (stop) => {
+        if (cancelled) stop();
+        else stopCall = stop;
+      },
     });
   } catch (error) {
     clearTimeout(timer);
@@ -122,7 +140,7 @@ export async function forward(route: Route, body: Record<string, unknown>, onVis
       idleTimeoutMs: options.upstreamTimeoutMs,
       maxDurationMs: options.maxStreamMs,
       maxBytes: options.maxStreamBytes,
-      abortUpstream: () => controller.abort(),
+      abortUpstream: cancelCall,
       onEnd: (outcome) => {
         stopWatchingVisitor();
         const fields = { ...where, status, ms: Date.now() - started, streaming: true };
