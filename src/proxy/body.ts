@@ -30,11 +30,14 @@ export async function readBodyCapped(contentLength: string | null, read: (maxByt
   return body.complete ? { ok: true, bytes: body.bytes } : { ok: false, problem: tooLarge };
 }
 
+/** Refuses bytes that are not UTF-8; decoding without `stream` starts afresh each time, so one serves every request. */
+const strictDecoder = new TextDecoder('utf-8', { fatal: true });
+
 /** Parses the bytes as a JSON object. */
 export function parseJsonObject(bytes: Uint8Array): { ok: true; value: Record<string, unknown> } | { ok: false; problem: BodyProblem } {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    text = strictDecoder.decode(bytes);
   } catch {
     return { ok: false, problem: { status: 400, message: 'The request body is not UTF-8 text.' } };
   }

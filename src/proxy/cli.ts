@@ -1,17 +1,22 @@
 // `kagent-proxy`: serves the proxy on Node, configured from the environment (docs/proxy.md).
+import cluster from 'node:cluster';
 import { connectRedisRateLimitStore, safeAddress } from './redis-node.js';
 import { proxyOptionsFromEnv } from './env.js';
 import { createBatchedConsoleLogger } from './node-log.js';
 import { DEFAULTS, ProxyConfigError, type ProxyOptions } from './options.js';
 import { createProxy } from './proxy.js';
 import { createNodeFetch, serveOptionsFromEnv, serveProxy } from './node.js';
+import { checkWorkersCanCount, runPrimary, workersFromEnv, type WorkerListening } from './node-workers.js';
 
 async function main(): Promise<void> {
   const { redisUrl, ...options } = proxyOptionsFromEnv(process.env);
   const serveOptions = serveOptionsFromEnv(process.env);
 
+  const workers = workersFromEnv(process.env);
   // Checked before connecting to anything, so a missing variable is the first thing the operator sees.
   createProxy({ ...options, log: false });
+  checkWorkersCanCount(workers, options, redisUrl);
+  if (workers > 1 && cluster.isPrimary) return runPrimary(workers);
   const log = createBatchedConsoleLogger();
   // Node's own fetch costs about three times the CPU per request (docs/benchmarks.md, Proxy).
   let proxyOptions: ProxyOptions = { ...options, fetch: createNodeFetch(), log };
@@ -27,17 +32,22 @@ async function main(): Promise<void> {
     console.warn(JSON.stringify({ level: 'warn', message: `KAGENT_IDLE_TIMEOUT_SECONDS (${serveOptions.idleTimeoutMs / 1000}) is not above KAGENT_UPSTREAM_TIMEOUT_SECONDS (${upstreamTimeoutMs / 1000}): a slow answer ends in a closed connection rather than a 504` }));
   }
   const running = await serveProxy(proxy, { ...serveOptions, gracefulShutdown: true, log });
-  console.log(
-    JSON.stringify({
-      level: 'info',
-      message: `kagent proxy listening on ${running.url}`,
-      upstream: new URL(options.upstreamUrl).origin,
-      agents: options.agentIds,
-      datastores: options.datastoreIds ?? [],
-      allowedOrigins: options.allowedOrigins ?? [],
-      connections: running.limits,
-    }),
-  );
+  if (cluster.isWorker) {
+    // The graceful shutdown closes the server on these signals; the channel to the primary must not keep the worker alive after it.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.channel?.unref());
+  }
+  const listening = {
+    level: 'info',
+    message: `kagent proxy listening on ${running.url}`,
+    upstream: new URL(options.upstreamUrl).origin,
+    agents: options.agentIds,
+    datastores: options.datastoreIds ?? [],
+    allowedOrigins: options.allowedOrigins ?? [],
+    connections: running.limits,
+  };
+  // A worker's line is printed once by the primary, when every worker listens.
+  if (cluster.isWorker) process.send!({ kagentListening: listening } satisfies WorkerListening);
+  else console.log(JSON.stringify(listening));
 }
 
 main().catch((error: unknown) => {

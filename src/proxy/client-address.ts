@@ -19,8 +19,22 @@ export function clientAddress(headers: Headers | ((name: string) => string | nul
   return address === undefined ? undefined : addressKey(address);
 }
 
+/** Keys already worked out, by raw address: the same visitors come back, and each key costs several regular expressions. */
+const known = new Map<string, string | undefined>();
+const MAX_KNOWN = 10_000;
+
 /** A normalised key for an address: IPv4 as is, IPv6 as its /64 prefix; `undefined` for anything else. */
 export function addressKey(raw: string): string | undefined {
+  const seen = known.get(raw);
+  if (seen !== undefined || known.has(raw)) return seen;
+  const key = workOutAddressKey(raw);
+  // Bounded: a flood of distinct addresses starts the memo afresh rather than growing it.
+  if (known.size >= MAX_KNOWN) known.clear();
+  if (raw.length <= 64) known.set(raw, key);
+  return key;
+}
+
+function workOutAddressKey(raw: string): string | undefined {
   let address = raw.trim();
   // `[v6]:port` and `v4:port` as some headers carry them.
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(address);

@@ -24,14 +24,31 @@ export const consoleLogger: ProxyLogger = (entry) => {
 export function createLogger(logger: ProxyLogger | false | undefined, apiKey: string): Log {
   if (logger === false) return () => {};
   const sink = logger ?? consoleLogger;
+  const forms = [...new Set([apiKey, encodeURIComponent(apiKey)])];
   return (level, message, fields = {}) => {
     try {
-      const entry = JSON.parse(redactText(JSON.stringify({ ...fields, level, message }, errorsAsText), apiKey)) as ProxyLogEntry;
+      // Most entries (a request answered, one refused) hold only numbers and short strings free of the key:
+      // those go to the sink as they are. The rest are written to JSON and read back, redacted.
+      const entry = plainAndClean(message, fields, forms) ? { ...fields, level, message } : (JSON.parse(redactText(JSON.stringify({ ...fields, level, message }, errorsAsText), apiKey)) as ProxyLogEntry);
       sink(entry);
     } catch {
       // A logger that fails must not fail the request.
     }
   };
+}
+
+/** Whether the entry holds only numbers, booleans and strings (no objects, no errors), none with a form of the key. */
+function plainAndClean(message: string, fields: Record<string, unknown>, forms: string[]): boolean {
+  for (const form of forms) if (message.includes(form)) return false;
+  for (const name in fields) {
+    const value = fields[name];
+    if (typeof value === 'string') {
+      for (const form of forms) if (value.includes(form)) return false;
+    } else if (typeof value !== 'number' || !Number.isFinite(value)) {
+      if (typeof value !== 'boolean') return false;
+    }
+  }
+  return true;
 }
 
 // Errors serialise as `{}` by default; the operator needs their name and message.

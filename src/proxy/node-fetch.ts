@@ -35,7 +35,16 @@ export function createNodeFetch({ maxSockets = Infinity, keepAliveMs = 4000 }: N
     const headers: Record<string, string> = {};
     new Headers(init.headers).forEach((value, name) => (headers[name] = value));
     const method = init.method ?? 'GET';
-    return send(url, method, headers, body as string | Uint8Array | null | undefined, init.signal ?? undefined, agents[url.protocol]).then((incoming) => toResponse(incoming, method === 'HEAD'));
+    const signal = init.signal ?? undefined;
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    const watch: Watch | undefined = signal
+      ? (stop) => {
+          const onAbort = () => stop(abortError(signal));
+          signal.addEventListener('abort', onAbort, { once: true });
+          return () => signal.removeEventListener('abort', onAbort);
+        }
+      : undefined;
+    return send(url, method, headers, body as string | Uint8Array | null | undefined, watch, agents[url.protocol]).then((incoming) => toResponse(incoming, method === 'HEAD'));
   };
   // The same connections, without Web objects, for the Node entry's own path (node.ts).
   const call: UpstreamCall = (url, init) => {
@@ -43,7 +52,15 @@ export function createNodeFetch({ maxSockets = Infinity, keepAliveMs = 4000 }: N
     for (const name in init.headers) headers[name.toLowerCase()] = init.headers[name]!;
     const agent = url.protocol === 'https:' ? agents['https:'] : url.protocol === 'http:' ? agents['http:'] : undefined;
     if (!agent) return Promise.reject(new TypeError(`fetch failed: ${url.protocol} is not http: or https:`));
-    return send(url, 'POST', headers, init.body, init.signal, agent).then(toReply);
+    // The proxy's own stop hook: no AbortController and event target per request.
+    const watch: Watch = (stop) => {
+      let watching = true;
+      init.onCancel(() => watching && stop(new DOMException('This operation was aborted', 'AbortError')));
+      return () => {
+        watching = false;
+      };
+    };
+    return send(url, 'POST', headers, init.body, watch, agent).then(toReply);
   };
   upstreamCalls.set(nodeFetch, call);
   return nodeFetch;
@@ -60,26 +77,31 @@ export function nodeUpstreamCall(fetchImpl: typeof fetch): UpstreamCall | undefi
   return upstreamCalls.get(fetchImpl);
 }
 
+/** Says what stops a request (with the error it fails with); gives back what stops watching. */
+type Watch = (stop: (error: unknown) => void) => () => void;
+
 /** Sends the request; resolves with the service's answer once its head is in. `headers`: lower-case names. */
-function send(url: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | null | undefined, signal: AbortSignal | undefined, agent: HttpAgent): Promise<IncomingMessage> {
-  if (signal?.aborted) return Promise.reject(abortError(signal));
+function send(url: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | null | undefined, watch: Watch | undefined, agent: HttpAgent): Promise<IncomingMessage> {
   // Like fetch: ask for compressed answers, and decode them below.
   headers['accept-encoding'] ??= 'gzip, deflate, br';
   if (body != null) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
 
   return new Promise((resolve, reject) => {
     const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers, agent });
-    // The request's own error handler rejects with the signal's reason.
-    const onAbort = () => request.destroy(new DOMException('This operation was aborted', 'AbortError'));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    // Kept for the request's life: an abort during the answer errors the request again (the body sees it; rejecting twice is harmless).
+    let stoppedWith: { error: unknown } | undefined;
+    // The request's own error handler rejects with the stop's error.
+    const unwatch = watch?.((error) => {
+      stoppedWith ??= { error };
+      request.destroy(new DOMException('This operation was aborted', 'AbortError'));
+    });
+    // Kept for the request's life: a stop during the answer errors the request again (the body sees it; rejecting twice is harmless).
     request.on('error', (error) => {
-      signal?.removeEventListener('abort', onAbort);
-      reject(signal?.aborted ? abortError(signal) : new TypeError('fetch failed', { cause: error }));
+      unwatch?.();
+      reject(stoppedWith ? stoppedWith.error : new TypeError('fetch failed', { cause: error }));
     });
     request.once('response', (incoming: IncomingMessage) => {
-      // From here an abort ends the body instead: the reader sees it fail.
-      incoming.once('close', () => signal?.removeEventListener('abort', onAbort));
+      // From here a stop ends the body instead: the reader sees it fail.
+      if (unwatch) incoming.once('close', unwatch);
       resolve(incoming);
     });
     request.end(body ?? undefined);

@@ -39,7 +39,6 @@ export function nodeVisitorHandler(core: ProxyCore, call: UpstreamCall | undefin
 }
 
 function visitorOf(req: IncomingMessage, res: ServerResponse, pathname: string): VisitorRequest {
-  let controller: AbortController | undefined;
   return {
     method: req.method ?? 'GET',
     pathname,
@@ -47,21 +46,22 @@ function visitorOf(req: IncomingMessage, res: ServerResponse, pathname: string):
     // The socket's address only: X-Forwarded-For is the core's to read, with its trusted hop count.
     clientAddress: req.socket.remoteAddress,
     readBody: (maxBytes) => readBody(req, res, maxBytes),
-    // Made when first asked for (only requests that go to the service need it), as srvx makes its own.
-    get signal() {
-      if (!controller) {
-        const made = (controller = new AbortController());
-        const onClose = () => {
-          if (req.errored) made.abort(req.errored);
-          else if (!res.writableEnded) made.abort();
-        };
-        res.once('close', onClose);
-        if (res.destroyed || clientGone(req)) onClose();
+    // The response's close event, watched only by requests that go to the service.
+    onLeave: (listener) => {
+      const onClose = () => {
+        if (req.errored || !res.writableEnded) listener();
+      };
+      if (res.destroyed || clientGone(req)) {
+        onClose();
+        return noop;
       }
-      return controller.signal;
+      res.on('close', onClose);
+      return () => res.off('close', onClose);
     },
   };
 }
+
+const noop = () => {};
 
 function clientGone(req: IncomingMessage): boolean {
   return req.aborted || !!req.errored || (req.destroyed && !req.complete);

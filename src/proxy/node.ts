@@ -1,6 +1,7 @@
 // Node: serves the proxy over HTTP, counting requests by the socket's address.
 // srvx makes the server and listens; requests to a path go to the core directly
 // (node-visitor.ts), the rest to the Web handler through srvx.
+import cluster from 'node:cluster';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { serve } from 'srvx/node';
 import type { ServerRequest } from 'srvx';
@@ -66,6 +67,8 @@ export async function serveProxy(proxy: ProxyHandler | ProxyOptions, options: Se
     trustProxy: false,
     // Given to node:http's createServer and to listen().
     node: { ...serverTimeouts(limits), backlog: limits.backlog },
+    // srvx listens exclusively unless told otherwise; a worker of `KAGENT_WORKERS` must share the primary's socket.
+    reusePort: cluster.isWorker,
     fetch: (request: ServerRequest) => handler(request, { clientAddress: request.ip }),
     // The handler never throws; this is the last line should srvx itself fail.
     error: () => internalErrorResponse(),

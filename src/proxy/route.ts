@@ -18,10 +18,32 @@ export type RouteMatch = { ok: true; route: Route; preflight: boolean } | { ok: 
  * character can only be a trick and matches nothing. Ids match exactly.
  */
 export function matchRoute(method: string, pathname: string, options: Pick<ResolvedOptions, 'basePath' | 'agentIds' | 'datastoreIds'>): RouteMatch {
+  // The same few paths come again and again: their route is worked out once (per set of options).
+  let routes = known.get(options);
+  if (!routes) known.set(options, (routes = new Map()));
+  let route = routes.get(pathname);
+  if (route === undefined && !routes.has(pathname)) {
+    route = routeOf(pathname, options);
+    // Bounded: a flood of distinct paths starts the memo afresh rather than growing it, and long ones are never kept.
+    if (routes.size >= MAX_KNOWN_PATHS) routes.clear();
+    if (pathname.length <= MAX_KNOWN_PATH_LENGTH) routes.set(pathname, route);
+  }
+  if (!route) return { ok: false, status: 404 };
+  const upper = method.toUpperCase();
+  if (upper === 'POST') return { ok: true, route, preflight: false };
+  if (upper === 'OPTIONS') return { ok: true, route, preflight: true };
+  return { ok: false, status: 405 };
+}
+
+const known = new WeakMap<object, Map<string, Route | undefined>>();
+const MAX_KNOWN_PATHS = 1000;
+const MAX_KNOWN_PATH_LENGTH = 256;
+
+function routeOf(pathname: string, options: Pick<ResolvedOptions, 'basePath' | 'agentIds' | 'datastoreIds'>): Route | undefined {
   const segments = decodeSegments(pathname);
-  if (!segments) return { ok: false, status: 404 };
+  if (!segments) return undefined;
   const { basePath } = options;
-  for (let i = 0; i < basePath.length; i++) if (segments[i]?.toLowerCase() !== basePath[i]) return { ok: false, status: 404 };
+  for (let i = 0; i < basePath.length; i++) if (segments[i]?.toLowerCase() !== basePath[i]) return undefined;
   const rest = segments.slice(basePath.length);
   const words = rest.map((s) => s.toLowerCase());
 
@@ -34,11 +56,7 @@ export function matchRoute(method: string, pathname: string, options: Pick<Resol
     if (partWords[0] === 'agents' && options.agentIds.has(id)) route = { kind: 'agent', id, versioned };
     else if (partWords[0] === 'datastores' && !versioned && options.datastoreIds.has(id)) route = { kind: 'datastore', id, versioned };
   }
-  if (!route) return { ok: false, status: 404 };
-  const upper = method.toUpperCase();
-  if (upper === 'POST') return { ok: true, route, preflight: false };
-  if (upper === 'OPTIONS') return { ok: true, route, preflight: true };
-  return { ok: false, status: 405 };
+  return route;
 }
 
 /** The service's path for a route, under the upstream address's own path. */

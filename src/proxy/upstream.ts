@@ -9,10 +9,15 @@ import { upstreamPath, type Route } from './route.js';
 /** Statuses whose meaning the visitor can act on; their body is rebuilt from its code and message only. */
 const PASSED_ON = new Set([400, 402, 404, 429]);
 const encoder = new TextEncoder();
+/** One decoder for every answer: decoding without `stream` starts afresh each time. */
+const decoder = new TextDecoder();
 const MAX_ERROR_BODY_BYTES = 16 * 1024;
 /** Largest JSON answer passed on; an answer with its sources is a few KiB. */
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 const MAX_MESSAGE_LENGTH = 300;
+
+/** The service's address for each route (routes are kept by matchRoute, so each is made once). */
+const upstreamUrls = new WeakMap<Route, { base: URL; url: URL }>();
 
 type Options = Pick<ResolvedOptions, 'apiKey' | 'upstreamUrl' | 'upstreamTimeoutMs' | 'maxStreamMs' | 'maxStreamBytes' | 'log'>;
 
@@ -29,13 +34,21 @@ export interface UpstreamReply {
   stream(): ReadableStream<Uint8Array>;
 }
 
-/** A POST to the service. Rejects when the service cannot be reached, or when `signal` aborts before it answers. */
-export type UpstreamCall = (url: URL, init: { headers: Record<string, string>; body: string; signal: AbortSignal }) => Promise<UpstreamReply>;
+/**
+ * A POST to the service. `onCancel` is handed, at once, what stops the request
+ * (before or during the answer; at once if the proxy already gave up). Rejects when
+ * the service cannot be reached, or when stopped before it answers. A hook rather
+ * than an `AbortSignal`: on Node the request is stopped without an `AbortController`
+ * and its event target per request (docs/benchmarks.md, Proxy).
+ */
+export type UpstreamCall = (url: URL, init: { headers: Record<string, string>; body: string; onCancel(stop: () => void): void }) => Promise<UpstreamReply>;
 
 /** Calls the service through a Web `fetch`, never following a redirect: one could carry the key to another host. */
 export function fetchUpstream(fetchImpl: typeof fetch): UpstreamCall {
   return async (url, init) => {
-    const response = await fetchImpl(url, { method: 'POST', headers: init.headers, body: init.body, redirect: 'manual', signal: init.signal });
+    const controller = new AbortController();
+    init.onCancel(() => controller.abort());
+    const response = await fetchImpl(url, { method: 'POST', headers: init.headers, body: init.body, redirect: 'manual', signal: controller.signal });
     return {
       status: response.status,
       header: (name) => response.headers.get(name),
@@ -51,19 +64,26 @@ export function fetchUpstream(fetchImpl: typeof fetch): UpstreamCall {
  * type, what to accept; nothing of the visitor's), and turns its answer into
  * the visitor's: a stream passed on as it arrives, JSON as is, errors rebuilt.
  */
-export async function forward(route: Route, body: Record<string, unknown>, visitorSignal: AbortSignal | undefined, corsHeaders: Record<string, string>, call: UpstreamCall, options: Options): Promise<ProxyAnswer> {
-  const url = new URL(upstreamPath(options.upstreamUrl.pathname, route), options.upstreamUrl);
+export async function forward(route: Route, body: Record<string, unknown>, onVisitorLeave: ((listener: () => void) => () => void) | undefined, corsHeaders: Record<string, string>, call: UpstreamCall, options: Options): Promise<ProxyAnswer> {
+  let known = upstreamUrls.get(route);
+  if (known?.base !== options.upstreamUrl) upstreamUrls.set(route, (known = { base: options.upstreamUrl, url: new URL(upstreamPath(options.upstreamUrl.pathname, route), options.upstreamUrl) }));
+  const { url } = known;
   const streaming = body.streaming === true;
   const started = Date.now();
-  const controller = new AbortController();
   let stopReason: 'timeout' | 'visitor-left' | undefined;
+  // What stops the service's request, once the call has said how; `cancelled` if asked before.
+  let stopCall: (() => void) | undefined;
+  let cancelled = false;
+  const cancelCall = () => {
+    if (cancelled) return;
+    cancelled = true;
+    stopCall?.();
+  };
   const abort = (reason: 'timeout' | 'visitor-left') => {
     stopReason ??= reason;
-    controller.abort();
+    cancelCall();
   };
-  const onVisitorLeft = () => abort('visitor-left');
-  visitorSignal?.addEventListener('abort', onVisitorLeft);
-  if (visitorSignal?.aborted) abort('visitor-left');
+  const stopWatchingVisitor = onVisitorLeave?.(() => abort('visitor-left')) ?? (() => {});
   const timer = setTimeout(() => abort('timeout'), options.upstreamTimeoutMs);
   const where = { route: route.kind, id: route.id };
 
@@ -76,11 +96,14 @@ export async function forward(route: Route, body: Record<string, unknown>, visit
         Accept: streaming ? 'text/event-stream, application/json' : 'application/json',
       },
       body: JSON.stringify(body),
-      signal: controller.signal,
+      onCancel: (stop) => {
+        if (cancelled) stop();
+        else stopCall = stop;
+      },
     });
   } catch (error) {
     clearTimeout(timer);
-    visitorSignal?.removeEventListener('abort', onVisitorLeft);
+    stopWatchingVisitor();
     if (stopReason === 'visitor-left') {
       options.log('info', 'visitor left before the service answered', where);
       return errorAnswer(499, 'The request was cancelled.', corsHeaders, 'CANCELLED');
@@ -99,13 +122,13 @@ export async function forward(route: Route, body: Record<string, unknown>, visit
     const eventStream = contentType.toLowerCase().startsWith('text/event-stream');
     if (!eventStream && upstream.hasBody) return answerWhole(upstream, contentType, { where, status, started, corsHeaders, options, finish: () => {
       clearTimeout(timer);
-      visitorSignal?.removeEventListener('abort', onVisitorLeft);
+      stopWatchingVisitor();
       return stopReason;
     } });
     // From here the relay's own wait-per-piece applies.
     clearTimeout(timer);
     if (!upstream.hasBody) {
-      visitorSignal?.removeEventListener('abort', onVisitorLeft);
+      stopWatchingVisitor();
       options.log('error', 'the service answered without a body', { ...where, status });
       return errorAnswer(502, 'The knowledge service sent an empty answer. Please try again.', corsHeaders);
     }
@@ -117,9 +140,9 @@ export async function forward(route: Route, body: Record<string, unknown>, visit
       idleTimeoutMs: options.upstreamTimeoutMs,
       maxDurationMs: options.maxStreamMs,
       maxBytes: options.maxStreamBytes,
-      abortUpstream: () => controller.abort(),
+      abortUpstream: cancelCall,
       onEnd: (outcome) => {
-        visitorSignal?.removeEventListener('abort', onVisitorLeft);
+        stopWatchingVisitor();
         const fields = { ...where, status, ms: Date.now() - started, streaming: true };
         if (outcome.kind === 'complete') options.log('info', 'answered', fields);
         else if (outcome.kind === 'visitor-left') options.log('info', 'visitor left during the answer; the service request was cancelled', fields);
@@ -136,7 +159,7 @@ export async function forward(route: Route, body: Record<string, unknown>, visit
   // The timer still runs, so a service that never finishes its error body cannot hold the visitor.
   const detail = await readErrorDetail(upstream, options.apiKey);
   clearTimeout(timer);
-  visitorSignal?.removeEventListener('abort', onVisitorLeft);
+  stopWatchingVisitor();
   if (PASSED_ON.has(status)) {
     options.log('info', `the service answered ${status}`, { ...where, status, detail: detail.message });
     const headers: Record<string, string> = { ...corsHeaders };
@@ -168,7 +191,7 @@ interface WholeAnswer {
  * server far less than a relayed stream.
  */
 async function answerWhole(upstream: UpstreamReply, contentType: string, { where, status, started, corsHeaders, options, finish }: WholeAnswer): Promise<ProxyAnswer> {
-  let read: { text: string; complete: boolean };
+  let read: { text: string; bytes: Uint8Array; complete: boolean };
   try {
     read = await readTextCapped(upstream, MAX_ANSWER_BYTES);
   } catch (error) {
@@ -194,8 +217,11 @@ async function answerWhole(upstream: UpstreamReply, contentType: string, { where
     return errorAnswer(502, 'The knowledge service sent an empty answer. Please try again.', corsHeaders);
   }
   options.log('info', 'answered', { ...where, status, ms: Date.now() - started, streaming: false });
+  // The service's own bytes go on as they came, unless the key has to be cut out of them:
+  // encoding the text again would cost a copy per answer for nothing.
+  const redacted = redactText(read.text, options.apiKey);
+  const bytes = redacted === read.text ? read.bytes : encoder.encode(redacted);
   // Only these headers reach the visitor: none of the service's, and no Content-Encoding of a body already decoded.
-  const bytes = encoder.encode(redactText(read.text, options.apiKey));
   return {
     status,
     // The length lets a Node server send the body in one piece rather than chunked.
@@ -237,8 +263,8 @@ async function readErrorDetail(response: UpstreamReply, apiKey: string): Promise
   return { code: safeCode, message: clean(message, MAX_MESSAGE_LENGTH) };
 }
 
-async function readTextCapped(response: UpstreamReply, maxBytes: number): Promise<{ text: string; complete: boolean }> {
-  if (!response.hasBody) return { text: '', complete: true };
+async function readTextCapped(response: UpstreamReply, maxBytes: number): Promise<{ text: string; bytes: Uint8Array; complete: boolean }> {
+  if (!response.hasBody) return { text: '', bytes: new Uint8Array(0), complete: true };
   const { bytes, complete } = await response.readCapped(maxBytes);
-  return { text: new TextDecoder().decode(bytes), complete };
+  return { text: decoder.decode(bytes), bytes, complete };
 }

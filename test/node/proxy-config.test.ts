@@ -1,6 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { ProxyConfigError, createProxy, parseRateLimit, proxyOptionsFromEnv } from '../../src/proxy/index.js';
@@ -147,6 +150,75 @@ describe('kagent-proxy command', () => {
     assert.equal(code, 1);
     assert.match(run.output(), /Cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:9/);
     assert.doesNotMatch(run.output(), /hunter2/);
+    assertNoKey(run.output(), 'the command output');
+  });
+
+  test('KAGENT_WORKERS above 1 with in-memory rate limits: exits 1 naming KAGENT_REDIS_URL and the limits', async () => {
+    const run = startCommand({ KAGENT_API_KEY: TEST_KEY, KAGENT_UPSTREAM_URL: 'http://127.0.0.1:9', KAGENT_AGENT_IDS: AGENT, KAGENT_RATE_LIMIT_PER_VISITOR: 'off', KAGENT_WORKERS: '2', PORT: '0' });
+    const [code] = await run.exited;
+    assert.equal(code, 1);
+    assert.match(run.output(), /KAGENT_WORKERS=2 needs KAGENT_REDIS_URL, because each worker would count KAGENT_RATE_LIMIT_PER_ADDRESS in its own memory/);
+    const wrong = startCommand({ KAGENT_API_KEY: TEST_KEY, KAGENT_UPSTREAM_URL: 'http://127.0.0.1:9', KAGENT_AGENT_IDS: AGENT, KAGENT_WORKERS: 'two', PORT: '0' });
+    assert.equal((await wrong.exited)[0], 1);
+    assert.match(wrong.output(), /KAGENT_WORKERS must be a whole number from 1 to 256 \(got "two"\)/);
+  });
+
+  test('KAGENT_WORKERS=2: two worker processes answer on one port, a dead one is replaced, and SIGTERM stops them all', async () => {
+    // Records from which connection each question reached the service: each worker keeps its own.
+    const fromPorts: number[] = [];
+    const upstream = createServer((req, res) => {
+      fromPorts.push(req.socket.remotePort!);
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"answer":"a"}'));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    const run = startCommand({ KAGENT_API_KEY: TEST_KEY, KAGENT_UPSTREAM_URL: upstreamUrl, KAGENT_AGENT_IDS: AGENT, KAGENT_ALLOWED_ORIGINS: SITE, KAGENT_RATE_LIMIT_PER_ADDRESS: 'off', KAGENT_RATE_LIMIT_PER_VISITOR: 'off', KAGENT_WORKERS: '2', PORT: '0' });
+    const workers = () => readFileSync(`/proc/${run.child.pid}/task/${run.child.pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+    let seen: number[] = [];
+    try {
+      const url = await run.listening;
+      assert.ok(url, `the command did not start: ${run.output()}`);
+      assert.equal(run.output().match(/listening on/g)?.length, 1, 'one listening line for all workers');
+      assert.match(run.output(), /"workers":2/);
+      seen = workers();
+      assert.equal(seen.length, 2, `two workers under the primary: ${seen.join(', ')}`);
+      // Each question on a new connection (none kept alive to a worker about to be killed).
+      const ask = () =>
+        new Promise<{ status: number }>((resolve, reject) => {
+          const body = JSON.stringify({ query: 'hi' });
+          const req = request(`${url}/agents/${AGENT}/query`, { method: 'POST', agent: false, headers: { origin: SITE, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+          });
+          req.on('error', reject);
+          req.end(body);
+        });
+      for (let i = 0; i < 4; i++) assert.equal((await ask()).status, 200);
+      // Asked one after another, one process would reuse its one connection: two mean both workers answered.
+      assert.equal(new Set(fromPorts).size, 2, `questions reached the service from ${new Set(fromPorts).size} connection(s)`);
+      // One worker dies: the primary starts another.
+      process.kill(seen[0]!, 'SIGKILL');
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const now = workers();
+        if (now.length === 2 && !now.includes(seen[0]!) && /a worker stopped \(SIGKILL\); starting another/.test(run.output())) {
+          seen = now;
+          break;
+        }
+        assert.ok(Date.now() < deadline, `no worker replaced the dead one, with its log line, in 20 s: ${now.join(', ')}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal((await ask()).status, 200);
+      assert.equal(fromPorts.length, 5);
+    } finally {
+      run.child.kill('SIGTERM');
+      await run.exited;
+      upstream.closeAllConnections();
+      await new Promise((resolve) => upstream.close(resolve));
+    }
+    assert.equal(run.child.exitCode, 0, run.output());
+    for (const pid of seen) assert.ok(!existsSync(`/proc/${pid}/stat`) || /\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8')), `worker ${pid} still runs after the primary stopped`);
     assertNoKey(run.output(), 'the command output');
   });
 
