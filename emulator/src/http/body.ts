@@ -117,7 +117,7 @@ export async function readForm(request: Request, maxBytes: number): Promise<Mult
     if (error instanceof HttpError && error.status === 413) throw new HttpError(413, `The upload is larger than ${maxBytes} bytes.`, { headers: error.headers });
     throw error;
   }
-  return parseMultipart(bytes, type);
+  return await parseMultipart(bytes, type);
 }
 
 /** The text fields of a form, as an object for the protocol checks. */
