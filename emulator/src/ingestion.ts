@@ -16,6 +16,7 @@ import { AnalysedFragments } from './search-fields.js';
 import type { Change, DatasourceRow, FragmentRow } from './store/records.js';
 import type { Store } from './store/store.js';
 import { cleanName } from './http/names.js';
+import { yieldToRequests } from './yield.js';
 
 /** States from which a datasource still has to be ingested (after a restart too). */
 const UNFINISHED = new Set(['unsynched', 'pending', 'running']);
@@ -219,12 +220,15 @@ export class Ingestion {
 
   async #ingest(id: string): Promise<void> {
     // A turn of its own: the request that queued it may have just journaled a large text (a 5 MB
-    // document takes 15 to 40 ms to write), and the restart below journals it once more.
+    // document takes 15 to 40 ms to write).
     await yieldToRequests();
     const start = this.#current(id);
     if (!start) return;
     const now = new Date().toISOString();
-    const restart: Change[] = [{ put: 'datasource', row: { ...start, status: 'running', errorMessage: null, updatedAt: now } }, { delete: 'fragments', id }];
+    const restart: Change[] = [{ delete: 'fragments', id }];
+    // A row already `running` (a document the request committed so, or one a kill interrupted) is
+    // not written again: a document's row holds its whole text.
+    if (start.status !== 'running' || start.errorMessage !== null) restart.unshift({ put: 'datasource', row: { ...start, status: 'running', errorMessage: null, updatedAt: now } });
     // A crawl that was cut off starts again from nothing: its pages are crawled anew.
     for (const child of this.#store.datasources.values()) {
       if (child.groupId === id) restart.push({ delete: 'fragments', id: child.id }, { delete: 'datasource', id: child.id });
@@ -304,14 +308,6 @@ export class Ingestion {
     if (pages === 0) throw new IngestError('no page of the site could be read');
     this.#commit(id, (row) => [{ put: 'datasource', row: { ...row, ...synched(), textSize: size } }]);
   }
-}
-
-/**
- * Resolves once the server has had a turn: after its timers and the requests that came
- * meanwhile. (One `setImmediate` from a request's callback runs before either.)
- */
-function yieldToRequests(): Promise<void> {
-  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }
 
 function synched(): Pick<DatasourceRow, 'status' | 'errorMessage' | 'updatedAt' | 'lastSynch'> {

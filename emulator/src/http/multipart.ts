@@ -6,6 +6,7 @@
 // with a turn for other requests between: in a file of short lines (a CSV with CRLF line ends)
 // every line end starts a candidate match, and one search through 48 MB took over 100 ms.
 import { HttpError } from './responses.js';
+import { yieldToRequests } from '../yield.js';
 
 /** Bytes searched in one turn of the server's thread (about 10 ms in the worst case measured). */
 const SEARCH_WINDOW = 4 * 1024 * 1024;
@@ -67,7 +68,7 @@ const HEADERS_END = Buffer.from('\r\n\r\n');
 /** Where `needle` first occurs in `body` from `from` on (-1 if nowhere), searched a window at a time with a turn for other requests between. */
 async function search(body: Buffer, needle: Buffer, from: number): Promise<number> {
   for (let start = from; start < body.length; start += SEARCH_WINDOW) {
-    if (start > from) await new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+    if (start > from) await yieldToRequests();
     // Each window runs on by the needle's length less one, so a match across its end is found.
     const window = body.subarray(start, Math.min(body.length, start + SEARCH_WINDOW + needle.length - 1));
     const found = window.indexOf(needle);
