@@ -17,7 +17,25 @@ const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
 // EMULATOR_CPU_PROF=<folder> profiles the emulator's process (node --cpu-prof) for finding what holds its thread.
 const profile = process.env.EMULATOR_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.EMULATOR_CPU_PROF] : [];
-const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'emulator/src/cli.ts', '--port', '0', '--json', '--pace', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+// thread-stretch.ts notes, inside the emulator, the longest stretch its thread worked without a turn (see there).
+const child = spawn(process.execPath, [...profile, '--import', 'tsx', '--import', './bench/support/thread-stretch.ts', 'emulator/src/cli.ts', '--port', '0', '--json', '--pace', '0'], {
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
+let stretchWaiter: ((line: string) => void) | undefined;
+createInterface({ input: child.stderr! }).on('line', (line) => {
+  if (line.startsWith('thread-stretch ') && stretchWaiter) stretchWaiter(line);
+  else process.stderr.write(`${line}\n`);
+});
+/** The longest stretch the emulator's thread worked without a turn since the last call: ms on a core and by the clock (undefined off Linux). */
+async function threadStretch(): Promise<{ core: number; clock: number } | undefined> {
+  const line = new Promise<string>((resolve) => (stretchWaiter = resolve));
+  child.kill('SIGUSR2');
+  const answer = await Promise.race([line, sleep(2000).then(() => undefined)]);
+  stretchWaiter = undefined;
+  if (!answer) return undefined;
+  const [, core, clock] = answer.split(' ');
+  return { core: Number(core), clock: Number(clock) };
+}
 const started = JSON.parse(await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve))) as {
   url: string;
   apiKey: string;
@@ -149,8 +167,8 @@ async function probeFromAnotherProcess(): Promise<{ stop(): Promise<{ slowest: n
   };
 }
 
-console.log('\n| hostile input | outcome | slowest trivial GET | GETs | peak memory above start | memory after, above start |');
-console.log('|---|---|---|---|---|---|');
+console.log("\n| hostile input | outcome | slowest trivial GET | GETs | emulator's thread, longest stretch without a turn: on a core / by the clock | peak memory above start | memory after, above start |");
+console.log('|---|---|---|---|---|---|---|');
 // HOSTILE=<words> runs only the inputs whose name holds one of the words (e.g. HOSTILE=csv,pptx).
 const only = process.env.HOSTILE?.split(',').map((word) => word.trim().toLowerCase());
 for (const hostile of hostiles.filter((candidate) => !only || only.some((word) => candidate.name.toLowerCase().includes(word)))) {
@@ -158,15 +176,18 @@ for (const hostile of hostiles.filter((candidate) => !only || only.some((word) =
   await sleep(200);
   const start = rss();
   let peak = start;
+  await threadStretch();
   const probe = await probeFromAnotherProcess();
   const sampler = setInterval(() => (peak = Math.max(peak, rss())), 50);
   const outcome = await hostile.send();
   const { slowest, count } = await probe.stop();
+  const stretch = await threadStretch();
   clearInterval(sampler);
   // A refused file's reader is replaced; let the old one end and the emulator collect before measuring.
   await sleep(2000);
   const after = rss();
-  console.log(`| ${hostile.name} | ${outcome} | ${slowest.toFixed(1)} ms | ${count} | ${((peak - start) / MB).toFixed(0)} MB | ${((after - start) / MB).toFixed(0)} MB |`);
+  const held = stretch ? `${stretch.core.toFixed(1)} ms / ${stretch.clock.toFixed(1)} ms` : 'not measured (Linux only)';
+  console.log(`| ${hostile.name} | ${outcome} | ${slowest.toFixed(1)} ms | ${count} | ${held} | ${((peak - start) / MB).toFixed(0)} MB | ${((after - start) / MB).toFixed(0)} MB |`);
 }
 
 child.kill('SIGTERM');
