@@ -1,5 +1,6 @@
 import MiniSearch from 'minisearch';
-import { indexTerms, questionConcepts, searchTerms, termPairs, termSequence, type Concept } from './search-terms.js';
+import { AnalysedFragments, FIELDS, analyseFragments } from './search-fields.js';
+import { questionConcepts, termPairs, type Concept } from './search-terms.js';
 import type { FragmentRow } from './store/records.js';
 
 // Full-text search over a datastore's fragments: MiniSearch's BM25+ ranking
@@ -23,23 +24,28 @@ export interface SearchOptions {
   datasourceFilter?: (datasourceId: string) => boolean;
 }
 
+/** A fragment as the index takes it: each field analysed into its words, each word the list of its terms (see search-fields.ts). */
 interface Indexed {
   key: number;
-  text: string;
+  text: string[][];
   /** The title of the innermost section the fragment starts in. */
-  heading: string;
+  heading: string[][];
   /** The titles of the sections around that one. */
-  section: string;
-  pairs: string;
+  section: string[][];
+  pairs: string[][];
+}
+
+/** Fragments analysed beforehand (on a reader thread), from the one at `from` on. */
+export interface AnalysedSlice {
+  analysed: AnalysedFragments;
+  from: number;
 }
 
 interface Entry {
   datasourceId: string;
   fragment: FragmentRow;
-  /** The fragment's terms in reading order (a code name: its whole and its parts). */
-  sequence: string[][];
-  /** Terms of its section titles. */
-  sectionTerms: Set<string>;
+  /** The distinct terms of its words and section titles. */
+  terms: readonly string[];
 }
 
 // BM25+ parameters (MiniSearch's defaults).
@@ -53,7 +59,6 @@ const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
 const FIELD_BOOST = { text: 1, heading: 1.5, section: 2, pairs: 1 };
 /** A synonym counts for this much of the question's own word. */
 const SYNONYM_WEIGHT = 0.7;
-const tokenizeDefault = MiniSearch.getDefault('tokenize') as (text: string) => string[];
 
 /**
  * A hit's score, 0..1: how well the passage matches the question's words it
@@ -92,10 +97,12 @@ const MISSING_WORD = 0.75;
 export class FragmentIndex {
   readonly #search = new MiniSearch<Indexed>({
     idField: 'key',
-    fields: ['text', 'heading', 'section', 'pairs'],
+    fields: [...FIELDS],
     storeFields: [],
-    tokenize: (text, field) => (field === 'pairs' ? text.split(' ') : tokenizeDefault(text)),
-    processTerm: (term, field) => (field === 'pairs' ? term : indexTerms(term)),
+    // Fields come analysed: a field is its words (the index counts the distinct ones), a word its terms.
+    stringifyField: (words: string[][]) => words as unknown as string,
+    tokenize: (words) => words as unknown as string[],
+    processTerm: (terms) => terms as unknown as string[],
     searchOptions: { bm25: BM25, combineWith: 'OR', boost: FIELD_BOOST },
   });
   /** Per datasource, the index keys of its fragments. */
@@ -116,21 +123,23 @@ export class FragmentIndex {
     this.add(datasourceId, fragments);
   }
 
-  /** Indexes more fragments of a datasource beside those it has (ingestion indexes a large file in slices). */
-  add(datasourceId: string, fragments: readonly FragmentRow[]): void {
+  /**
+   * Indexes more fragments of a datasource beside those it has (ingestion indexes a large file in
+   * slices, analysed on a reader thread: `slice`; without it they are analysed here).
+   */
+  add(datasourceId: string, fragments: readonly FragmentRow[], slice: AnalysedSlice = { analysed: new AnalysedFragments(analyseFragments(fragments)), from: 0 }): void {
     if (fragments.length === 0) return;
     const keys: number[] = this.#keysByDatasource.get(datasourceId) ?? [];
     const documents: Indexed[] = [];
-    for (const fragment of fragments) {
+    const { analysed, from } = slice;
+    for (const [i, fragment] of fragments.entries()) {
       const key = this.#nextKey++;
       keys.push(key);
-      const sequence = termSequence(fragment.text);
-      const section = (fragment.section ?? []).join('\n');
-      const entry: Entry = { datasourceId, fragment, sequence, sectionTerms: new Set(searchTerms(section)) };
+      const at = from + i;
+      const entry: Entry = { datasourceId, fragment, terms: analysed.distinctTerms(at) };
       this.#entries.set(key, entry);
-      const titles = fragment.section ?? [];
-      documents.push({ key, text: fragment.text, heading: titles[titles.length - 1] ?? '', section: titles.slice(0, -1).join('\n'), pairs: termPairs(sequence).join(' ') });
-      for (const term of termsOf(entry)) this.#documentFrequency.set(term, (this.#documentFrequency.get(term) ?? 0) + 1);
+      documents.push({ key, text: analysed.words(at, 'text'), heading: analysed.words(at, 'heading'), section: analysed.words(at, 'section'), pairs: analysed.words(at, 'pairs') });
+      for (const term of entry.terms) this.#documentFrequency.set(term, (this.#documentFrequency.get(term) ?? 0) + 1);
     }
     this.#search.addAll(documents);
     this.#keysByDatasource.set(datasourceId, keys);
@@ -143,7 +152,7 @@ export class FragmentIndex {
     for (const key of keys) {
       const entry = this.#entries.get(key);
       if (!entry) continue;
-      for (const term of termsOf(entry)) {
+      for (const term of entry.terms) {
         const count = (this.#documentFrequency.get(term) ?? 1) - 1;
         if (count > 0) this.#documentFrequency.set(term, count);
         else this.#documentFrequency.delete(term);
@@ -206,8 +215,4 @@ export class FragmentIndex {
     const total = this.#entries.size;
     return Math.log(1 + (total - matching + 0.5) / (matching + 0.5));
   }
-}
-
-function termsOf(entry: Entry): Set<string> {
-  return new Set([...entry.sequence.flat(), ...entry.sectionTerms]);
 }

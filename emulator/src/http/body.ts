@@ -1,6 +1,7 @@
 import { describeProblems, type CheckResult } from 'kagent-chat/protocol';
 import { parseMultipart, type MultipartForm } from './multipart.js';
 import { HttpError } from './responses.js';
+import { yieldToRequests } from '../yield.js';
 
 /** JSON bodies above this are refused; uploads have their own limit. */
 export const MAX_JSON_BYTES = 5 * 1024 * 1024;
@@ -54,9 +55,22 @@ export async function readBodyAtMost(request: Request, maxBytes: number, what: s
   return bytes;
 }
 
-/** Reads a JSON body. An empty body reads as `{}` (the deletes' body is an empty object). */
+/** A JSON body at least this long is handled in a turn after the one that decoded and parsed it. */
+const LARGE_JSON_BYTES = 256 * 1024;
+
+/**
+ * Reads a JSON body. An empty body reads as `{}` (the deletes' body is an empty object). After
+ * a large body, the server gets a turn before the request goes on: decoding and parsing 5 MB
+ * take about 10 ms, and what follows (journaling a document's text) as long again or more.
+ */
 export async function readJson(request: Request): Promise<unknown> {
-  const text = new TextDecoder().decode(await readBodyAtMost(request, MAX_JSON_BYTES, 'The body'));
+  const bytes = await readBodyAtMost(request, MAX_JSON_BYTES, 'The body');
+  const value = parseJson(new TextDecoder().decode(bytes));
+  if (bytes.byteLength >= LARGE_JSON_BYTES) await yieldToRequests();
+  return value;
+}
+
+function parseJson(text: string): unknown {
   if (text.trim() === '') return {};
   let value: unknown;
   try {
@@ -117,7 +131,7 @@ export async function readForm(request: Request, maxBytes: number): Promise<Mult
     if (error instanceof HttpError && error.status === 413) throw new HttpError(413, `The upload is larger than ${maxBytes} bytes.`, { headers: error.headers });
     throw error;
   }
-  return parseMultipart(bytes, type);
+  return await parseMultipart(bytes, type);
 }
 
 /** The text fields of a form, as an object for the protocol checks. */

@@ -1,9 +1,14 @@
 // Worker thread entry: runs one task (reading a file, splitting a text) per message, so a slow
 // or hostile file can be stopped without stopping the emulator, and no large text is split on
 // the server's thread.
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { IngestError, reasonOf } from './errors.js';
 import { runTask, type ExtractTask, type TaskResult } from './tasks.js';
+
+/** The reader threads' nice value: below the server's thread, not so low that a loaded machine starves them past their time limit. */
+const READER_NICE = 5;
 
 export interface ExtractRequest {
   id: number;
@@ -14,6 +19,13 @@ export type ExtractReply = { id: number; ok: true; result: TaskResult } | { id: 
 
 const port = parentPort;
 if (port) {
+  // Linux: where the reader and the server's thread want the same core, the server's thread goes
+  // first (a thread's nice value is its own), so a file being read never keeps requests waiting.
+  try {
+    setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), READER_NICE);
+  } catch {
+    // Elsewhere (or not allowed): the reader runs at the server's priority.
+  }
   port.on('message', async ({ id, task }: ExtractRequest) => {
     // An upload comes as a view of a SharedArrayBuffer (not copied on the server's thread); the
     // parsers get a copy of their own, made here.

@@ -3,6 +3,7 @@ import type { ExtractedDocument } from './document.js';
 import { extractInThisThread, type UploadedFile } from './extract.js';
 import { splitIntoFragments, type TextFragment } from './fragments.js';
 import type { TextLimits } from './text-limits.js';
+import { analyseFragments, type FragmentTerms } from '../search-fields.js';
 
 /** What a worker is asked to do. */
 export type ExtractTask =
@@ -13,6 +14,8 @@ export type ExtractTask =
 /** A file read and split: what ingestion keeps of it. */
 export interface SplitDocument {
   fragments: TextFragment[];
+  /** The fragments analysed for the search index, here rather than on the server's thread. */
+  terms: FragmentTerms;
   title?: string;
   totalPages?: number;
 }
@@ -27,8 +30,10 @@ export async function runTask(task: ExtractTask): Promise<TaskResult> {
 }
 
 function splitOf(document: ExtractedDocument): SplitDocument {
+  const fragments = splitIntoFragments(document);
   return {
-    fragments: splitIntoFragments(document),
+    fragments,
+    terms: analyseFragments(fragments),
     ...(document.title !== undefined ? { title: document.title } : {}),
     ...(document.totalPages !== undefined ? { totalPages: document.totalPages } : {}),
   };

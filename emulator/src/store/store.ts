@@ -1,4 +1,4 @@
-import { FragmentIndex } from '../search.js';
+import { FragmentIndex, type AnalysedSlice } from '../search.js';
 import type { Persistence } from './persistence.js';
 import type {
   AgentRow,
@@ -51,11 +51,14 @@ export class Store {
     }
   }
 
-  /** Writes `changes` durably, then applies them. */
-  commit(changes: Change[]): void {
+  /**
+   * Writes `changes` durably, then applies them. `analysed`: the fragments of the change that
+   * adds fragments, analysed for the index beforehand (on a reader thread).
+   */
+  commit(changes: Change[], analysed?: AnalysedSlice): void {
     if (changes.length === 0) return;
     this.#persistence.append(changes);
-    for (const change of changes) this.#apply(change);
+    for (const change of changes) this.#apply(change, analysed);
     if (this.#persistence.wantsSnapshot()) {
       // Written in the background, a slice at a time: a snapshot of hundreds of megabytes in one go held every request for seconds.
       this.#snapshotWriting = this.#persistence
@@ -165,7 +168,7 @@ export class Store {
     for (const row of state.conversations) this.#apply({ put: 'conversation', row });
   }
 
-  #apply(change: Change): void {
+  #apply(change: Change, analysed?: AnalysedSlice): void {
     if ('put' in change) {
       switch (change.put) {
         case 'organization':
@@ -207,7 +210,7 @@ export class Store {
         // The next slice of an ingestion: added in place (a copy of the whole list per slice made 20,000 fragments quadratic).
         for (const fragment of change.fragments) existing.push(fragment);
         this.fragments.set(change.datasourceId, existing);
-        if (this.#indexing && datasource) this.index(datasource.datastoreId).add(change.datasourceId, change.fragments);
+        if (this.#indexing && datasource) this.index(datasource.datastoreId).add(change.datasourceId, change.fragments, analysed);
         return;
       }
       const fragments = [...existing.slice(0, change.from), ...change.fragments];
