@@ -1,4 +1,3 @@
-import MiniSearch from 'minisearch';
 import { stemmer } from 'stemmer';
 import { eng } from 'stopword';
 
@@ -10,8 +9,14 @@ import { eng } from 'stopword';
 // The package's English list lacks common question words; these complete it.
 const MORE_STOPWORDS = 're ll ve does doing done when why will shall its not no nor so just us she hers ours yours mine whom whose am isn aren wasn weren don doesn didn won cannot off once again further few own ever every please tell know want need would could should might may can get got like way much many also'.split(' ');
 const STOPWORDS = new Set([...eng, ...MORE_STOPWORDS]);
-/** MiniSearch's own tokenizer: splits at spaces and punctuation, so kebab-case and snake_case are already words. */
-const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
+/**
+ * Words of a text: split at spaces, punctuation (so kebab-case and snake_case
+ * are already words) and symbols, which MiniSearch's own tokenizer keeps
+ * (`<kagent-chat>` would give `<kagent` and `chat>`, found by neither word).
+ */
+export function tokenize(text: string): string[] {
+  return text.split(/[\n\r\p{Z}\p{P}\p{S}]+/u).filter(Boolean);
+}
 
 /**
  * Everyday words of questions that say little about what is asked ("what
@@ -65,7 +70,8 @@ export function searchTerm(word: string): string | null {
   if (lower.length < 2 && !/\d/.test(lower)) return null;
   if (STOPWORDS.has(lower)) return null;
   lower = SPELLINGS[lower] ?? lower;
-  return stemmer(lower);
+  // Porter turns a final y into i only while a suffix follows it ("deploy" → "deploi", yet "deployment" → "deploy"): one form for both.
+  return stemmer(lower).replace(/y$/, 'i');
 }
 
 /** The parts of a code name: `systemPrompt` → `system`, `prompt`; `HTMLElement` → `html`, `element`. */

@@ -1,5 +1,5 @@
 import MiniSearch from 'minisearch';
-import { indexTerms, questionConcepts, searchTerms, termPairs, termSequence, type Concept } from './search-terms.js';
+import { indexTerms, questionConcepts, searchTerms, termPairs, termSequence, tokenize, type Concept } from './search-terms.js';
 import type { FragmentRow } from './store/records.js';
 
 // Full-text search over a datastore's fragments: MiniSearch's BM25+ ranking
@@ -53,7 +53,6 @@ const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
 const FIELD_BOOST = { text: 1, heading: 1.5, section: 2, pairs: 1 };
 /** A synonym counts for this much of the question's own word. */
 const SYNONYM_WEIGHT = 0.7;
-const tokenizeDefault = MiniSearch.getDefault('tokenize') as (text: string) => string[];
 
 /**
  * A hit's score, 0..1: how well the passage matches the question's words it
@@ -94,7 +93,7 @@ export class FragmentIndex {
     idField: 'key',
     fields: ['text', 'heading', 'section', 'pairs'],
     storeFields: [],
-    tokenize: (text, field) => (field === 'pairs' ? text.split(' ') : tokenizeDefault(text)),
+    tokenize: (text, field) => (field === 'pairs' ? text.split(' ') : tokenize(text)),
     processTerm: (term, field) => (field === 'pairs' ? term : indexTerms(term)),
     searchOptions: { bm25: BM25, combineWith: 'OR', boost: FIELD_BOOST },
   });
