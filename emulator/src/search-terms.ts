@@ -62,6 +62,10 @@ const SYNONYMS: string[][] = [
   ['llm', 'language model'],
   ['screen reader', 'accessibility', 'a11y'],
   ['website', 'site'],
+  ['repo', 'repository'],
+  ['source code', 'code', 'source'],
+  ['instance', 'server', 'replica'],
+  ['support', 'accept'],
 ];
 
 /** One word as it is indexed: lower case, spelled the American way, stemmed; stopwords and one-letter words are `null`. */
@@ -180,4 +184,36 @@ export function termPairs(sequence: readonly string[][]): string[] {
   const pairs: string[] = [];
   for (let i = 1; i < sequence.length; i++) pairs.push(`${sequence[i - 1]![0]}_${sequence[i]![0]}`);
   return pairs;
+}
+
+/** "Name: value" at the start of a table row or after "; ": a cell of a row as ingestion writes it ("Header: value; Header: value"). */
+const ROW_CELL = /(^|; )([^:;\n]{1,60}): (?=\S)/g;
+
+/**
+ * A fragment's text as the index reads it: table rows without their column
+ * names. Ingestion writes each row as "Header: value; Header: value" so that a
+ * row read alone keeps its meaning; indexed that way, a table of twenty rows
+ * holds its column names twenty times, and a question using one of them
+ * ("platform", "default") finds the table, however little of the rest it
+ * matches. A column name is indexed once, where the text first gives it (its
+ * header line, or its first row when the fragment starts inside the table).
+ */
+export function indexedText(text: string): string {
+  const seen = new Set<string>();
+  return text
+    .split('\n')
+    .map((line) => {
+      const cells = [...line.matchAll(ROW_CELL)];
+      // Only a line of two cells or more is a row: one "Name: value" is prose (or a heading's colon).
+      if (cells.length < 2) {
+        if (line.includes(' | ')) for (const name of line.split(' | ')) seen.add(name.trim());
+        return line;
+      }
+      return line.replace(ROW_CELL, (whole, before: string, name: string) => {
+        if (seen.has(name)) return before;
+        seen.add(name);
+        return whole;
+      });
+    })
+    .join('\n');
 }

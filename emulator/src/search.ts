@@ -1,11 +1,14 @@
 import MiniSearch from 'minisearch';
-import { indexTerms, questionConcepts, searchTerms, termPairs, termSequence, tokenize, type Concept } from './search-terms.js';
+import { coordinatedScore, SYNONYM_WEIGHT, titleShare, type PassageTitles } from './search-rank.js';
+import { indexedText, indexTerms, questionConcepts, searchTerms, termPairs, termSequence, tokenize, type Concept } from './search-terms.js';
 import type { FragmentRow } from './store/records.js';
 
 // Full-text search over a datastore's fragments: MiniSearch's BM25+ ranking
 // over four fields (the fragment's words, the title of its section, the
 // titles around that one, and its adjacent word pairs, for phrases), with the
-// question's synonyms, and a score mapped to 0..1 (`normalizedScore`).
+// question's synonyms, its coordination counted per concept and a bonus for
+// the question's words in the section titles (search-rank.ts), and a score
+// mapped to 0..1 (`normalizedScore`).
 
 export { searchTerm, searchTerms } from './search-terms.js';
 
@@ -40,6 +43,8 @@ interface Entry {
   sequence: string[][];
   /** Terms of its section titles. */
   sectionTerms: Set<string>;
+  /** The same, its own section's title apart from those around it. */
+  titles: PassageTitles;
 }
 
 // BM25+ parameters (MiniSearch's defaults).
@@ -51,8 +56,6 @@ const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
  * adjacent question words found adjacent (a phrase) counts as one more word.
  */
 const FIELD_BOOST = { text: 1, heading: 1.5, section: 2, pairs: 1 };
-/** A synonym counts for this much of the question's own word. */
-const SYNONYM_WEIGHT = 0.7;
 
 /**
  * A hit's score, 0..1: how well the passage matches the question's words it
@@ -62,7 +65,9 @@ const SYNONYM_WEIGHT = 0.7;
  * Each concept of the question (a word, or a phrase of the synonym list, with
  * its synonyms) weighs the IDF of its rarest term in the datastore, a third of
  * that for everyday words ("happens", "show", "work"). With `raw` MiniSearch's
- * BM25+ score (field boosts, times the number of query terms matched), `count`
+ * BM25+ score (field boosts, times the number of the question's concepts it
+ * holds: `coordinatedScore`, and up to a quarter more for the question's words
+ * in the section titles: `titleShare`), `count`
  * the concepts the datastore holds and `idfSum` their weights,
  * `x = raw / (count × idfSum)` is about 1.5 for a fragment of average length
  * holding every concept once, and `match = 1 − e^(−3x)` puts that near 0.99,
@@ -86,6 +91,15 @@ export function normalizedScore(raw: number, count: number, idfSum: number, miss
 /** What a question word no fragment holds weighs, in mean concept weights of the question: a name, any other word. */
 const MISSING_NAME = 1;
 const MISSING_WORD = 0.75;
+/** How many of BM25+'s best fragments are ranked again: far more than an agent reads (8), few enough to stay cheap on a large datastore. */
+const CANDIDATES = 100;
+/**
+ * A fragment whose section titles hold the whole question scores this much
+ * more (a share of it for part of the question): enough to put the section
+ * about the question's subject above an overview that mentions it, too little
+ * to lift a section whose text lacks the question's words.
+ */
+const TITLE_BONUS = 0.25;
 
 /** The search index of one datastore. */
 export class FragmentIndex {
@@ -123,12 +137,18 @@ export class FragmentIndex {
     for (const fragment of fragments) {
       const key = this.#nextKey++;
       keys.push(key);
-      const sequence = termSequence(fragment.text);
-      const section = (fragment.section ?? []).join('\n');
-      const entry: Entry = { datasourceId, fragment, sequence, sectionTerms: new Set(searchTerms(section)) };
-      this.#entries.set(key, entry);
+      const text = indexedText(fragment.text);
+      const sequence = termSequence(text);
       const titles = fragment.section ?? [];
-      documents.push({ key, text: fragment.text, heading: titles[titles.length - 1] ?? '', section: titles.slice(0, -1).join('\n'), pairs: termPairs(sequence).join(' ') });
+      const entry: Entry = {
+        datasourceId,
+        fragment,
+        sequence,
+        sectionTerms: new Set(searchTerms(titles.join('\n'))),
+        titles: { heading: new Set(searchTerms(titles[titles.length - 1] ?? '')), outer: new Set(searchTerms(titles.slice(0, -1).join('\n'))) },
+      };
+      this.#entries.set(key, entry);
+      documents.push({ key, text, heading: titles[titles.length - 1] ?? '', section: titles.slice(0, -1).join('\n'), pairs: termPairs(sequence).join(' ') });
       for (const term of termsOf(entry)) this.#documentFrequency.set(term, (this.#documentFrequency.get(term) ?? 0) + 1);
     }
     this.#search.addAll(documents);
@@ -177,14 +197,18 @@ export class FragmentIndex {
       boostTerm: (term) => boosts.get(term) ?? 1,
       ...(filter ? { filter: (result) => filter(this.#entries.get(result.id as number)?.datasourceId ?? '') } : {}),
     });
-    const hits: FragmentHit[] = [];
-    for (const result of results) {
-      if (hits.length >= options.topK) break;
+    // MiniSearch ranks every fragment holding a term; the best of them are ranked again (search-rank.ts).
+    const ranked: { entry: Entry; raw: number }[] = [];
+    for (const result of results.slice(0, Math.max(CANDIDATES, options.topK))) {
       const entry = this.#entries.get(result.id as number);
       if (!entry) continue;
-      hits.push({ datasourceId: entry.datasourceId, fragment: entry.fragment, score: normalizedScore(result.score, concepts.length, idfSum, missing) });
+      const raw = coordinatedScore(result.score, result.terms, concepts) * (1 + TITLE_BONUS * titleShare(concepts, entry.titles));
+      ranked.push({ entry, raw });
     }
-    return hits;
+    ranked.sort((a, b) => b.raw - a.raw);
+    return ranked
+      .slice(0, options.topK)
+      .map(({ entry, raw }) => ({ datasourceId: entry.datasourceId, fragment: entry.fragment, score: normalizedScore(raw, concepts.length, idfSum, missing) }));
   }
 
   /** A concept's weight: the IDF of its rarest own term the datastore holds (a synonym's, a little less, when it holds none). */

@@ -1,0 +1,78 @@
+// The parts of a search hit's ranking that MiniSearch's BM25+ does not know
+// (search.ts applies them to its candidates): coordination by concept, not by
+// spelling, and what the titles of the passage's sections say of its subject.
+
+/** A concept of the question (a word or a synonym phrase) as the ranking weighs it. */
+export interface WeightedConcept {
+  /** Its own terms first, then its synonyms'. */
+  terms: readonly string[];
+  /** How many of `terms` are its own. */
+  own: number;
+  /** Its IDF weight in the datastore (0 when no fragment holds it). */
+  weight: number;
+}
+
+/** The titles of the sections a passage is in, as terms. */
+export interface PassageTitles {
+  /** Terms of the title of its own section. */
+  heading: ReadonlySet<string>;
+  /** Terms of the titles of the sections around that one (the document's title included). */
+  outer: ReadonlySet<string>;
+}
+
+/** A synonym found counts for this much of the question's own word. */
+export const SYNONYM_WEIGHT = 0.7;
+/** A concept in the titles of the sections around the passage's own says less of its subject than one in its own section's title. */
+const OUTER_TITLE = 0.8;
+
+/**
+ * BM25+ as MiniSearch computes it, with its coordination factor (the sum of
+ * the matched terms' scores times how many query terms matched) taken per
+ * concept: a question's word matched in three spellings ("host", "deploy",
+ * "platform") or inside a phrase pair counts once, as it does for its reader,
+ * and a phrase of the question ("file types") counts whole only when all its
+ * words or one of its synonyms are there, else for the share of its words
+ * that are. Otherwise a passage that happens to use every synonym of one word
+ * outranks one that holds the question's other words.
+ */
+export function coordinatedScore(score: number, matchedTerms: readonly string[], concepts: readonly WeightedConcept[]): number {
+  if (matchedTerms.length === 0) return 0;
+  const matched = new Set(matchedTerms);
+  let coordination = 0;
+  for (const concept of concepts) {
+    if (concept.weight > 0) coordination += conceptMatch(concept, matched);
+  }
+  return (score / matchedTerms.length) * coordination;
+}
+
+/** How much of a concept a passage holding `matched` holds: 1 for all its own words or a synonym, else the share of its own words. */
+export function conceptMatch(concept: WeightedConcept, matched: ReadonlySet<string>): number {
+  const own = concept.terms.slice(0, concept.own);
+  if (concept.terms.slice(concept.own).some((term) => matched.has(term) && !own.includes(term))) return 1;
+  return own.length ? own.filter((term) => matched.has(term)).length / own.length : 0;
+}
+
+/**
+ * The IDF-weighted share (0..1) of the question's concepts the documents know
+ * that the titles of the passage's sections hold: 1 for a concept in its own
+ * section's title, `OUTER_TITLE` in the titles around it, times the synonym
+ * weight when only a synonym is there. A section titled with the question's
+ * subject ("Vercel") is about it; a passage that only mentions it (a table row
+ * of an overview) is not, however well its words match.
+ */
+export function titleShare(concepts: readonly WeightedConcept[], titles: PassageTitles): number {
+  let known = 0;
+  let titled = 0;
+  for (const concept of concepts) {
+    if (concept.weight <= 0) continue;
+    known += concept.weight;
+    let best = 0;
+    concept.terms.forEach((term, i) => {
+      const strength = i < concept.own ? 1 : SYNONYM_WEIGHT;
+      if (titles.heading.has(term)) best = Math.max(best, strength);
+      else if (titles.outer.has(term)) best = Math.max(best, strength * OUTER_TITLE);
+    });
+    titled += concept.weight * best;
+  }
+  return known > 0 ? titled / known : 0;
+}
