@@ -76,9 +76,14 @@ function splitPage(text: string, size: number, overlap: number, headings: readon
     // A section that starts inside the fragment starts the next fragment instead, unless the
     // fragment would hold nothing but titles (a heading right above its first subheading).
     while (nextHeading < headings.length && headings[nextHeading]!.offset <= start) nextHeading++;
-    const heading = headings[nextHeading];
-    if (heading && heading.offset < end && afterTitles(text, start, heading.offset, headings) < heading.offset) end = heading.offset;
-    const sectionStart = heading !== undefined && end === heading.offset;
+    const opening = afterTitles(text, start, end, headings);
+    let sectionStart = false;
+    for (let i = nextHeading; i < headings.length && headings[i]!.offset < end; i++) {
+      if (headings[i]!.offset < opening) continue;
+      end = headings[i]!.offset;
+      sectionStart = true;
+      break;
+    }
     const trimmedEnd = trimEndIndex(text, start, end);
     if (trimmedEnd > start) emit(start, trimmedEnd);
     if (end >= text.length) return;

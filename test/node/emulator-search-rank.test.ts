@@ -1,0 +1,42 @@
+// The second stage of the emulator's search (emulator/src/search-rank.ts),
+// through the index the agents query: what it ranks first, and why.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { conceptMatch, coordinatedScore } from '../../emulator/src/search-rank.js';
+import { FragmentIndex } from '../../emulator/src/search.js';
+import type { FragmentRow } from '../../emulator/src/store/records.js';
+
+let id = 0;
+const fragment = (text: string, section: string[]): FragmentRow => ({ id: `f${++id}`, text, offset: 0, section }) as FragmentRow;
+// Filler sections, so that the words of the tests are rare in the index, as a question's subject is in real documents.
+const filler = Array.from({ length: 30 }, (_, i) => fragment(`Paragraph ${i} about colours, fonts, focus rings and keyboard use of the chat.`, ['Widget', `Part ${i}`]));
+
+test('a word found in three spellings counts once: the passage holding more of the question comes first', () => {
+  const index = new FragmentIndex();
+  index.replace('filler', filler);
+  // "host" in three spellings (its synonyms "platform" and "deploy"), and "proxy" twice: two of the question's three concepts.
+  index.replace('overview', [fragment('Host the proxy on a platform, deploy the proxy.', ['Overview'])]);
+  // "proxy", "Vercel" and "host" once each: all three.
+  index.replace('recipe', [fragment('The proxy on Vercel is a hosted function.', ['Recipes'])]);
+  assert.deepEqual(index.query('Can I host the proxy on Vercel?', { topK: 2 }).map((hit) => hit.datasourceId), ['recipe', 'overview']);
+});
+
+test('the section titled with the question\'s subject comes before a passage that only names it, even twice', () => {
+  const index = new FragmentIndex();
+  index.replace('filler', filler);
+  index.replace('overview', [fragment('The proxy runs on Vercel: Vercel runs it.', ['Project', 'Platforms'])]);
+  index.replace('recipe', [fragment('The proxy runs there as a function with its own entry module.', ['Project', 'Vercel'])]);
+  assert.deepEqual(index.query('How do I run the proxy on Vercel?', { topK: 2 }).map((hit) => hit.datasourceId), ['recipe', 'overview']);
+});
+
+test('a phrase of the question counts whole only when all its words, or a synonym, are there; a word once however it is spelled', () => {
+  const fileTypes = { terms: ['file', 'type', 'mime', 'format'], own: 2, weight: 2 };
+  assert.equal(conceptMatch(fileTypes, new Set(['type'])), 0.5);
+  assert.equal(conceptMatch(fileTypes, new Set(['file', 'type'])), 1);
+  assert.equal(conceptMatch(fileTypes, new Set(['format'])), 1);
+  const host = { terms: ['host', 'deploi', 'platform'], own: 1, weight: 2 };
+  const proxy = { terms: ['proxi'], own: 1, weight: 1 };
+  // MiniSearch's score of 90 for three matched terms, all of one concept: one concept's worth, a third of it.
+  assert.equal(coordinatedScore(90, ['host', 'deploi', 'platform'], [host, proxy]), 30);
+  assert.equal(coordinatedScore(90, ['host', 'proxi', 'host_proxi'], [host, proxy]), 60);
+});
