@@ -1,6 +1,7 @@
 // The parts of a search hit's ranking that MiniSearch's BM25+ does not know
 // (search.ts applies them to its candidates): coordination by concept, not by
 // spelling, and what the titles of the passage's sections say of its subject.
+import { searchTerms } from './search-terms.js';
 
 /** A concept of the question (a word or a synonym phrase) as the ranking weighs it. */
 export interface WeightedConcept {
@@ -18,6 +19,11 @@ export interface PassageTitles {
   heading: ReadonlySet<string>;
   /** Terms of the titles of the sections around that one (the document's title included). */
   outer: ReadonlySet<string>;
+}
+
+/** The terms of a fragment's section titles (`FragmentRow.section`, outermost first). */
+export function passageTitles(section: readonly string[] = []): PassageTitles {
+  return { heading: new Set(searchTerms(section[section.length - 1] ?? '')), outer: new Set(searchTerms(section.slice(0, -1).join('\n'))) };
 }
 
 /** A synonym found counts for this much of the question's own word. */

@@ -1,5 +1,5 @@
 import MiniSearch from 'minisearch';
-import { coordinatedScore, SYNONYM_WEIGHT, titleShare, type PassageTitles } from './search-rank.js';
+import { coordinatedScore, passageTitles, SYNONYM_WEIGHT, titleShare, type PassageTitles } from './search-rank.js';
 import { indexedText, indexTerms, questionConcepts, searchTerms, termPairs, termSequence, tokenize, type Concept } from './search-terms.js';
 import type { FragmentRow } from './store/records.js';
 
@@ -139,15 +139,10 @@ export class FragmentIndex {
       keys.push(key);
       const text = indexedText(fragment.text);
       const sequence = termSequence(text);
-      const titles = fragment.section ?? [];
-      const entry: Entry = {
-        datasourceId,
-        fragment,
-        sequence,
-        sectionTerms: new Set(searchTerms(titles.join('\n'))),
-        titles: { heading: new Set(searchTerms(titles[titles.length - 1] ?? '')), outer: new Set(searchTerms(titles.slice(0, -1).join('\n'))) },
-      };
+      const section = (fragment.section ?? []).join('\n');
+      const entry: Entry = { datasourceId, fragment, sequence, sectionTerms: new Set(searchTerms(section)), titles: passageTitles(fragment.section) };
       this.#entries.set(key, entry);
+      const titles = fragment.section ?? [];
       documents.push({ key, text, heading: titles[titles.length - 1] ?? '', section: titles.slice(0, -1).join('\n'), pairs: termPairs(sequence).join(' ') });
       for (const term of termsOf(entry)) this.#documentFrequency.set(term, (this.#documentFrequency.get(term) ?? 0) + 1);
     }
