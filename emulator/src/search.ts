@@ -50,12 +50,15 @@ interface Entry {
 // BM25+ parameters (MiniSearch's defaults).
 const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
 /**
- * The titles of the sections around a fragment weigh twice its words, the
- * title of its own section one and a half (a leaf title such as "Vercel" must
- * not outweigh the words of the question found in the text); a pair of
- * adjacent question words found adjacent (a phrase) counts as one more word.
+ * The title of a fragment's own section weighs one and a half times its words
+ * (a leaf title such as "Vercel" must not outweigh the words of the question
+ * found in the text); the titles of the sections around that one three
+ * quarters, as every fragment of those sections carries them: a long section
+ * titled "Widget" is not about each of the widget's words its fragments use.
+ * A pair of adjacent question words found adjacent (a phrase) counts as one
+ * more word.
  */
-const FIELD_BOOST = { text: 1, heading: 1.5, section: 2, pairs: 1 };
+const FIELD_BOOST = { text: 1, heading: 1.5, section: 0.75, pairs: 1 };
 
 /**
  * A hit's score, 0..1: how well the passage matches the question's words it
