@@ -82,3 +82,33 @@ export function titleShare(concepts: readonly WeightedConcept[], titles: Passage
   }
   return known > 0 ? titled / known : 0;
 }
+
+/**
+ * Scores weighed by what the rest of their document says of the question: a
+ * fragment's score times (1 + `weight` × support) / (1 + `weight`), where
+ * support is the scores of the next `others` best fragments of the same
+ * datasource among the candidates over `others` times its own, capped at 1. A
+ * document that answers in several passages is about the question; an
+ * overview that names it in one passage is not, however well that passage
+ * matches. A fragment with that much support keeps its score, one alone loses
+ * up to `weight` / (1 + `weight`) of it, so the score never rises above what
+ * the fragment's own words earn. A document's own fragments keep their order.
+ */
+export function pooledScores(hits: readonly { datasourceId: string; raw: number }[], weight: number, others: number): number[] {
+  const byDatasource = new Map<string, number[]>();
+  for (const hit of hits) {
+    const list = byDatasource.get(hit.datasourceId) ?? [];
+    list.push(hit.raw);
+    byDatasource.set(hit.datasourceId, list);
+  }
+  for (const list of byDatasource.values()) list.sort((a, b) => b - a);
+  return hits.map((hit) => {
+    if (hit.raw <= 0) return 0;
+    // The document's best scores other than this fragment's own.
+    const list = byDatasource.get(hit.datasourceId)!;
+    const own = list.indexOf(hit.raw);
+    const rest = list.filter((_, i) => i !== own).slice(0, others);
+    const support = Math.min(1, rest.reduce((sum, raw) => sum + raw, 0) / (others * hit.raw));
+    return (hit.raw * (1 + weight * support)) / (1 + weight);
+  });
+}

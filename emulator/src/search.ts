@@ -1,5 +1,5 @@
 import MiniSearch from 'minisearch';
-import { coordinatedScore, passageTitles, SYNONYM_WEIGHT, titleShare, type PassageTitles } from './search-rank.js';
+import { coordinatedScore, passageTitles, pooledScores, SYNONYM_WEIGHT, titleShare, type PassageTitles } from './search-rank.js';
 import { indexedText, indexTerms, questionConcepts, searchTerms, termPairs, termSequence, tokenize, type Concept } from './search-terms.js';
 import type { FragmentRow } from './store/records.js';
 
@@ -103,6 +103,12 @@ const CANDIDATES = 100;
  * to lift a section whose text lacks the question's words.
  */
 const TITLE_BONUS = 0.25;
+/**
+ * A fragment whose document holds two more passages scoring as well keeps its
+ * score; one alone in its document keeps 1 / 1.3 of it (`pooledScores`).
+ */
+const DOCUMENT_WEIGHT = 0.3;
+const DOCUMENT_PASSAGES = 2;
 
 /** The search index of one datastore. */
 export class FragmentIndex {
@@ -196,13 +202,15 @@ export class FragmentIndex {
       ...(filter ? { filter: (result) => filter(this.#entries.get(result.id as number)?.datasourceId ?? '') } : {}),
     });
     // MiniSearch ranks every fragment holding a term; the best of them are ranked again (search-rank.ts).
-    const ranked: { entry: Entry; raw: number }[] = [];
+    const ranked: { entry: Entry; datasourceId: string; raw: number }[] = [];
     for (const result of results.slice(0, Math.max(CANDIDATES, options.topK))) {
       const entry = this.#entries.get(result.id as number);
       if (!entry) continue;
       const raw = coordinatedScore(result.score, result.terms, concepts) * (1 + TITLE_BONUS * titleShare(concepts, entry.titles));
-      ranked.push({ entry, raw });
+      ranked.push({ entry, datasourceId: entry.datasourceId, raw });
     }
+    const pooled = pooledScores(ranked, DOCUMENT_WEIGHT, DOCUMENT_PASSAGES);
+    ranked.forEach((hit, i) => (hit.raw = pooled[i]!));
     ranked.sort((a, b) => b.raw - a.raw);
     return ranked
       .slice(0, options.topK)

@@ -2,7 +2,7 @@
 // through the index the agents query: what it ranks first, and why.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { conceptMatch, coordinatedScore } from '../../emulator/src/search-rank.js';
+import { conceptMatch, coordinatedScore, pooledScores } from '../../emulator/src/search-rank.js';
 import { FragmentIndex } from '../../emulator/src/search.js';
 import type { FragmentRow } from '../../emulator/src/store/records.js';
 
@@ -39,4 +39,21 @@ test('a phrase of the question counts whole only when all its words, or a synony
   // MiniSearch's score of 90 for three matched terms, all of one concept: one concept's worth, a third of it.
   assert.equal(coordinatedScore(90, ['host', 'deploi', 'platform'], [host, proxy]), 30);
   assert.equal(coordinatedScore(90, ['host', 'proxi', 'host_proxi'], [host, proxy]), 60);
+});
+
+test('a document that answers in several passages comes before one that names the subject once, and no score rises for it', () => {
+  const hits = [
+    { datasourceId: 'overview', raw: 10 },
+    { datasourceId: 'guide', raw: 9 },
+    { datasourceId: 'guide', raw: 9 },
+    { datasourceId: 'guide', raw: 6 },
+  ];
+  const pooled = pooledScores(hits, 0.3, 2);
+  // The overview's passage alone: 10 / 1.3. The guide's best, with two passages of 9 and 6 beside it: 9 × (1 + 0.3 × 15/18) / 1.3.
+  assert.ok(Math.abs(pooled[0]! - 10 / 1.3) < 1e-9, String(pooled[0]));
+  assert.ok(Math.abs(pooled[1]! - (9 * (1 + 0.3 * (15 / 18))) / 1.3) < 1e-9, String(pooled[1]));
+  assert.ok(pooled[1]! > pooled[0]!);
+  assert.ok(pooled.every((score, i) => score <= hits[i]!.raw));
+  // Within a document the order stays: 9, 9, then 6.
+  assert.ok(pooled[1] === pooled[2] && pooled[2]! > pooled[3]!);
 });
