@@ -1,7 +1,6 @@
 // The parts of a search hit's ranking that MiniSearch's BM25+ does not know
 // (search.ts applies them to its candidates): coordination by concept, not by
-// spelling, and what the titles of the passage's sections say of its subject.
-import { searchTerms } from './search-terms.js';
+// spelling, and what the rest of the passage's document says of the question.
 
 /** A concept of the question (a word or a synonym phrase) as the ranking weighs it. */
 export interface WeightedConcept {
@@ -12,24 +11,6 @@ export interface WeightedConcept {
   /** Its IDF weight in the datastore (0 when no fragment holds it). */
   weight: number;
 }
-
-/** The titles of the sections a passage is in, as terms. */
-export interface PassageTitles {
-  /** Terms of the title of its own section. */
-  heading: ReadonlySet<string>;
-  /** Terms of the titles of the sections around that one (the document's title included). */
-  outer: ReadonlySet<string>;
-}
-
-/** The terms of a fragment's section titles (`FragmentRow.section`, outermost first). */
-export function passageTitles(section: readonly string[] = []): PassageTitles {
-  return { heading: new Set(searchTerms(section[section.length - 1] ?? '')), outer: new Set(searchTerms(section.slice(0, -1).join('\n'))) };
-}
-
-/** A synonym found counts for this much of the question's own word. */
-export const SYNONYM_WEIGHT = 0.7;
-/** A concept in the titles of the sections around the passage's own says less of its subject than one in its own section's title. */
-const OUTER_TITLE = 0.8;
 
 /**
  * BM25+ as MiniSearch computes it, with its coordination factor (the sum of
@@ -56,31 +37,6 @@ export function conceptMatch(concept: WeightedConcept, matched: ReadonlySet<stri
   const own = concept.terms.slice(0, concept.own);
   if (concept.terms.slice(concept.own).some((term) => matched.has(term) && !own.includes(term))) return 1;
   return own.length ? own.filter((term) => matched.has(term)).length / own.length : 0;
-}
-
-/**
- * The IDF-weighted share (0..1) of the question's concepts the documents know
- * that the titles of the passage's sections hold: 1 for a concept in its own
- * section's title, `OUTER_TITLE` in the titles around it, times the synonym
- * weight when only a synonym is there. A section titled with the question's
- * subject ("Vercel") is about it; a passage that only mentions it (a table row
- * of an overview) is not, however well its words match.
- */
-export function titleShare(concepts: readonly WeightedConcept[], titles: PassageTitles): number {
-  let known = 0;
-  let titled = 0;
-  for (const concept of concepts) {
-    if (concept.weight <= 0) continue;
-    known += concept.weight;
-    let best = 0;
-    concept.terms.forEach((term, i) => {
-      const strength = i < concept.own ? 1 : SYNONYM_WEIGHT;
-      if (titles.heading.has(term)) best = Math.max(best, strength);
-      else if (titles.outer.has(term)) best = Math.max(best, strength * OUTER_TITLE);
-    });
-    titled += concept.weight * best;
-  }
-  return known > 0 ? titled / known : 0;
 }
 
 /**

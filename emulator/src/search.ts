@@ -1,14 +1,14 @@
 import MiniSearch from 'minisearch';
-import { coordinatedScore, passageTitles, pooledScores, SYNONYM_WEIGHT, titleShare, type PassageTitles } from './search-rank.js';
+import { coordinatedScore, pooledScores } from './search-rank.js';
 import { indexedText, indexTerms, questionConcepts, searchTerms, termPairs, termSequence, tokenize, type Concept } from './search-terms.js';
 import type { FragmentRow } from './store/records.js';
 
 // Full-text search over a datastore's fragments: MiniSearch's BM25+ ranking
 // over four fields (the fragment's words, the title of its section, the
 // titles around that one, and its adjacent word pairs, for phrases), with the
-// question's synonyms, its coordination counted per concept and a bonus for
-// the question's words in the section titles (search-rank.ts), and a score
-// mapped to 0..1 (`normalizedScore`).
+// question's synonyms, its coordination counted per concept and the support
+// of the fragment's document (search-rank.ts), and a score mapped to 0..1
+// (`normalizedScore`).
 
 export { searchTerm, searchTerms } from './search-terms.js';
 
@@ -43,8 +43,6 @@ interface Entry {
   sequence: string[][];
   /** Terms of its section titles. */
   sectionTerms: Set<string>;
-  /** The same, its own section's title apart from those around it. */
-  titles: PassageTitles;
 }
 
 // BM25+ parameters (MiniSearch's defaults).
@@ -59,6 +57,8 @@ const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
  * more word.
  */
 const FIELD_BOOST = { text: 1, heading: 1.5, section: 0.75, pairs: 1 };
+/** A synonym counts for this much of the question's own word. */
+const SYNONYM_WEIGHT = 0.7;
 
 /**
  * A hit's score, 0..1: how well the passage matches the question's words it
@@ -69,8 +69,8 @@ const FIELD_BOOST = { text: 1, heading: 1.5, section: 0.75, pairs: 1 };
  * its synonyms) weighs the IDF of its rarest term in the datastore, a third of
  * that for everyday words ("happens", "show", "work"). With `raw` MiniSearch's
  * BM25+ score (field boosts, times the number of the question's concepts it
- * holds: `coordinatedScore`, and up to a quarter more for the question's words
- * in the section titles: `titleShare`), `count`
+ * holds: `coordinatedScore`, weighed by its document's other passages:
+ * `pooledScores`), `count`
  * the concepts the datastore holds and `idfSum` their weights,
  * `x = raw / (count × idfSum)` is about 1.5 for a fragment of average length
  * holding every concept once, and `match = 1 − e^(−3x)` puts that near 0.99,
@@ -96,13 +96,6 @@ const MISSING_NAME = 1;
 const MISSING_WORD = 0.75;
 /** How many of BM25+'s best fragments are ranked again: far more than an agent reads (8), few enough to stay cheap on a large datastore. */
 const CANDIDATES = 100;
-/**
- * A fragment whose section titles hold the whole question scores this much
- * more (a share of it for part of the question): enough to put the section
- * about the question's subject above an overview that mentions it, too little
- * to lift a section whose text lacks the question's words.
- */
-const TITLE_BONUS = 0.25;
 /**
  * A fragment whose document holds two more passages scoring as well keeps its
  * score; one alone in its document keeps 1 / 1.3 of it (`pooledScores`).
@@ -149,7 +142,7 @@ export class FragmentIndex {
       const text = indexedText(fragment.text);
       const sequence = termSequence(text);
       const section = (fragment.section ?? []).join('\n');
-      const entry: Entry = { datasourceId, fragment, sequence, sectionTerms: new Set(searchTerms(section)), titles: passageTitles(fragment.section) };
+      const entry: Entry = { datasourceId, fragment, sequence, sectionTerms: new Set(searchTerms(section)) };
       this.#entries.set(key, entry);
       const titles = fragment.section ?? [];
       documents.push({ key, text, heading: titles[titles.length - 1] ?? '', section: titles.slice(0, -1).join('\n'), pairs: termPairs(sequence).join(' ') });
@@ -206,8 +199,7 @@ export class FragmentIndex {
     for (const result of results.slice(0, Math.max(CANDIDATES, options.topK))) {
       const entry = this.#entries.get(result.id as number);
       if (!entry) continue;
-      const raw = coordinatedScore(result.score, result.terms, concepts) * (1 + TITLE_BONUS * titleShare(concepts, entry.titles));
-      ranked.push({ entry, datasourceId: entry.datasourceId, raw });
+      ranked.push({ entry, datasourceId: entry.datasourceId, raw: coordinatedScore(result.score, result.terms, concepts) });
     }
     const pooled = pooledScores(ranked, DOCUMENT_WEIGHT, DOCUMENT_PASSAGES);
     ranked.forEach((hit, i) => (hit.raw = pooled[i]!));

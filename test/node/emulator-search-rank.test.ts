@@ -21,14 +21,6 @@ test('a word found in three spellings counts once: the passage holding more of t
   assert.deepEqual(index.query('Can I host the proxy on Vercel?', { topK: 2 }).map((hit) => hit.datasourceId), ['recipe', 'overview']);
 });
 
-test('the section titled with the question\'s subject comes before a passage that only names it, even twice', () => {
-  const index = new FragmentIndex();
-  index.replace('filler', filler);
-  index.replace('overview', [fragment('The proxy runs on Vercel: Vercel runs it.', ['Project', 'Platforms'])]);
-  index.replace('recipe', [fragment('The proxy runs there as a function with its own entry module.', ['Project', 'Vercel'])]);
-  assert.deepEqual(index.query('How do I run the proxy on Vercel?', { topK: 2 }).map((hit) => hit.datasourceId), ['recipe', 'overview']);
-});
-
 test('a phrase of the question counts whole only when all its words, or a synonym, are there; a word once however it is spelled', () => {
   const fileTypes = { terms: ['file', 'type', 'mime', 'format'], own: 2, weight: 2 };
   assert.equal(conceptMatch(fileTypes, new Set(['type'])), 0.5);
