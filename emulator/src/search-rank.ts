@@ -34,9 +34,14 @@ export function coordinatedScore(score: number, matchedTerms: readonly string[],
 
 /** How much of a concept a passage holding `matched` holds: 1 for all its own words or a synonym, else the share of its own words. */
 export function conceptMatch(concept: WeightedConcept, matched: ReadonlySet<string>): number {
-  const own = concept.terms.slice(0, concept.own);
-  if (concept.terms.slice(concept.own).some((term) => matched.has(term) && !own.includes(term))) return 1;
-  return own.length ? own.filter((term) => matched.has(term)).length / own.length : 0;
+  const { terms, own } = concept;
+  let found = 0;
+  for (let i = 0; i < own; i++) if (matched.has(terms[i]!)) found++;
+  // A synonym that is also one of its own words (a phrase holding it) does not stand for the whole.
+  for (let i = own; i < terms.length; i++) {
+    if (matched.has(terms[i]!) && terms.indexOf(terms[i]!) >= own) return 1;
+  }
+  return own ? found / own : 0;
 }
 
 /**
@@ -62,9 +67,19 @@ export function pooledScores(hits: readonly { datasourceId: string; raw: number 
     if (hit.raw <= 0) return 0;
     // The document's best scores other than this fragment's own.
     const list = byDatasource.get(hit.datasourceId)!;
-    const own = list.indexOf(hit.raw);
-    const rest = list.filter((_, i) => i !== own).slice(0, others);
-    const support = Math.min(1, rest.reduce((sum, raw) => sum + raw, 0) / (others * hit.raw));
+    let rest = 0;
+    let taken = 0;
+    let skipped = false;
+    for (const raw of list) {
+      if (taken === others) break;
+      if (!skipped && raw === hit.raw) {
+        skipped = true;
+        continue;
+      }
+      rest += raw;
+      taken++;
+    }
+    const support = Math.min(1, rest / (others * hit.raw));
     return (hit.raw * (1 + weight * support)) / (1 + weight);
   });
 }
