@@ -9,7 +9,7 @@ import { knowledgeBaseFiles, seedKnowledgeBase } from '../demo/knowledge-base.js
 import { startEmulator } from '../emulator/src/index.js';
 import { extractMarkdown } from '../emulator/src/ingest/markdown.js';
 import { fragmentsOf } from '../emulator/src/ingestion.js';
-import { askQuestionSet, figuresOf, loadQuestionSet, percent, type Asked, type Figures } from '../test/support/question-set.js';
+import { askQuestionSet, figuresOf, loadQuestionSet, percent, rankOf, type Asked, type Figures, type QuestionSet } from '../test/support/question-set.js';
 import { FragmentIndex as IndexBefore } from './support/search-before.js';
 
 const root = new URL('../', import.meta.url);
@@ -52,3 +52,13 @@ console.log(row(`held out (${holdout.answered.length} + ${holdout.uncovered.leng
 const scores = now.answered.flatMap((asked) => asked.scores);
 console.log(`Cited source scores now: ${Math.min(...scores).toFixed(2)} to ${Math.max(...scores).toFixed(2)}, median ${scores.sort((a, b) => a - b)[Math.floor(scores.length / 2)]!.toFixed(2)}.`);
 for (const asked of [...now.uncovered, ...nowHeldOut.uncovered]) if (!asked.dontKnow) console.log(`Answered though uncovered: "${asked.question}" (${asked.sources[0]} ${asked.scores[0]!.toFixed(2)})`);
+// The misses, each with what was cited instead and its score: where to look when a figure moves.
+const cited = (asked: Asked) => asked.sources.map((source, i) => `${source} ${asked.scores[i]!.toFixed(2)}`).join(', ') || 'nothing';
+const printMisses = (name: string, questions: QuestionSet, asked: Asked[]) => {
+  questions.answered.forEach((expected, i) => {
+    const rank = rankOf(asked[i]!, expected);
+    if (rank !== 1) console.log(`${name}, ${rank ? `rank ${rank}` : 'not cited'}: "${expected.question}" (wanted ${expected.documents.join(' or ')}, § ${expected.heading}): ${cited(asked[i]!)}`);
+  });
+};
+printMisses('Missed', set, now.answered);
+printMisses('Missed (held out)', holdout, nowHeldOut.answered);

@@ -1,5 +1,4 @@
-import MiniSearch from 'minisearch';
-import { indexTerms, termPairs } from './search-terms.js';
+import { indexedText, indexTerms, termPairs, tokenize } from './search-terms.js';
 
 // A fragment's search fields, analysed into index terms before the index takes them: the words
 // of each field (as the index's tokenizer splits it) and the terms each word gives. A reader
@@ -36,17 +35,15 @@ export interface FragmentTerms {
   distinctTerms: Int32Array;
 }
 
-const tokenizeDefault = MiniSearch.getDefault('tokenize') as (text: string) => string[];
-
-/** The field values of a fragment as text, and the sequence of its words' terms (for the phrase field). */
-function fieldTexts(fragment: FragmentFields, sequence: readonly string[][]): Record<Field, string> {
+/** The field values of a fragment as text (`text`: as `indexedText` gives it), and the sequence of its words' terms (for the phrase field). */
+function fieldTexts(text: string, fragment: FragmentFields, sequence: readonly string[][]): Record<Field, string> {
   const titles = fragment.section ?? [];
-  return { text: fragment.text, heading: titles[titles.length - 1] ?? '', section: titles.slice(0, -1).join('\n'), pairs: termPairs(sequence).join(' ') };
+  return { text, heading: titles[titles.length - 1] ?? '', section: titles.slice(0, -1).join('\n'), pairs: termPairs(sequence).join(' ') };
 }
 
 /** A field's words: the phrase field is pairs joined by spaces, the others text. */
 function fieldWordsOf(text: string, field: Field): string[] {
-  return field === 'pairs' ? text.split(' ') : tokenizeDefault(text);
+  return field === 'pairs' ? text.split(' ') : tokenize(text);
 }
 
 /** A word's index terms: a pair is its own term, another word its stemmed forms (`indexTerms`). */
@@ -98,10 +95,12 @@ export function analyseFragments(fragments: readonly FragmentFields[]): Fragment
   const termsOf = (id: number): string[] => wordTermLists[id]!.map((term) => terms[term]!);
 
   for (const fragment of fragments) {
-    const textWords = fieldWordsOf(fragment.text, 'text').map((word) => wordId(word, 'text'));
+    // A table's column names once, not in every row (`indexedText`).
+    const text = indexedText(fragment.text);
+    const textWords = fieldWordsOf(text, 'text').map((word) => wordId(word, 'text'));
     // The text's words that give terms, in reading order: what the phrase field pairs.
     const sequence = textWords.filter((id) => wordTermLists[id]!.length > 0).map(termsOf);
-    const texts = fieldTexts(fragment, sequence);
+    const texts = fieldTexts(text, fragment, sequence);
     const distinct = new Set<number>();
     for (const field of FIELDS) {
       fieldStart.push(fieldWords.length);

@@ -1,4 +1,3 @@
-import MiniSearch from 'minisearch';
 import { stemmer } from 'stemmer';
 import { eng } from 'stopword';
 
@@ -10,8 +9,14 @@ import { eng } from 'stopword';
 // The package's English list lacks common question words; these complete it.
 const MORE_STOPWORDS = 're ll ve does doing done when why will shall its not no nor so just us she hers ours yours mine whom whose am isn aren wasn weren don doesn didn won cannot off once again further few own ever every please tell know want need would could should might may can get got like way much many also'.split(' ');
 const STOPWORDS = new Set([...eng, ...MORE_STOPWORDS]);
-/** MiniSearch's own tokenizer: splits at spaces and punctuation, so kebab-case and snake_case are already words. */
-const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
+/**
+ * Words of a text: split at spaces, punctuation (so kebab-case and snake_case
+ * are already words) and symbols, which MiniSearch's own tokenizer keeps
+ * (`<kagent-chat>` would give `<kagent` and `chat>`, found by neither word).
+ */
+export function tokenize(text: string): string[] {
+  return text.split(/[\n\r\p{Z}\p{P}\p{S}]+/u).filter(Boolean);
+}
 
 /**
  * Everyday words of questions that say little about what is asked ("what
@@ -57,6 +62,10 @@ const SYNONYMS: string[][] = [
   ['llm', 'language model'],
   ['screen reader', 'accessibility', 'a11y'],
   ['website', 'site'],
+  ['repo', 'repository'],
+  ['source code', 'code', 'source'],
+  ['instance', 'server', 'replica'],
+  ['support', 'accept'],
 ];
 
 /** One word as it is indexed: lower case, spelled the American way, stemmed; stopwords and one-letter words are `null`. */
@@ -65,7 +74,8 @@ export function searchTerm(word: string): string | null {
   if (lower.length < 2 && !/\d/.test(lower)) return null;
   if (STOPWORDS.has(lower)) return null;
   lower = SPELLINGS[lower] ?? lower;
-  return stemmer(lower);
+  // Porter turns a final y into i only while a suffix follows it ("deploy" → "deploi", yet "deployment" → "deploy"): one form for both.
+  return stemmer(lower).replace(/y$/, 'i');
 }
 
 /** The parts of a code name: `systemPrompt` → `system`, `prompt`; `HTMLElement` → `html`, `element`. */
@@ -174,4 +184,36 @@ export function termPairs(sequence: readonly string[][]): string[] {
   const pairs: string[] = [];
   for (let i = 1; i < sequence.length; i++) pairs.push(`${sequence[i - 1]![0]}_${sequence[i]![0]}`);
   return pairs;
+}
+
+/** "Name: value" at the start of a table row or after "; ": a cell of a row as ingestion writes it ("Header: value; Header: value"). */
+const ROW_CELL = /(^|; )([^:;\n]{1,60}): (?=\S)/g;
+
+/**
+ * A fragment's text as the index reads it: table rows without their column
+ * names. Ingestion writes each row as "Header: value; Header: value" so that a
+ * row read alone keeps its meaning; indexed that way, a table of twenty rows
+ * holds its column names twenty times, and a question using one of them
+ * ("platform", "default") finds the table, however little of the rest it
+ * matches. A column name is indexed once, where the text first gives it (its
+ * header line, or its first row when the fragment starts inside the table).
+ */
+export function indexedText(text: string): string {
+  const seen = new Set<string>();
+  return text
+    .split('\n')
+    .map((line) => {
+      const cells = [...line.matchAll(ROW_CELL)];
+      // Only a line of two cells or more is a row: one "Name: value" is prose (or a heading's colon).
+      if (cells.length < 2) {
+        if (line.includes(' | ')) for (const name of line.split(' | ')) seen.add(name.trim());
+        return line;
+      }
+      return line.replace(ROW_CELL, (whole, before: string, name: string) => {
+        if (seen.has(name)) return before;
+        seen.add(name);
+        return whole;
+      });
+    })
+    .join('\n');
 }

@@ -1,12 +1,15 @@
 import MiniSearch from 'minisearch';
 import { AnalysedFragments, FIELDS, analyseFragments } from './search-fields.js';
+import { coordinatedScore, pooledScores } from './search-rank.js';
 import { questionConcepts, termPairs, type Concept } from './search-terms.js';
 import type { FragmentRow } from './store/records.js';
 
 // Full-text search over a datastore's fragments: MiniSearch's BM25+ ranking
 // over four fields (the fragment's words, the title of its section, the
 // titles around that one, and its adjacent word pairs, for phrases), with the
-// question's synonyms, and a score mapped to 0..1 (`normalizedScore`).
+// question's synonyms, its coordination counted per concept and the support
+// of the fragment's document (search-rank.ts), and a score mapped to 0..1
+// (`normalizedScore`).
 
 export { searchTerm, searchTerms } from './search-terms.js';
 
@@ -51,12 +54,15 @@ interface Entry {
 // BM25+ parameters (MiniSearch's defaults).
 const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
 /**
- * The titles of the sections around a fragment weigh twice its words, the
- * title of its own section one and a half (a leaf title such as "Vercel" must
- * not outweigh the words of the question found in the text); a pair of
- * adjacent question words found adjacent (a phrase) counts as one more word.
+ * The title of a fragment's own section weighs one and a half times its words
+ * (a leaf title such as "Vercel" must not outweigh the words of the question
+ * found in the text); the titles of the sections around that one three
+ * quarters, as every fragment of those sections carries them: a long section
+ * titled "Widget" is not about each of the widget's words its fragments use.
+ * A pair of adjacent question words found adjacent (a phrase) counts as one
+ * more word.
  */
-const FIELD_BOOST = { text: 1, heading: 1.5, section: 2, pairs: 1 };
+const FIELD_BOOST = { text: 1, heading: 1.5, section: 0.75, pairs: 1 };
 /** A synonym counts for this much of the question's own word. */
 const SYNONYM_WEIGHT = 0.7;
 
@@ -68,7 +74,9 @@ const SYNONYM_WEIGHT = 0.7;
  * Each concept of the question (a word, or a phrase of the synonym list, with
  * its synonyms) weighs the IDF of its rarest term in the datastore, a third of
  * that for everyday words ("happens", "show", "work"). With `raw` MiniSearch's
- * BM25+ score (field boosts, times the number of query terms matched), `count`
+ * BM25+ score (field boosts, times the number of the question's concepts it
+ * holds: `coordinatedScore`, weighed by its document's other passages:
+ * `pooledScores`), `count`
  * the concepts the datastore holds and `idfSum` their weights,
  * `x = raw / (count × idfSum)` is about 1.5 for a fragment of average length
  * holding every concept once, and `match = 1 − e^(−3x)` puts that near 0.99,
@@ -92,6 +100,14 @@ export function normalizedScore(raw: number, count: number, idfSum: number, miss
 /** What a question word no fragment holds weighs, in mean concept weights of the question: a name, any other word. */
 const MISSING_NAME = 1;
 const MISSING_WORD = 0.75;
+/** How many of BM25+'s best fragments are ranked again: far more than an agent reads (8), few enough to stay cheap on a large datastore. */
+const CANDIDATES = 100;
+/**
+ * A fragment whose document holds two more passages scoring as well keeps its
+ * score; one alone in its document keeps 1 / 1.3 of it (`pooledScores`).
+ */
+const DOCUMENT_WEIGHT = 0.3;
+const DOCUMENT_PASSAGES = 2;
 
 /** The search index of one datastore. */
 export class FragmentIndex {
@@ -187,14 +203,19 @@ export class FragmentIndex {
       boostTerm: (term) => boosts.get(term) ?? 1,
       ...(filter ? { filter: (result) => filter(this.#entries.get(result.id as number)?.datasourceId ?? '') } : {}),
     });
-    const hits: FragmentHit[] = [];
-    for (const result of results) {
-      if (hits.length >= options.topK) break;
+    // MiniSearch ranks every fragment holding a term; the best of them are ranked again (search-rank.ts).
+    const ranked: { entry: Entry; datasourceId: string; raw: number }[] = [];
+    for (const result of results.slice(0, Math.max(CANDIDATES, options.topK))) {
       const entry = this.#entries.get(result.id as number);
       if (!entry) continue;
-      hits.push({ datasourceId: entry.datasourceId, fragment: entry.fragment, score: normalizedScore(result.score, concepts.length, idfSum, missing) });
+      ranked.push({ entry, datasourceId: entry.datasourceId, raw: coordinatedScore(result.score, result.terms, concepts) });
     }
-    return hits;
+    const pooled = pooledScores(ranked, DOCUMENT_WEIGHT, DOCUMENT_PASSAGES);
+    ranked.forEach((hit, i) => (hit.raw = pooled[i]!));
+    ranked.sort((a, b) => b.raw - a.raw);
+    return ranked
+      .slice(0, options.topK)
+      .map(({ entry, raw }) => ({ datasourceId: entry.datasourceId, fragment: entry.fragment, score: normalizedScore(raw, concepts.length, idfSum, missing) }));
   }
 
   /** A concept's weight: the IDF of its rarest own term the datastore holds (a synonym's, a little less, when it holds none). */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { documentText, splitIntoFragments, type ExtractedDocument, type TextFragment } from '../../emulator/src/ingest/index.js';
+import { extractMarkdown } from '../../emulator/src/ingest/markdown.js';
 import { prose } from '../fixtures/ingest/samples.js';
 
 const isSpace = (char: string | undefined) => char === undefined || /\s/.test(char);
@@ -120,5 +121,30 @@ describe('splitIntoFragments', () => {
   it('splits a few megabytes of text in one paragraph', () => {
     const big = { pages: [{ text: prose(40_000, 5).join(' ') }] };
     checkSplit(big, splitIntoFragments(big), 1000);
+  });
+});
+
+describe('splitIntoFragments with sections (Markdown headings)', () => {
+  const split = (markdown: string) => splitIntoFragments(extractMarkdown(new TextEncoder().encode(markdown)));
+
+  it('starts every section with a fragment of its own that carries its titles, however short the section before', () => {
+    const fragments = split(`# Guide\n\n${prose(3, 1).join(' ')}\n\n## Vercel\n\nDeploy it with the Vercel command.\n\n## Bun\n\nServe it with Bun.\n`);
+    assert.deepEqual(
+      fragments.map((fragment) => fragment.section),
+      [['Guide'], ['Guide', 'Vercel'], ['Guide', 'Bun']],
+    );
+    assert.match(fragments[1]!.text, /^Vercel\s+Deploy it with the Vercel command\.$/);
+    assert.match(fragments[2]!.text, /^Bun\s+Serve it with Bun\.$/);
+  });
+
+  it('keeps a heading with the subheading right under it, and gives the fragment the subheading\'s titles', () => {
+    const fragments = split('# Guide\n\n## Install\n\nRun the installer.\n\n## Use\n\nCall it.\n');
+    assert.deepEqual(
+      fragments.map((fragment) => [fragment.section, fragment.text.replace(/\s+/g, ' ')]),
+      [
+        [['Guide', 'Install'], 'Guide Install Run the installer.'],
+        [['Guide', 'Use'], 'Use Call it.'],
+      ],
+    );
   });
 });

@@ -25,8 +25,10 @@ const SENTENCE_END = new Set(['.', '!', '?', '。', '！', '？', ';', ':']);
  * Splits a document into overlapping fragments of at most `size` characters. Fragments end at
  * the last paragraph break, line break, sentence end or space that fits (in that preference),
  * start at a word, never span two pages, and carry their page's number. Where a page lists
- * its headings, a fragment ends before a heading that starts past its first half (so a
- * section starts a fragment of its own) and carries the titles of the sections it starts in.
+ * its headings, every section starts a fragment of its own (a fragment ends before the next
+ * heading once it holds more than titles), and a fragment carries the titles of the sections
+ * its first words after any titles are in: a short section is found by its own title, not
+ * hidden in a fragment that carries the title of the section before it.
  */
 export function splitIntoFragments(doc: ExtractedDocument, options: FragmentOptions = {}): TextFragment[] {
   const size = options.size ?? DEFAULT_FRAGMENT_SIZE;
@@ -43,7 +45,7 @@ export function splitIntoFragments(doc: ExtractedDocument, options: FragmentOpti
     splitPage(page.text, size, overlap, headings, (start, end) => {
       const fragment: TextFragment = { text: page.text.slice(start, end), offset: pageOffset + start };
       if (page.pageNumber !== undefined) fragment.pageNumber = page.pageNumber;
-      const section = sectionAt(headings, start);
+      const section = sectionAt(headings, Math.min(afterTitles(page.text, start, end, headings), end - 1));
       if (section.length) fragment.section = section;
       fragments.push(fragment);
     });
@@ -71,11 +73,17 @@ function splitPage(text: string, size: number, overlap: number, headings: readon
   let nextHeading = 0;
   while (start < text.length) {
     let end = text.length - start <= size ? text.length : cutPoint(text, start, start + size, size);
-    // A section that starts past the fragment's first half starts the next fragment instead.
+    // A section that starts inside the fragment starts the next fragment instead, unless the
+    // fragment would hold nothing but titles (a heading right above its first subheading).
     while (nextHeading < headings.length && headings[nextHeading]!.offset <= start) nextHeading++;
-    const heading = headings[nextHeading];
-    if (heading && heading.offset < end && heading.offset >= start + Math.floor(size / 2)) end = heading.offset;
-    const sectionStart = heading !== undefined && end === heading.offset;
+    const opening = afterTitles(text, start, end, headings);
+    let sectionStart = false;
+    for (let i = nextHeading; i < headings.length && headings[i]!.offset < end; i++) {
+      if (headings[i]!.offset < opening) continue;
+      end = headings[i]!.offset;
+      sectionStart = true;
+      break;
+    }
     const trimmedEnd = trimEndIndex(text, start, end);
     if (trimmedEnd > start) emit(start, trimmedEnd);
     if (end >= text.length) return;
@@ -87,6 +95,21 @@ function splitPage(text: string, size: number, overlap: number, headings: readon
     // Always move forward, whatever the text looks like.
     start = next > start ? next : end;
   }
+}
+
+/**
+ * Where the words of `text` from `start` begin once the headings' titles that open it are
+ * passed (`limit` when nothing else comes before it).
+ */
+function afterTitles(text: string, start: number, limit: number, headings: readonly SectionHeading[]): number {
+  let at = skipSpace(text, start);
+  for (const heading of headings) {
+    if (at >= limit) return limit;
+    if (heading.offset < at) continue;
+    if (heading.offset > at || !text.startsWith(heading.title, at)) break;
+    at = skipSpace(text, at + heading.title.length);
+  }
+  return Math.min(at, limit);
 }
 
 // Where to end a fragment that starts at `start` and may not pass `limit`.

@@ -1,0 +1,22 @@
+// How text becomes search terms (emulator/src/search-terms.ts): a question and
+// a document must give the same term for the same word, or the search misses.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { indexedText, searchTerm, searchTerms } from '../../emulator/src/search-terms.js';
+
+test('a name between symbols is its words: <kagent-chat> is found by "kagent" and by "chat"', () => {
+  assert.deepEqual(searchTerms('`<kagent-chat>` and {kagent-chat}'), ['kagent', 'chat']);
+});
+
+test('a word and its derived forms give one term, whether Porter turned its final y into i or not', () => {
+  assert.equal(searchTerm('deploy'), searchTerm('deployment'));
+  assert.equal(searchTerm('deploys'), searchTerm('deployed'));
+  assert.equal(searchTerm('key'), searchTerm('keys'));
+});
+
+test('a table row is indexed without the column names written before each cell, the header line keeping them once', () => {
+  const table = ['Platform | Entry', 'Platform: Node (any host); Entry: `npx kagent-proxy`', 'Platform: Vercel; Entry: `kagent-chat/proxy/vercel`'].join('\n');
+  assert.equal(indexedText(table), ['Platform | Entry', 'Node (any host); `npx kagent-proxy`', 'Vercel; `kagent-chat/proxy/vercel`'].join('\n'));
+  // A fragment that starts inside the table keeps the names of its first row; prose with one colon is left as it is.
+  assert.equal(indexedText('Flag: --a; Default: 1\nFlag: --b; Default: 2\nNote: a sentence.'), 'Flag: --a; Default: 1\n--b; 2\nNote: a sentence.');
+});
