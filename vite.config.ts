@@ -71,6 +71,37 @@ const squeezeTemplates = (): Plugin => ({
   },
 });
 
+/**
+ * marked's module ends by making a default instance (`marked`, `parse`, `use`, ...) at load time:
+ * `new Marked()` and properties set on a function, which no bundler may drop as unused. The chat
+ * uses marked's Lexer, Parser and Renderer only, so the build cuts that tail (and its exports) from
+ * the module; the Marked class and its extension and hook machinery then go as unused. Nothing
+ * else in marked changes. Should a release of marked no longer end that way, the build fails here.
+ */
+const markedWithoutDefaultInstance = (): Plugin => ({
+  name: 'kagent-marked-without-default-instance',
+  apply: 'build',
+  transform(code, id) {
+    if (!/\/node_modules\/marked\/lib\/marked\.esm\.js$/.test(id)) return undefined;
+    type Node = { type: string; start: number; end: number; [key: string]: unknown };
+    const body = (this.parse(code) as unknown as { body: Node[] }).body;
+    const exported = body.find((node) => node.type === 'ExportNamedDeclaration' && !node.source && !node.declaration);
+    const specifiers = (exported?.specifiers ?? []) as { local: { name: string }; exported: { name: string } }[];
+    const markedClass = specifiers.find((specifier) => specifier.exported.name === 'Marked')?.local.name;
+    const cut = body.findIndex((node) => {
+      const init = node.type === 'VariableDeclaration' ? ((node.declarations as { init?: Node }[])[0]?.init as { type: string; callee?: { name?: string } } | undefined) : undefined;
+      return init?.type === 'NewExpression' && init.callee?.name === markedClass;
+    });
+    if (!exported || body.indexOf(exported) !== body.length - 1 || !markedClass || cut < 0) {
+      this.error('marked no longer ends with its default instance and one export list: see markedWithoutDefaultInstance in vite.config.ts');
+    }
+    // The names the cut statements declare go from the export list; the chat imports none of them (else the build fails).
+    const dropped = new Set(body.slice(cut, -1).flatMap((node) => (node.type === 'FunctionDeclaration' ? [(node.id as { name: string }).name] : node.type === 'VariableDeclaration' ? (node.declarations as { id: { name: string } }[]).map((declaration) => declaration.id.name) : [])));
+    const kept = specifiers.filter((specifier) => !dropped.has(specifier.local.name)).map((specifier) => `${specifier.local.name} as ${specifier.exported.name}`);
+    return { code: `${code.slice(0, body[cut]!.start)}export{${kept.join(',')}};\n`, map: null };
+  },
+});
+
 // `vite` serves the demo page from demo/; `vite build` makes the script-tag
 // build: dist/kagent-chat.js, an ES module (Lit and the element: what draws
 // the chat and takes a question) that defines <kagent-chat>, and beside it
@@ -109,6 +140,7 @@ export default defineConfig(({ command }) => ({
       },
     },
     squeezeTemplates(),
+    markedWithoutDefaultInstance(),
     ...(singleFile ? [] : [removeOldAnswerChunks()]),
   ],
   build: {
