@@ -102,6 +102,53 @@ const markedWithoutDefaultInstance = (): Plugin => ({
   },
 });
 
+/**
+ * A library built with Babel can carry helpers it never calls whose prototype is filled in at load
+ * time (`F.prototype.next = function () {...}`): no bundler drops such writes, so the unused
+ * function stays. DOMPurify 3.4's module holds one (`AsyncGenerator`, about 0.3 KB gzipped). In the
+ * modules named here, a top-level function that nothing else names, and the statements that only
+ * set its properties to functions or plain values, are removed; the bundler then drops what they
+ * alone used. Anything else, or a function named elsewhere, is left as it is.
+ */
+const dropUnusedPrototypeHelpers = (modules: RegExp): Plugin => ({
+  name: 'kagent-drop-unused-prototype-helpers',
+  apply: 'build',
+  transform(code, id) {
+    if (!modules.test(id)) return undefined;
+    type Node = { type: string; start: number; end: number; [key: string]: any };
+    const body = (this.parse(code) as unknown as { body: Node[] }).body;
+    const rootName = (node: Node): string | undefined => {
+      while (node.type === 'MemberExpression') node = node.object;
+      return node.type === 'Identifier' ? node.name : undefined;
+    };
+    const plainValue = (node: Node): boolean => ['FunctionExpression', 'ArrowFunctionExpression', 'Literal'].includes(node.type);
+    /** The function whose properties this statement only sets, if that is all it does. */
+    const onlySetsPropertiesOf = (node: Node): string | undefined => {
+      if (node.type !== 'ExpressionStatement') return undefined;
+      const parts: Node[] = node.expression.type === 'SequenceExpression' ? node.expression.expressions : [node.expression];
+      const roots = new Set(parts.map((part) => (part.type === 'AssignmentExpression' && part.operator === '=' && part.left.type === 'MemberExpression' && plainValue(part.right) ? rootName(part.left) : '')));
+      const [root] = roots;
+      return roots.size === 1 && root ? root : undefined;
+    };
+    const cuts: Node[] = [];
+    for (const declaration of body.filter((node) => node.type === 'FunctionDeclaration' && node.id)) {
+      const name: string = declaration.id.name;
+      const statements = [declaration, ...body.filter((node) => onlySetsPropertiesOf(node) === name)];
+      if (statements.length === 1) continue;
+      let rest = code;
+      for (const node of [...statements].sort((a, b) => b.start - a.start)) rest = rest.slice(0, node.start) + rest.slice(node.end);
+      // Any other mention (even in a string or a comment) keeps it.
+      if (new RegExp(`(?<![\\w$])${name.replace(/\$/g, '\\$')}(?![\\w$])`).test(rest)) continue;
+      cuts.push(...statements);
+    }
+    if (!cuts.length) return undefined;
+    let out = code;
+    // Blanked, not cut, so every other line and column stays where the library's source map says.
+    for (const { start, end } of cuts) out = out.slice(0, start) + code.slice(start, end).replace(/[^\n]/g, ' ') + out.slice(end);
+    return { code: out, map: null };
+  },
+});
+
 // `vite` serves the demo page from demo/; `vite build` makes the script-tag
 // build: dist/kagent-chat.js, an ES module (Lit and the element: what draws
 // the chat and takes a question) that defines <kagent-chat>, and beside it
@@ -141,6 +188,7 @@ export default defineConfig(({ command }) => ({
     },
     squeezeTemplates(),
     markedWithoutDefaultInstance(),
+    dropUnusedPrototypeHelpers(/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/),
     ...(singleFile ? [] : [removeOldAnswerChunks()]),
   ],
   build: {
