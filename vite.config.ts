@@ -1,5 +1,6 @@
-import { readdirSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { minify } from 'terser';
 import { defineConfig, type Plugin } from 'vite';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -149,6 +150,35 @@ const dropUnusedPrototypeHelpers = (modules: RegExp): Plugin => ({
   },
 });
 
+/**
+ * A second minifying pass, by terser, over the files Oxc minified: each finds what the other
+ * leaves (measured on this build: about 0.2 KB gzipped off the whole chat; terser alone in Oxc's
+ * place gave a larger build). Safe transforms only (terser's defaults, two passes); names a page
+ * may import stay. Each file's source map is carried through, so it still points at the sources.
+ */
+const terserPass = (): Plugin => ({
+  name: 'kagent-terser-pass',
+  apply: 'build',
+  async writeBundle(options, bundle) {
+    for (const chunk of Object.values(bundle)) {
+      if (chunk.type !== 'chunk') continue;
+      const file = `${options.dir}/${chunk.fileName}`;
+      const code = readFileSync(file, 'utf8').replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '');
+      const map = JSON.parse(readFileSync(`${file}.map`, 'utf8'));
+      const result = await minify(code, {
+        module: options.format === 'es',
+        ecma: 2020,
+        compress: { passes: 2 },
+        format: { comments: false },
+        sourceMap: { content: map, asObject: true },
+      });
+      const name = chunk.fileName.split('/').pop()!;
+      writeFileSync(file, `${result.code}\n//# sourceMappingURL=${name}.map\n`);
+      writeFileSync(`${file}.map`, JSON.stringify({ ...(result.map as object), file: name }));
+    }
+  },
+});
+
 // `vite` serves the demo page from demo/; `vite build` makes the script-tag
 // build: dist/kagent-chat.js, an ES module (Lit and the element: what draws
 // the chat and takes a question) that defines <kagent-chat>, and beside it
@@ -187,6 +217,7 @@ export default defineConfig(({ command }) => ({
       },
     },
     squeezeTemplates(),
+    terserPass(),
     markedWithoutDefaultInstance(),
     dropUnusedPrototypeHelpers(/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/),
     ...(singleFile ? [] : [removeOldAnswerChunks()]),
