@@ -153,8 +153,8 @@ const dropUnusedPrototypeHelpers = (modules: RegExp): Plugin => ({
 /**
  * A second minifying pass, by terser, over the files Oxc minified: each finds what the other
  * leaves (measured on this build: about 0.2 KB gzipped off the whole chat; terser alone in Oxc's
- * place gave a larger build). Safe transforms only (terser's defaults, two passes); names a page
- * may import stay. Each file's source map is carried through, so it still points at the sources.
+ * place gave a larger build). Safe transforms only (terser's defaults less two, two passes); names
+ * a page may import stay. Each file's source map is carried through, so it still points at the sources.
  */
 const terserPass = (): Plugin => ({
   name: 'kagent-terser-pass',
@@ -168,7 +168,8 @@ const terserPass = (): Plugin => ({
       const result = await minify(code, {
         module: options.format === 'es',
         ecma: 2020,
-        compress: { passes: 2 },
+        // Measured on this build: statements left apart and functions left uninlined compress better (about 50 bytes).
+        compress: { passes: 2, sequences: false, inline: false },
         format: { comments: false },
         sourceMap: { content: map, asObject: true },
       });
