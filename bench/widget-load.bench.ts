@@ -205,7 +205,8 @@ try {
   for (const owner of owners) {
     const a = firstShares.get(owner) ?? 0;
     const b = secondShares.get(owner) ?? 0;
-    console.log(`| ${owner} | ${bytes(a)} | ${bytes(b)} | ${bytes(a + b)} | ${bytes(singleShares.get(owner) ?? 0)} |`);
+    const cell = (count: number) => (count ? bytes(count) : '-');
+    console.log(`| ${owner} | ${cell(a)} | ${cell(b)} | ${cell(a + b)} | ${cell(singleShares.get(owner) ?? 0)} |`);
   }
 
   console.log(`\nFrom the script tag to the launcher drawn (median of ${RUNS} runs, ${RUNS * 2} on loopback; range), cache disabled, builds served gzipped:\n`);
