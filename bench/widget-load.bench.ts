@@ -48,7 +48,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const spread = (values: number[]) => `${ms(median(values))} (${ms(Math.min(...values))} to ${ms(Math.max(...values))})`;
 
 // Who owns which bytes (read from the source maps; see bench/support/bundle-shares.ts):
-// `node --import tsx scripts/widget-size.ts --modules` shows them module by module.
+// `npm run size -- --modules` shows them module by module.
 const OWNERS: [string, RegExp][] = [
   ['marked', /node_modules\/marked\//],
   ['DOMPurify', /node_modules\/dompurify\//],

@@ -1,4 +1,4 @@
-// `node --import tsx scripts/widget-size.ts [--no-build] [--modules]`: where the script-tag build's
+// `npm run size -- [--no-build] [--modules]`: where the script-tag build's
 // gzipped bytes go. Builds dist/ (unless --no-build), then for the first part (dist/kagent-chat.js),
 // the second (dist/kagent-chat-answers-<hash>.js) and both, prints each package's gzip-weighted
 // share (read from the source maps; see bench/support/bundle-shares.ts), with --modules each source
