@@ -53,6 +53,7 @@ const OWNERS: [string, RegExp][] = [
   ['marked', /node_modules\/marked\//],
   ['DOMPurify', /node_modules\/dompurify\//],
   ['Lit', /node_modules\/(lit|lit-html|lit-element|@lit\/reactive-element)\//],
+  ['fetch-event-source', /node_modules\/@microsoft\/fetch-event-source\//],
   ['eventsource-parser', /node_modules\/eventsource-parser\//],
   ['our code (src/widget, src/protocol)', /\/src\//],
 ];

@@ -1,5 +1,5 @@
-import { AgentStreamDecoder, describeProblems, readAgentQueryAnswer, type AgentQueryAnswer, type DoneEvent, type StreamErrorEvent, type StreamMessage } from '../protocol/index.js';
-import { eventStreamParser } from './event-stream-parser.js';
+import { fetchEventSource } from '@microsoft/fetch-event-source';
+import { AgentStreamDecoder, describeProblems, readAgentQueryAnswer, type AgentQueryAnswer, type AgentStreamEvent } from '../protocol/index.js';
 import { failureFromNetworkError, failureFromResponse, failureFromStreamError, type ChatFailure } from './failures.js';
 
 export interface AskOptions {
@@ -32,6 +32,13 @@ export function queryUrl(endpoint: string, agentId: string): string {
 const EVENT_STREAM = /^text\/event-stream\b/i;
 const isEventStream = (response: Response) => EVENT_STREAM.test(response.headers.get('content-type') ?? '');
 
+/** A failure found in `onopen`, carried out of fetch-event-source. */
+class FailedResponse extends Error {
+  constructor(readonly failure: ChatFailure) {
+    super(failure.kind);
+  }
+}
+
 /**
  * Asks the agent once. One POST is made, whatever happens: no retry on an
  * error, a closed stream, a 429 or a hidden tab; the visitor decides whether
@@ -51,69 +58,68 @@ function requestBody(options: AskOptions, streaming: boolean): string {
 
 async function askStreaming(options: AskOptions): Promise<AskOutcome> {
   const decoder = new AgentStreamDecoder();
-  const stopped = (): AskOutcome => ({ type: 'stopped', partialAnswer: decoder.answer });
-  if (options.signal.aborted) return stopped();
-  let response: Response;
+  // Our own controller, so the stream can be closed once [DONE] arrives.
+  const reading = new AbortController();
+  const stopByVisitor = () => reading.abort();
+  options.signal.addEventListener('abort', stopByVisitor, { once: true });
+  let opened = false;
+  let outcome: AskOutcome | undefined;
+
+  const settle = (event: AgentStreamEvent | undefined) => {
+    if (!event) return;
+    if (event.type === 'answer') {
+      if (event.text) options.onText?.(event.text);
+      return;
+    }
+    outcome =
+      event.type === 'done'
+        ? { type: 'answered', answer: event.answer, response: event.response }
+        : { type: 'failed', failure: failureFromStreamError(event), partialAnswer: event.partialAnswer };
+    reading.abort();
+  };
+
   try {
-    response = await fetch(queryUrl(options.endpoint, options.agentId), {
+    if (options.signal.aborted) return { type: 'stopped', partialAnswer: '' };
+    await fetchEventSource(queryUrl(options.endpoint, options.agentId), {
       method: 'POST',
+      // A plain object: fetch-event-source silently drops a Headers instance.
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
       body: requestBody(options, true),
-      signal: options.signal,
+      signal: reading.signal,
+      // Otherwise hiding the tab aborts the request and showing it again re-sends the question.
+      openWhenHidden: true,
+      fetch: fetchEndingLastEvent,
+      async onopen(response) {
+        if (!response.ok) throw new FailedResponse(await failureFromResponse(response));
+        if (!isEventStream(response)) {
+          await response.body?.cancel().catch(() => {});
+          throw new FailedResponse({ kind: 'unreadable', status: response.status, detail: `Expected an event stream, got ${response.headers.get('content-type') ?? 'no content type'}` });
+        }
+        opened = true;
+      },
+      onmessage(message) {
+        settle(decoder.push({ event: message.event, data: message.data }));
+      },
+      onerror(error) {
+        // Throwing stops fetch-event-source; returning would make it POST the question again.
+        throw error;
+      },
     });
   } catch (error) {
-    return options.signal.aborted ? stopped() : { type: 'failed', failure: failureFromNetworkError(error), partialAnswer: '' };
-  }
-  if (!response.ok) return { type: 'failed', failure: await failureFromResponse(response), partialAnswer: '' };
-  if (!response.body || !isEventStream(response)) {
-    await response.body?.cancel().catch(() => {});
-    return { type: 'failed', failure: { kind: 'unreadable', status: response.status, detail: `Expected an event stream, got ${response.headers.get('content-type') ?? 'no content type'}` }, partialAnswer: '' };
-  }
-  const messages: StreamMessage[] = [];
-  const feed = eventStreamParser((message) => messages.push(message));
-  const text = new TextDecoder();
-  const reader = response.body.getReader();
-  try {
-    let sliceStart = performance.now();
-    for (;;) {
-      let chunk: Uint8Array | undefined;
-      try {
-        chunk = (await reader.read()).value;
-      } catch {
-        // The connection broke mid-answer, or the visitor stopped it.
-        break;
-      }
-      // A burst of buffered data is parsed a piece at a time, a task apart, so the page keeps painting.
-      for (let offset = 0; offset < (chunk?.length ?? 1); offset += PIECE_BYTES) {
-        if (offset > 0 || performance.now() - sliceStart >= READ_SLICE_MS) {
-          await nextTask();
-          if (options.signal.aborted) return stopped();
-          sliceStart = performance.now();
-        }
-        // At the close, two line ends dispatch an event the server ended without its blank line (the service's `[ERROR]` line can end so).
-        feed(chunk ? text.decode(chunk.subarray(offset, offset + PIECE_BYTES), { stream: true }) : `${text.decode()}\n\n`);
-        for (const message of messages.splice(0)) {
-          const event = decoder.push(message);
-          if (event?.type === 'answer') {
-            if (event.text) options.onText?.(event.text);
-          } else if (event) return outcomeOf(event);
-        }
-      }
-      if (!chunk) break;
-    }
+    if (error instanceof FailedResponse) return { type: 'failed', failure: error.failure, partialAnswer: '' };
+    if (outcome) return outcome;
+    if (options.signal.aborted) return { type: 'stopped', partialAnswer: decoder.answer };
+    if (!opened) return { type: 'failed', failure: failureFromNetworkError(error), partialAnswer: '' };
+    // The connection broke mid-answer.
+    settle(decoder.end());
   } finally {
-    // Stops the download once the answer is done (or failed, or stopped).
-    reader.cancel().catch(() => {});
+    options.signal.removeEventListener('abort', stopByVisitor);
   }
-  if (options.signal.aborted) return stopped();
-  // The stream closed (or broke) without [DONE].
-  return outcomeOf(decoder.end()!);
-}
-
-function outcomeOf(event: DoneEvent | StreamErrorEvent): AskOutcome {
-  return event.type === 'done'
-    ? { type: 'answered', answer: event.answer, response: event.response }
-    : { type: 'failed', failure: failureFromStreamError(event), partialAnswer: event.partialAnswer };
+  if (outcome) return outcome;
+  if (options.signal.aborted) return { type: 'stopped', partialAnswer: decoder.answer };
+  // The stream closed without [DONE].
+  settle(decoder.end());
+  return outcome ?? { type: 'failed', failure: { kind: 'incomplete' }, partialAnswer: decoder.answer };
 }
 
 /** Longest stretch, in ms, that reading a stream may hold the main thread before letting the page paint. */
@@ -128,6 +134,35 @@ const nextTask = () =>
     channel.port1.onmessage = () => resolve();
     channel.port2.postMessage(0);
   });
+
+/**
+ * fetch for fetch-event-source, with two fixes on the way to its parser:
+ * - an event the server closes the connection on without the blank line after
+ *   it (the service's `[ERROR]` line can end so) would be dropped; two line
+ *   ends at the close dispatch it, as `src/protocol` does;
+ * - a burst of buffered data would be parsed in one long task; it is passed
+ *   on in pieces, a task at a time, so the page keeps painting.
+ */
+async function fetchEndingLastEvent(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const response = await fetch(input, init);
+  if (!response.ok || !response.body || !isEventStream(response)) return response;
+  let sliceStart = performance.now();
+  const passOn = new TransformStream<Uint8Array, Uint8Array>({
+    async transform(chunk, controller) {
+      for (let offset = 0; offset < chunk.length; offset += PIECE_BYTES) {
+        if (offset > 0 || performance.now() - sliceStart >= READ_SLICE_MS) {
+          await nextTask();
+          sliceStart = performance.now();
+        }
+        controller.enqueue(chunk.subarray(offset, offset + PIECE_BYTES));
+      }
+    },
+    flush(controller) {
+      controller.enqueue(new Uint8Array([10, 10]));
+    },
+  });
+  return new Response(response.body.pipeThrough(passOn), { status: response.status, statusText: response.statusText, headers: response.headers });
+}
 
 async function askForJson(options: AskOptions): Promise<AskOutcome> {
   let response: Response;

@@ -33,7 +33,7 @@ describe('<kagent-chat> failures', () => {
       expect(result.message).to.equal(message);
       expect(parts(result.chat, 'question').map((q) => q.textContent)).to.deep.equal([`You asked: Question for ${scenario}`]);
       expect(part(result.chat, 'retry')).to.exist;
-      await sleep(1200); // a retrying reader (fetch-event-source's default, which the chat once used) would have re-sent after a second
+      await sleep(1200); // fetch-event-source's default would have re-sent after a second
       expect((await agentLog(result.agent)).posts).to.equal(1);
     });
   }
