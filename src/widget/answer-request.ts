@@ -95,7 +95,7 @@ async function askStreaming(options: AskOptions): Promise<AskOutcome> {
         opened = true;
       },
       onmessage(message) {
-        settle(decoder.push({ event: message.event, data: message.data }));
+        settle(decoder.push(message));
       },
       onerror(error) {
         // Throwing stops fetch-event-source; returning would make it POST the question again.
