@@ -114,9 +114,9 @@ async function askStreaming(options: AskOptions): Promise<AskOutcome> {
   }
   if (outcome) return outcome;
   if (options.signal.aborted) return { type: 'stopped', partialAnswer: decoder.answer };
-  // The stream closed without [DONE].
+  // The stream closed without [DONE]: the decoder's INCOMPLETE_STREAM error is the outcome (settle sets it).
   settle(decoder.end());
-  return outcome ?? { type: 'failed', failure: { kind: 'incomplete' }, partialAnswer: decoder.answer };
+  return outcome!;
 }
 
 /** Longest stretch, in ms, that reading a stream may hold the main thread before letting the page paint. */
