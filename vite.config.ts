@@ -104,6 +104,49 @@ const markedWithoutDefaultInstance = (): Plugin => ({
 });
 
 /**
+ * marked builds its rule sets at load time: for GitHub-flavoured markdown, for plain CommonMark,
+ * and for its `pedantic` (original markdown.pl) and `breaks` modes, in two tables (block and inline
+ * rules by mode) that no bundler may drop, since building them calls functions. The chat renders with
+ * `gfm` on and `pedantic` and `breaks` off (src/widget/markdown/incremental-markdown.ts), so marked
+ * never reads those two modes' sets: the build takes them out of the tables and builds them no more.
+ * Nothing else in marked changes. Should the tables no longer be found, the build fails here.
+ */
+const markedWithoutUnusedModes = (): Plugin => ({
+  name: 'kagent-marked-without-unused-modes',
+  apply: 'build',
+  transform(code, id) {
+    if (!/\/node_modules\/marked\/lib\/marked\.esm\.js$/.test(id)) return undefined;
+    type Node = { type: string; start: number; end: number; [key: string]: any };
+    const keyOf = (property: Node) => (property.type === 'Property' && property.key.type === 'Identifier' ? (property.key.name as string) : undefined);
+    const tables: Node[] = [];
+    const declarators = new Map<string, Node>();
+    const visit = (node: unknown): void => {
+      if (!node || typeof node !== 'object') return;
+      if (Array.isArray(node)) return node.forEach(visit);
+      const n = node as Node;
+      if (n.type === 'VariableDeclarator' && n.id?.type === 'Identifier' && n.init) declarators.set(n.id.name, n);
+      if (n.type === 'ObjectExpression') {
+        const keys = (n.properties as Node[]).map(keyOf).join(',');
+        if (keys === 'normal,gfm,pedantic' || keys === 'normal,gfm,breaks,pedantic') tables.push(n);
+      }
+      for (const value of Object.values(n)) if (value && typeof value === 'object') visit(value);
+    };
+    visit(this.parse(code));
+    const unused = tables.flatMap((table) => (table.properties as Node[]).filter((property) => keyOf(property) === 'pedantic' || keyOf(property) === 'breaks'));
+    const sets = unused.map((property) => (property.value.type === 'Identifier' ? declarators.get(property.value.name) : undefined));
+    if (tables.length !== 2 || sets.some((set) => !set)) this.error('marked no longer builds its rule sets in two tables by mode: see markedWithoutUnusedModes in vite.config.ts');
+    const edits = [
+      // `,pedantic:x` out of its table (never the first property).
+      ...unused.map((property) => ({ start: code.lastIndexOf(',', property.start), end: property.end, text: '' })),
+      ...sets.map((set) => ({ start: set!.init.start, end: set!.init.end, text: 'null' })),
+    ];
+    let out = code;
+    for (const { start, end, text } of edits.sort((a, b) => b.start - a.start)) out = out.slice(0, start) + text + out.slice(end);
+    return { code: out, map: null };
+  },
+});
+
+/**
  * A library built with Babel can carry helpers it never calls whose prototype is filled in at load
  * time (`F.prototype.next = function () {...}`): no bundler drops such writes, so the unused
  * function stays. DOMPurify 3.4's module holds one (`AsyncGenerator`, about 0.3 KB gzipped). In the
@@ -242,6 +285,7 @@ export default defineConfig(({ command }) => ({
     squeezeTemplates(),
     terserPass(),
     markedWithoutDefaultInstance(),
+    markedWithoutUnusedModes(),
     fetchEventSourceWithoutHelpers(),
     dropUnusedPrototypeHelpers(/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/),
     ...(singleFile ? [] : [removeOldAnswerChunks()]),
