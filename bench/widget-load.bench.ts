@@ -11,12 +11,12 @@
 //   4. From the launcher clicked to the question box focused, with the second part not yet
 //      cached (clicked the moment the launcher is drawn), and when it is ready to answer.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gzipSync } from 'node:zlib';
 import puppeteer, { PredefinedNetworkConditions, type Page } from 'puppeteer-core';
 import { findChrome } from '../scripts/find-chrome.js';
+import { readBuilt, shares, type BuiltFile } from './support/bundle-shares.js';
 
 const root = new URL('../', import.meta.url);
 const KB = 1024;
@@ -34,29 +34,11 @@ vite({});
 mkdirSync(singleDir, { recursive: true });
 vite({ KAGENT_SINGLE_FILE: '1' }, '--outDir', singleDir.pathname);
 
-interface Built {
-  name: string;
-  code: string;
-  gzip: Buffer;
-  map: SourceMap;
-}
-
-interface SourceMap {
-  sources: string[];
-  mappings: string;
-}
-const built = (folder: URL, name: string): Built => {
-  const code = readFileSync(new URL(name, folder), 'utf8');
-  // The map's sources are relative to its folder: made absolute, so both builds' read alike.
-  const map = JSON.parse(readFileSync(new URL(`${name}.map`, folder), 'utf8')) as SourceMap;
-  map.sources = map.sources.map((source) => new URL(source, folder).pathname);
-  return { name, code, gzip: gzipSync(code, { level: 9 }), map };
-};
 const secondName = readdirSync(new URL('dist/', root)).find((name) => /^kagent-chat-answers-[\w-]+\.js$/.test(name));
 if (!secondName) throw new Error('The build made no second part (dist/kagent-chat-answers-*.js)');
-const first = built(new URL('dist/', root), 'kagent-chat.js');
-const second = built(new URL('dist/', root), secondName);
-const single = built(singleDir, 'kagent-chat.js');
+const first = readBuilt(new URL('dist/', root), 'kagent-chat.js');
+const second = readBuilt(new URL('dist/', root), secondName);
+const single = readBuilt(singleDir, 'kagent-chat.js');
 rmSync(singleDir, { recursive: true, force: true });
 
 const kb = (bytes: number) => `${(bytes / KB).toFixed(1)} KB`;
@@ -65,63 +47,19 @@ const ms = (value: number) => `${Math.round(value)} ms`;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const spread = (values: number[]) => `${ms(median(values))} (${ms(Math.min(...values))} to ${ms(Math.max(...values))})`;
 
-// Who owns which bytes: each generated character goes to the source its mapping points at; a
-// part's share is what the gzipped file loses without its characters (so the shares add up to
-// about the whole).
+// Who owns which bytes (read from the source maps; see bench/support/bundle-shares.ts):
+// `npm run size -- --modules` shows them module by module.
 const OWNERS: [string, RegExp][] = [
   ['marked', /node_modules\/marked\//],
   ['DOMPurify', /node_modules\/dompurify\//],
   ['Lit', /node_modules\/(lit|lit-html|lit-element|@lit\/reactive-element)\//],
   ['fetch-event-source', /node_modules\/@microsoft\/fetch-event-source\//],
+  ['eventsource-parser', /node_modules\/eventsource-parser\//],
   ['our code (src/widget, src/protocol)', /\/src\//],
 ];
-function shares({ code, map }: Built): Map<string, number> {
-  const segments = mappedSegments(code, map);
-  const ownerOf = (source: string | null) => (source ? (OWNERS.find(([, pattern]) => pattern.test(source))?.[0] ?? 'other') : 'other');
-  const owners = new Array<string>(code.length).fill('other');
-  segments.forEach((segment, index) => owners.fill(ownerOf(segment.source), segment.at, segments[index + 1]?.at ?? code.length));
-  const whole = gzipSync(code, { level: 9 }).length;
-  const result = new Map<string, number>();
-  for (const owner of [...OWNERS.map(([name]) => name), 'other']) {
-    const without = [...code].filter((_, index) => owners[index] !== owner).join('');
-    const share = whole - gzipSync(without, { level: 9 }).length;
-    if (share > 0) result.set(owner, share);
-  }
-  return result;
-}
-
-const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-
-/** Where each mapped stretch of `code` starts and the source it came from (source map v3, read by hand: no dependency for it). */
-function mappedSegments(code: string, map: SourceMap): { at: number; source: string | null }[] {
-  const segments: { at: number; source: string | null }[] = [];
-  const lineStarts = [0];
-  for (let i = 0; i < code.length; i++) if (code[i] === '\n') lineStarts.push(i + 1);
-  let source = 0;
-  map.mappings.split(';').forEach((line, lineIndex) => {
-    let column = 0;
-    for (const segment of line.split(',')) {
-      if (!segment) continue;
-      const fields: number[] = [];
-      let value = 0;
-      let shift = 0;
-      for (const char of segment) {
-        const digit = BASE64.indexOf(char);
-        value += (digit & 31) << shift;
-        if (digit & 32) shift += 5;
-        else {
-          fields.push(value & 1 ? -(value >>> 1) : value >>> 1);
-          value = 0;
-          shift = 0;
-        }
-      }
-      column += fields[0]!;
-      if (fields.length > 1) source += fields[1]!;
-      segments.push({ at: lineStarts[lineIndex]! + column, source: fields.length > 1 ? map.sources[source]! : null });
-    }
-  });
-  return segments.sort((a, b) => a.at - b.at);
-}
+const OTHER = 'other (module glue, anything else)';
+const ownerOf = (source: string | null) => (source ? (OWNERS.find(([, pattern]) => pattern.test(source))?.[0] ?? OTHER) : OTHER);
+const ownerShares = (file: BuiltFile) => new Map([...shares(file, ownerOf)].map(([owner, share]) => [owner, share.gzip]));
 
 // A page and both builds over loopback, gzipped as a site would serve them.
 const files = new Map<string, Buffer>([
@@ -246,10 +184,10 @@ try {
 
   // Sizes.
   const whole = first.gzip.length + second.gzip.length;
-  const firstShares = shares(first);
-  const secondShares = shares(second);
-  const singleShares = shares(single);
-  const owners = [...OWNERS.map(([name]) => name), 'other'];
+  const firstShares = ownerShares(first);
+  const secondShares = ownerShares(second);
+  const singleShares = ownerShares(single);
+  const owners = [...OWNERS.map(([name]) => name), OTHER].filter((owner) => firstShares.has(owner) || secondShares.has(owner) || singleShares.has(owner));
   console.log('| Measure | Result | Budget |\n|---|---|---|');
   console.log(`| First part, \`dist/kagent-chat.js\` (draws the chat, takes a question) | ${kb(first.code.length)} minified, **${kb(first.gzip.length)} gzipped** (${bytes(first.gzip.length)}, level 9) | ≤ 15 KB: ${first.gzip.length <= FIRST_PART_BUDGET ? 'met' : 'NOT met'} |`);
   console.log(`| Second part, \`dist/${second.name}\` (request, markdown, sanitizer, citations) | ${kb(second.code.length)} minified, ${kb(second.gzip.length)} gzipped (${bytes(second.gzip.length)}) | fetched on first need or at idle |`);
@@ -268,7 +206,8 @@ try {
   for (const owner of owners) {
     const a = firstShares.get(owner) ?? 0;
     const b = secondShares.get(owner) ?? 0;
-    console.log(`| ${owner} | ${bytes(a)} | ${bytes(b)} | ${bytes(a + b)} | ${bytes(singleShares.get(owner) ?? 0)} |`);
+    const cell = (count: number) => (count ? bytes(count) : '-');
+    console.log(`| ${owner} | ${cell(a)} | ${cell(b)} | ${cell(a + b)} | ${cell(singleShares.get(owner) ?? 0)} |`);
   }
 
   console.log(`\nFrom the script tag to the launcher drawn (median of ${RUNS} runs, ${RUNS * 2} on loopback; range), cache disabled, builds served gzipped:\n`);

@@ -32,13 +32,6 @@ export function queryUrl(endpoint: string, agentId: string): string {
 const EVENT_STREAM = /^text\/event-stream\b/i;
 const isEventStream = (response: Response) => EVENT_STREAM.test(response.headers.get('content-type') ?? '');
 
-/** A failure found in `onopen`, carried out of fetch-event-source. */
-class FailedResponse extends Error {
-  constructor(readonly failure: ChatFailure) {
-    super(failure.kind);
-  }
-}
-
 /**
  * Asks the agent once. One POST is made, whatever happens: no retry on an
  * error, a closed stream, a 429 or a hidden tab; the visitor decides whether
@@ -64,6 +57,8 @@ async function askStreaming(options: AskOptions): Promise<AskOutcome> {
   options.signal.addEventListener('abort', stopByVisitor, { once: true });
   let opened = false;
   let outcome: AskOutcome | undefined;
+  /** A failed response, found in `onopen`. */
+  let refused: ChatFailure | undefined;
 
   const settle = (event: AgentStreamEvent | undefined) => {
     if (!event) return;
@@ -90,15 +85,17 @@ async function askStreaming(options: AskOptions): Promise<AskOutcome> {
       openWhenHidden: true,
       fetch: fetchEndingLastEvent,
       async onopen(response) {
-        if (!response.ok) throw new FailedResponse(await failureFromResponse(response));
-        if (!isEventStream(response)) {
+        if (!response.ok) refused = await failureFromResponse(response);
+        else if (!isEventStream(response)) {
           await response.body?.cancel().catch(() => {});
-          throw new FailedResponse({ kind: 'unreadable', status: response.status, detail: `Expected an event stream, got ${response.headers.get('content-type') ?? 'no content type'}` });
+          refused = { kind: 'unreadable', status: response.status, detail: `Expected an event stream, got ${response.headers.get('content-type') ?? 'no content type'}` };
         }
+        // Throwing (to onerror, which throws it on) ends fetch-event-source without a retry.
+        if (refused) throw new Error(refused.kind);
         opened = true;
       },
       onmessage(message) {
-        settle(decoder.push({ event: message.event, data: message.data }));
+        settle(decoder.push(message));
       },
       onerror(error) {
         // Throwing stops fetch-event-source; returning would make it POST the question again.
@@ -106,7 +103,7 @@ async function askStreaming(options: AskOptions): Promise<AskOutcome> {
       },
     });
   } catch (error) {
-    if (error instanceof FailedResponse) return { type: 'failed', failure: error.failure, partialAnswer: '' };
+    if (refused) return { type: 'failed', failure: refused, partialAnswer: '' };
     if (outcome) return outcome;
     if (options.signal.aborted) return { type: 'stopped', partialAnswer: decoder.answer };
     if (!opened) return { type: 'failed', failure: failureFromNetworkError(error), partialAnswer: '' };
@@ -117,9 +114,9 @@ async function askStreaming(options: AskOptions): Promise<AskOutcome> {
   }
   if (outcome) return outcome;
   if (options.signal.aborted) return { type: 'stopped', partialAnswer: decoder.answer };
-  // The stream closed without [DONE].
+  // The stream closed without [DONE]: the decoder's INCOMPLETE_STREAM error is the outcome (settle sets it).
   settle(decoder.end());
-  return outcome ?? { type: 'failed', failure: { kind: 'incomplete' }, partialAnswer: decoder.answer };
+  return outcome!;
 }
 
 /** Longest stretch, in ms, that reading a stream may hold the main thread before letting the page paint. */

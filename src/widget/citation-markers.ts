@@ -1,4 +1,5 @@
 import type { CitationLink } from './citations.js';
+import { makeElement } from './make-element.js';
 
 // Part of the answer engine (the chat's second part): it takes the links already
 // worded by the first part, so the two share no code.
@@ -44,29 +45,19 @@ export function linkCitationMarkers(root: Element, citations: readonly CitationL
 }
 
 function citationMarker(document: Document, citation: CitationLink): HTMLElement {
-  let marker: HTMLElement;
-  if (citation.url) {
-    marker = document.createElement('a');
-    marker.setAttribute('href', citation.url);
-    marker.setAttribute('target', '_blank');
-    marker.setAttribute('rel', 'noopener noreferrer');
-  } else {
-    // No address to open: the marker points at the source in the list instead.
-    marker = document.createElement('button');
-    marker.setAttribute('type', 'button');
-  }
-  marker.className = 'citation';
-  marker.setAttribute('part', 'citation');
-  marker.dataset.citation = String(citation.number);
-  marker.setAttribute('aria-label', citation.label);
-  const number = document.createElement('span');
-  number.setAttribute('aria-hidden', 'true');
-  number.textContent = String(citation.number);
-  const card = document.createElement('span');
-  card.className = 'citation-card';
-  card.setAttribute('part', 'citation-card');
-  card.setAttribute('aria-hidden', 'true');
-  card.textContent = citation.description;
-  marker.append(number, card);
-  return marker;
+  const span = (attributes: Record<string, string>, text: string) => makeElement(document, 'span', { ...attributes, 'aria-hidden': 'true' }, text);
+  return makeElement(
+    document,
+    // No address to open: the marker is a button that points at the source in the list instead.
+    citation.url ? 'a' : 'button',
+    {
+      ...(citation.url ? { href: citation.url, target: '_blank', rel: 'noopener noreferrer' } : { type: 'button' }),
+      class: 'citation',
+      part: 'citation',
+      'data-citation': String(citation.number),
+      'aria-label': citation.label,
+    },
+    span({}, String(citation.number)),
+    span({ class: 'citation-card', part: 'citation-card' }, citation.description),
+  );
 }

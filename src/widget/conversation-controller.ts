@@ -91,19 +91,22 @@ export class ConversationController implements ReactiveController {
     }
     this.#store = new ConversationStore(this.#host.endpoint, this.#host.agentId);
     const conversation = this.#store.load();
-    // The newest answers are the ones in view: they render first.
-    for (const turn of [...conversation.turns].reverse()) {
+    for (const turn of conversation.turns) {
       // Cut short by a reload: keep what arrived and offer Retry.
       if (turn.state === 'sending' || turn.state === 'answering') {
         turn.state = 'failed';
         turn.failure = { kind: 'incomplete' };
       }
-      if (turn.answer) {
-        const sources = turn.state === 'answered' ? turn.sources : [];
-        this.#bodies.set(turn.id, AnswerBody.restored(turn.answer, sources, this.#host.strings, turn.id, this.#onRender));
-      }
     }
     this.#conversation = conversation;
+    this.#restoreBodies();
+  }
+
+  /** Renders the stored answers again, whole, the newest first (they are the ones in view). */
+  #restoreBodies(): void {
+    for (const turn of [...this.turns].reverse()) {
+      if (turn.answer) this.#bodies.set(turn.id, AnswerBody.restored(turn.answer, turn.state === 'answered' ? turn.sources : [], this.#host.strings, turn.id, this.#onRender));
+    }
     this.#host.requestUpdate();
   }
 
@@ -146,10 +149,7 @@ export class ConversationController implements ReactiveController {
     if (!this.#bodiesStopped) return;
     // Put back (a moved element): answers whose rendering stopped on removal render again, whole.
     this.#bodiesStopped = false;
-    for (const turn of this.turns) {
-      if (turn.answer) this.#bodies.set(turn.id, AnswerBody.restored(turn.answer, turn.state === 'answered' ? turn.sources : [], this.#host.strings, turn.id, this.#onRender));
-    }
-    this.#host.requestUpdate();
+    this.#restoreBodies();
   }
 
   hostDisconnected(): void {

@@ -30,8 +30,6 @@ export const styles = css`
   .chat {
     all: initial;
     color-scheme: inherit;
-    visibility: visible;
-    pointer-events: auto;
     color: var(--kagent-text);
     font: 15px/1.5 var(--kagent-font);
     box-sizing: border-box;
@@ -55,7 +53,8 @@ export const styles = css`
   }
   .header {
     display: flex;
-    justify-content: flex-end;
+    align-items: center;
+    gap: 8px;
     padding: 6px 8px;
     border-bottom: 1px solid var(--kagent-border);
   }

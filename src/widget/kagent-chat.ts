@@ -289,7 +289,7 @@ export class KagentChat extends LitElement {
       this.#conversation.load();
       this.#stickToEnd = true;
       if (!this.#conversation.configured && this.isConnected) {
-        console.error('kagent-chat: set both the agent-id and endpoint attributes, e.g. <kagent-chat agent-id="…" endpoint="https://your-site/api/kagent">.');
+        console.error('kagent-chat: set both the agent-id and endpoint attributes.');
       }
     }
   }

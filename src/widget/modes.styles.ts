@@ -20,10 +20,6 @@ export const modeStyles = css`
     display: flex;
     flex-direction: column;
   }
-  .header {
-    align-items: center;
-    gap: 8px;
-  }
   h2 {
     flex: 1;
     margin: 0;
@@ -77,20 +73,13 @@ export const modeStyles = css`
     all: initial;
     color-scheme: inherit;
     position: fixed;
-    inset: auto;
     left: var(--kagent-vv-left, 0px);
     top: var(--kagent-vv-top, 0px);
     width: var(--kagent-vv-width, 100%);
     height: var(--kagent-vv-height, 100%);
     transform: scale(var(--kagent-vv-zoom, 1));
     transform-origin: 0 0;
-    margin: 0;
-    padding: 0;
-    border: 0;
-    overflow: visible;
-    background: transparent;
     pointer-events: none;
-    visibility: visible;
     z-index: var(--kagent-z-index, 2147483000);
     /* The small-screen layout below asks how wide the visible part of the page is, on screen. */
     container-type: size;
@@ -107,14 +96,11 @@ export const modeStyles = css`
     place-items: center;
     width: var(--size);
     height: var(--size);
-    padding: 0;
-    border: 0;
     border-radius: 50%;
     background: var(--kagent-launcher-surface, var(--kagent-accent));
     color: var(--kagent-launcher-text, var(--kagent-accent-text));
     box-shadow: 0 4px 14px rgb(0 0 0 / 0.25);
     cursor: pointer;
-    visibility: visible;
   }
   .launcher svg {
     width: 55%;

@@ -1,5 +1,6 @@
 import type { Source } from '../protocol/index.js';
 import { citationDetails, citationsFrom } from './citations.js';
+import { makeElement } from './make-element.js';
 import type { ChatStrings } from './strings.js';
 
 // Part of the answer engine (the chat's second part): an answer's sources are
@@ -14,26 +15,16 @@ import type { ChatStrings } from './strings.js';
 export function renderSources(holder: Element, sources: readonly Source[], strings: ChatStrings, turnId: string): void {
   const citations = citationsFrom(sources);
   if (!citations.length) return holder.replaceChildren();
-  const document = holder.ownerDocument;
-  const make = <K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Record<string, string>, ...children: (Node | string)[]) => {
-    const element = document.createElement(tag);
-    for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
-    element.append(...children);
-    return element;
-  };
+  const make = (tag: string, attributes: Record<string, string>, ...children: (Node | string)[]) => makeElement(holder.ownerDocument, tag, attributes, ...children);
   const items = citations.map((citation) => {
     const name = citation.name ?? strings.unnamedSource;
     const details = citationDetails(citation, strings);
-    const item = make(
+    return make(
       'li',
-      { tabindex: '-1', 'data-source': `${turnId}-${citation.number}` },
+      { tabindex: '-1', 'data-source': `${turnId}-${citation.number}`, part: 'source' },
       citation.url ? make('a', { href: citation.url, target: '_blank', rel: 'noopener noreferrer' }, name) : name,
       details ? ` · ${details}` : '',
     );
-    item.setAttribute('part', 'source');
-    return item;
   });
-  const list = make('section', { class: 'sources', 'aria-label': strings.sourcesHeading }, make('h3', {}, strings.sourcesHeading), make('ol', {}, ...items));
-  list.setAttribute('part', 'sources');
-  holder.replaceChildren(list);
+  holder.replaceChildren(make('section', { class: 'sources', part: 'sources', 'aria-label': strings.sourcesHeading }, make('h3', {}, strings.sourcesHeading), make('ol', {}, ...items)));
 }

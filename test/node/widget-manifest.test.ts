@@ -47,7 +47,8 @@ test('custom-elements.json documents exactly the public contract of <kagent-chat
   // Every part the element puts on a node, and every --kagent-* property its styles read, is documented.
   // (`part=${busy ? 'stop' : 'send'}`: one node that is either part.)
   const either = [...source.matchAll(/part=\$\{[^}?]*\? '([\w-]+)' : '([\w-]+)'\}/g)].flatMap((match) => [match[1]!, match[2]!]);
-  const parts = new Set([...[...source.matchAll(/part="([\w-]+)"/g), ...source.matchAll(/setAttribute\('part', '([\w-]+)'\)/g)].map((match) => match[1]!), ...either]);
+  // (`part: 'x'`: an attribute of an element the second part builds with makeElement.)
+  const parts = new Set([...[...source.matchAll(/part="([\w-]+)"/g), ...source.matchAll(/setAttribute\('part', '([\w-]+)'\)/g), ...source.matchAll(/\bpart: '([\w-]+)'/g)].map((match) => match[1]!), ...either]);
   const documentedParts = new Set(element.cssParts?.map((part) => part.name));
   assert.ok(parts.size >= 25, `found the element's parts (${parts.size})`);
   assert.deepEqual([...parts].filter((part) => !documentedParts.has(part)), [], 'parts without a @csspart');

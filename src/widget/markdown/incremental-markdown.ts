@@ -1,4 +1,4 @@
-import { Lexer, Marked, type Token, type Tokens } from 'marked';
+import { getDefaults, Lexer, Parser, Renderer, type MarkedOptions, type Token, type Tokens } from 'marked';
 import { healOpenBlocks, unlinkUnfinishedAddress } from './heal.js';
 import { morphNodes } from './morph.js';
 import { sanitizeToNodes } from './sanitize.js';
@@ -8,20 +8,18 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => HTML_ESCAPE
 
 // Raw HTML in an answer is shown as the text it is: the model's markup never
 // becomes elements, and every block renders to self-contained HTML.
-const markdown = new Marked({
-  gfm: true,
-  breaks: false,
-  async: false,
-  renderer: {
-    html: (token: Tokens.HTML | Tokens.Tag) => ('block' in token && token.block ? `<p>${escapeHtml(token.text.trim())}</p>\n` : escapeHtml(token.text)),
-  },
-});
+const renderer = new Renderer();
+renderer.html = (token: Tokens.HTML | Tokens.Tag) => ('block' in token && token.block ? `<p>${escapeHtml(token.text.trim())}</p>\n` : escapeHtml(token.text));
+// marked's Lexer and Parser, not its Marked class: the class adds extensions,
+// hooks and async parsing, which the chat never uses, to what a visitor loads.
+// `pedantic` and `breaks` stay off: the script-tag build leaves out their rule sets (vite.config.ts).
+const options: MarkedOptions = { ...getDefaults(), gfm: true, breaks: false, async: false, renderer };
 
 type Links = Record<string, { href: string | null; title: string | null }>;
 
 /** Renders markdown to sanitized DOM nodes in one go. */
 export function renderMarkdown(text: string): Node[] {
-  return sanitizeToNodes(markdown.parser(markdown.lexer(normalizeNewlines(text))));
+  return sanitizeToNodes(Parser.parse(Lexer.lex(normalizeNewlines(text), options), options));
 }
 
 /**
@@ -32,7 +30,7 @@ export function renderMarkdown(text: string): Node[] {
 export function renderMarkdownSoFar(text: string): Node[] {
   text = normalizeNewlines(text);
   const lex = (source: string, links: Links = Object.create(null)) => {
-    const lexer = new Lexer(markdown.defaults);
+    const lexer = new Lexer(options);
     Object.assign(lexer.tokens.links, links);
     return lexer.lex(source);
   };
@@ -44,7 +42,7 @@ export function renderMarkdownSoFar(text: string): Node[] {
   const links: Links = Object.create(null);
   for (const definition of newDefinitions(frozen, links)) links[definition.tag] = { href: definition.href, title: definition.title };
   const open = openForDisplay(openText, tokens.slice(openFrom), (source) => lex(source, links));
-  return sanitizeToNodes(markdown.parser([...frozen, ...open.tokens]));
+  return sanitizeToNodes(Parser.parse([...frozen, ...open.tokens], options));
 }
 
 /** Whether the open text may hold a reference definition that blocks before it would use. */
@@ -316,7 +314,7 @@ export class IncrementalMarkdown {
   #lex(tail: string): Token[] {
     this.stats.lexedChars += tail.length;
     this.stats.maxLexedChars = Math.max(this.stats.maxLexedChars, tail.length);
-    const lexer = new Lexer(markdown.defaults);
+    const lexer = new Lexer(options);
     Object.assign(lexer.tokens.links, this.#links);
     return lexer.lex(tail);
   }
@@ -338,7 +336,7 @@ export class IncrementalMarkdown {
 
   #toNodes(tokens: Token[]): Node[] {
     if (!tokens.some((token) => token.type !== 'space' && token.type !== 'def')) return [];
-    return sanitizeToNodes(markdown.parser(tokens));
+    return sanitizeToNodes(Parser.parse(tokens, options));
   }
 
   /**
