@@ -1,4 +1,4 @@
-import { redactText } from './redact.js';
+import { keyForms, redactText } from './redact.js';
 
 /** One thing the proxy wants the operator to know. Never holds the API key. */
 export interface ProxyLogEntry {
@@ -24,7 +24,7 @@ export const consoleLogger: ProxyLogger = (entry) => {
 export function createLogger(logger: ProxyLogger | false | undefined, apiKey: string): Log {
   if (logger === false) return () => {};
   const sink = logger ?? consoleLogger;
-  const forms = [...new Set([apiKey, encodeURIComponent(apiKey)])];
+  const forms = keyForms(apiKey);
   return (level, message, fields = {}) => {
     try {
       // Most entries (a request answered, one refused) hold only numbers and short strings free of the key:

@@ -152,8 +152,9 @@ async function handle(request: VisitorRequest, call: UpstreamCall, options: Reso
 
   const address = clientAddress(request.header, request.clientAddress, options.trustedProxyHops);
   if (address === undefined && options.perAddressLimit) noAddress();
-  // Awaited only when a limit applies: with none, the check would cost a turn of the microtask queue for nothing.
-  const byAddress = options.perAddressLimit ? await checkRateLimits(options, { address: address ?? 'unknown' }) : undefined;
+  // Awaited only when a limit applies (checkRateLimits gives nothing to await otherwise).
+  const addressCheck = checkRateLimits(options, { address: address ?? 'unknown' });
+  const byAddress = addressCheck && (await addressCheck);
   if (byAddress) return limitAnswer(byAddress, cors, where, log);
 
   const read = await readBodyCapped(request.header('content-length'), request.readBody, options.maxBodyBytes);
@@ -164,7 +165,8 @@ async function handle(request: VisitorRequest, call: UpstreamCall, options: Reso
   if (!built.ok) return bodyProblem(built.problem, cors, where, log);
 
   const visitorId = typeof built.body.visitorId === 'string' ? built.body.visitorId : undefined;
-  const byVisitor = (visitorId !== undefined && options.perVisitorLimit) || options.dailyBudget ? await checkRateLimits(options, { visitorId, budget: true }) : undefined;
+  const visitorCheck = checkRateLimits(options, { visitorId, budget: true });
+  const byVisitor = visitorCheck && (await visitorCheck);
   if (byVisitor) return limitAnswer(byVisitor, cors, where, log);
 
   return forward(route, built.body, request.onLeave, cors, call, options);

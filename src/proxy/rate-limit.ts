@@ -6,12 +6,21 @@ export type LimitCheck =
 
 type Options = Pick<ResolvedOptions, 'store' | 'perAddressLimit' | 'perVisitorLimit' | 'dailyBudget'>;
 
+type Counted = { address?: string; visitorId?: string | undefined; budget?: boolean };
+
 /**
  * Counts the request against the limits that apply to what is given, in
- * order, and returns the first one exceeded. `undefined`: go ahead. The daily
- * budget is counted last, so requests refused for other reasons don't use it.
+ * order, and resolves with the first one exceeded (`undefined`: go ahead).
+ * The daily budget is counted last, so requests refused for other reasons
+ * don't use it. When no limit applies, `undefined` at once rather than a
+ * promise: awaiting nothing would still cost every request a turn.
  */
-export async function checkRateLimits(options: Options, on: { address?: string; visitorId?: string | undefined; budget?: boolean }, now = Date.now()): Promise<LimitCheck | undefined> {
+export function checkRateLimits(options: Options, on: Counted, now = Date.now()): Promise<LimitCheck | undefined> | undefined {
+  const applies = (on.address !== undefined && options.perAddressLimit) || (on.visitorId !== undefined && options.perVisitorLimit) || (on.budget && options.dailyBudget);
+  return applies ? countLimits(options, on, now) : undefined;
+}
+
+async function countLimits(options: Options, on: Counted, now: number): Promise<LimitCheck | undefined> {
   try {
     if (on.address !== undefined && options.perAddressLimit) {
       const hit = await countWindow(options, `address:${on.address}`, options.perAddressLimit);

@@ -4,7 +4,7 @@
 export const REDACTED = '[REDACTED]';
 
 /** The key as it may appear in text: raw, and URI-encoded as stream fragments are. */
-function keyForms(key: string): string[] {
+export function keyForms(key: string): string[] {
   return [...new Set([key, encodeURIComponent(key)])];
 }
 
