@@ -13,6 +13,7 @@ import {
 } from './ingest/index.js';
 import { newId } from './ids.js';
 import { AnalysedFragments } from './search-fields.js';
+import type { AnalysedSlice } from './search.js';
 import type { Change, DatasourceRow, FragmentRow } from './store/records.js';
 import type { Store } from './store/store.js';
 import { cleanName } from './http/names.js';
@@ -186,9 +187,7 @@ export class Ingestion {
       await yieldToRequests();
       const started = performance.now();
       const slice = rowsOf(split, from, from + size);
-      const sliceFrom = from;
-      if (!this.#current(id)) return false;
-      this.#store.commit([{ add: 'fragments', datasourceId: id, from: sliceFrom, fragments: slice }], { analysed, from: sliceFrom });
+      if (!this.#commit(id, () => [{ add: 'fragments', datasourceId: id, from, fragments: slice }], { analysed, from })) return false;
       const took = performance.now() - started;
       from += slice.length;
       // Grows at most twofold a slice: one fast slice on an idle moment must not set a size that holds the thread for a second.
@@ -211,10 +210,10 @@ export class Ingestion {
     return this.#closed ? undefined : this.#store.datasources.get(id);
   }
 
-  #commit(id: string, changes: (row: DatasourceRow) => Change[]): boolean {
+  #commit(id: string, changes: (row: DatasourceRow) => Change[], analysed?: AnalysedSlice): boolean {
     const row = this.#current(id);
     if (!row) return false;
-    this.#store.commit(changes(row));
+    this.#store.commit(changes(row), analysed);
     return true;
   }
 
