@@ -12,7 +12,7 @@ const renderer = new Renderer();
 renderer.html = (token: Tokens.HTML | Tokens.Tag) => ('block' in token && token.block ? `<p>${escapeHtml(token.text.trim())}</p>\n` : escapeHtml(token.text));
 // marked's Lexer and Parser, not its Marked class: the class adds extensions,
 // hooks and async parsing, which the chat never uses, to what a visitor loads.
-// `pedantic` and `breaks` stay off: the script-tag build leaves out their rule sets (vite.config.ts).
+// `pedantic` and `breaks` stay off: the script-tag build leaves out their rule sets (scripts/trim-libraries.ts).
 const options: MarkedOptions = { ...getDefaults(), gfm: true, breaks: false, async: false, renderer };
 
 type Links = Record<string, { href: string | null; title: string | null }>;
