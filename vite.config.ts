@@ -2,7 +2,7 @@ import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { minify } from 'terser';
 import { defineConfig, type Plugin } from 'vite';
-import { dropUnusedPrototypeHelpers, fetchEventSourceWithoutHelpers, markedWithoutDefaultInstance, markedWithoutUnusedModes } from './scripts/trim-libraries.js';
+import { dompurifyWithoutDefaultAllowLists, dropUnusedPrototypeHelpers, fetchEventSourceWithoutHelpers, markedWithoutDefaultInstance, markedWithoutUnusedModes } from './scripts/trim-libraries.js';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -145,6 +145,7 @@ export default defineConfig(({ command }) => ({
     markedWithoutDefaultInstance(),
     markedWithoutUnusedModes(),
     fetchEventSourceWithoutHelpers(),
+    dompurifyWithoutDefaultAllowLists(),
     dropUnusedPrototypeHelpers(/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/),
     ...(singleFile ? [] : [removeOldAnswerChunks()]),
   ],

@@ -146,3 +146,58 @@ export const fetchEventSourceWithoutHelpers = (): Plugin => ({
     return { code: out, map: null };
   },
 });
+
+/**
+ * DOMPurify builds its default allow-lists at load time from long lists of HTML, SVG and MathML tag and
+ * attribute names (`DEFAULT_ALLOWED_TAGS`, `DEFAULT_ALLOWED_ATTR`), which its `USE_PROFILES` option
+ * also reads. The chat always sets its own `ALLOWED_TAGS` and `ALLOWED_ATTR` and no profile
+ * (src/widget/markdown/sanitize.ts), so DOMPurify never reads those defaults: the build empties them, and
+ * empties each list that nothing else reads (the HTML tag list and the attribute lists). The lists its
+ * namespace checks read (SVG and MathML tag names, which guard against mutation XSS) are kept, untouched.
+ * This can only take allowances away: a config that leaned on the defaults would allow no element and
+ * no attribute, so the trim fails closed. Should the lists no longer be found so, the build fails here.
+ */
+export const dompurifyWithoutDefaultAllowLists = (): Plugin => ({
+  name: 'kagent-dompurify-without-default-allow-lists',
+  apply: 'build',
+  transform(code, id) {
+    if (!/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/.test(id)) return undefined;
+    type Node = { type: string; start: number; end: number; [key: string]: any };
+    const defaults = new Map<string, Node>();
+    const profiles: Node[] = [];
+    const mentions = new Map<string, Node[]>();
+    const declarations = new Map<string, Node>();
+    const visit = (node: unknown, parent?: Node): void => {
+      if (!node || typeof node !== 'object') return;
+      if (Array.isArray(node)) return node.forEach((child) => visit(child, parent));
+      const n = node as Node;
+      if (n.type === 'VariableDeclarator' && n.id?.type === 'Identifier') {
+        const name: string = n.id.name;
+        if (/^DEFAULT_ALLOWED_(TAGS|ATTR)$/.test(name)) defaults.set(name, n);
+        if (n.init?.type === 'CallExpression' && n.init.arguments[0]?.type === 'ArrayExpression') declarations.set(name, n);
+        visit(n.init, n);
+        return;
+      }
+      if (n.type === 'IfStatement' && n.test.type === 'Identifier' && n.test.name === 'USE_PROFILES') profiles.push(n);
+      // A name read as a value (not a property key after a dot or in an object literal).
+      const isKey = parent && ((parent.type === 'MemberExpression' && parent.property === n && !parent.computed) || (parent.type === 'Property' && parent.key === n && !parent.computed));
+      if (n.type === 'Identifier' && !isKey) mentions.set(n.name, [...(mentions.get(n.name) ?? []), n]);
+      for (const value of Object.values(n)) if (value && typeof value === 'object') visit(value, n);
+    };
+    visit(this.parse(code));
+    // DEFAULT_ALLOWED_X = addToSet({}, [...list, ...list]): the lists it is made of, then its array.
+    const arrays = [...defaults.values()].map((declarator) => declarator.init?.arguments?.[1] as Node | undefined);
+    const spread = arrays.flatMap((array) => (array?.type === 'ArrayExpression' ? (array.elements as Node[]) : []));
+    if (defaults.size !== 2 || arrays.some((array) => array?.type !== 'ArrayExpression') || spread.some((element) => element.type !== 'SpreadElement' || element.argument.type !== 'Identifier') || profiles.length !== 1) {
+      this.error('DOMPurify no longer builds its default allow-lists as addToSet({}, [...lists]): see dompurifyWithoutDefaultAllowLists in scripts/trim-libraries.ts');
+    }
+    const inside = (node: Node, outer: Node) => node.start >= outer.start && node.end <= outer.end;
+    const readElsewhere = (name: string) => (mentions.get(name) ?? []).some((mention) => !arrays.some((array) => inside(mention, array!)) && !inside(mention, profiles[0]!));
+    const emptied = [...new Set(spread.map((element) => element.argument.name as string))].filter((name) => declarations.has(name) && !readElsewhere(name));
+    if (!emptied.length) this.error('DOMPurify no longer has default allow-lists that only the defaults read: see dompurifyWithoutDefaultAllowLists in scripts/trim-libraries.ts');
+    const edits = [...arrays.map((array) => array!), ...emptied.map((name) => declarations.get(name)!.init.arguments[0] as Node)];
+    let out = code;
+    for (const { start, end } of edits.sort((a, b) => b.start - a.start)) out = `${out.slice(0, start)}[]${out.slice(end)}`;
+    return { code: out, map: null };
+  },
+});

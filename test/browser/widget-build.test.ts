@@ -45,6 +45,20 @@ describe('dist/kagent-chat.js through a plain <script type="module"> tag', () =>
     // The built sanitizer (DOMPurify, as the build trims it) and the chat's rules on it.
     expect(html('[x](javascript:alert(1)) ![pic](data:image/png;base64,AAAA)')).to.equal('<p><a target="_blank" rel="noopener noreferrer">x</a> pic</p>');
     expect(html('<script>alert(1)</script>')).to.equal('<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>');
+    // The build empties DOMPurify's default allow-lists: what the chat keeps comes from its own lists, so
+    // every tag and attribute the chat's markdown makes must still come through the built sanitizer.
+    const box = document.createElement('div');
+    box.append(
+      ...engine.renderMarkdown(
+        ['# a', '## b', '### c', '#### d', '##### e', '###### f', '*g* **h** ~~i~~ j  \nk', '---', '> l', '3. [x] m', '', '- n', '',
+          '```ts\no\n```', '| p | q |\n|:--|--:|\n| r | s |', '[t](https://example.com/ "u") ![v](https://example.com/w.png "x")'].join('\n\n'),
+      ),
+    );
+    for (const selector of ['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'em', 'strong', 'del', 'br', 'hr', 'blockquote', 'ol[start="3"] > li > input[type="checkbox"][checked][disabled]',
+      'ul > li', 'pre > code.language-ts', 'table > thead > tr > th[align="left"]', 'table > tbody > tr > td[align="right"]', 'a[href="https://example.com/"][title="u"]',
+      'img[src="https://example.com/w.png"][alt="v"][title="x"]']) {
+      expect(box.querySelector(selector), selector).not.to.equal(null);
+    }
   });
 
   it('the second part is a file beside the first that imports nothing from it, and the first holds no markdown engine', async () => {
