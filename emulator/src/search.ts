@@ -1,5 +1,6 @@
 import MiniSearch from 'minisearch';
 import { AnalysedFragments, FIELDS, analyseFragments } from './search-fields.js';
+import { asksForPrice, statesPrice } from './search-answer-type.js';
 import { coordinatedScore, pooledScores } from './search-rank.js';
 import { questionConcepts, termPairs, type Concept } from './search-terms.js';
 import type { FragmentRow } from './store/records.js';
@@ -108,6 +109,13 @@ const CANDIDATES = 100;
  */
 const DOCUMENT_WEIGHT = 0.3;
 const DOCUMENT_PASSAGES = 2;
+/**
+ * A passage that does not hold the kind of answer the question asks for (a
+ * price: search-answer-type.ts) keeps this share of its score: its words may
+ * match, but it cannot answer, so it falls under the 0.7 an answer cites and
+ * after any passage that does hold one.
+ */
+const WITHOUT_ANSWER_TYPE = 0.5;
 
 /** The search index of one datastore. */
 export class FragmentIndex {
@@ -211,11 +219,14 @@ export class FragmentIndex {
       ranked.push({ entry, datasourceId: entry.datasourceId, raw: coordinatedScore(result.score, result.terms, concepts) });
     }
     const pooled = pooledScores(ranked, DOCUMENT_WEIGHT, DOCUMENT_PASSAGES);
-    ranked.forEach((hit, i) => (hit.raw = pooled[i]!));
-    ranked.sort((a, b) => b.raw - a.raw);
-    return ranked
-      .slice(0, options.topK)
-      .map(({ entry, raw }) => ({ datasourceId: entry.datasourceId, fragment: entry.fragment, score: normalizedScore(raw, concepts.length, idfSum, missing) }));
+    const priceAsked = asksForPrice(query);
+    const scored = ranked.map(({ entry }, i) => {
+      const answerType = priceAsked && !statesPrice(entry.fragment.text) ? WITHOUT_ANSWER_TYPE : 1;
+      return { entry, raw: pooled[i]! * answerType, score: normalizedScore(pooled[i]!, concepts.length, idfSum, missing) * answerType };
+    });
+    // By score, and where two round to the same, by the ranking's own order.
+    scored.sort((a, b) => b.score - a.score || b.raw - a.raw);
+    return scored.slice(0, options.topK).map(({ entry, score }) => ({ datasourceId: entry.datasourceId, fragment: entry.fragment, score: Math.round(score * 1e6) / 1e6 }));
   }
 
   /** A concept's weight: the IDF of its rarest own term the datastore holds (a synonym's, a little less, when it holds none). */
