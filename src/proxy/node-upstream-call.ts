@@ -68,7 +68,10 @@ class Call implements Dispatcher.DispatchHandler {
 
   stop(): void {
     this.#stopped ??= abortError();
-    this.#controller?.abort(this.#stopped);
+    if (this.#controller) this.#controller.abort(this.#stopped);
+    // Still waiting for a connection (one being opened, or all in use): the proxy does not wait for it to give up.
+    // The request is stopped as soon as undici starts it (onRequestStart).
+    else this.#reject(this.#stopped);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {

@@ -140,5 +140,20 @@ describe('the Node upstream call', () => {
       server.off('connection', onConnection);
     }
   });
+
+  test('a stop while waiting for a connection rejects at once, without waiting for one to free up', async () => {
+    // Last: the stopped request still gets a connection of its own once the first is stopped, and is stopped there.
+    const one = createUpstreamCall({ keepAliveMs: 4000, maxSockets: 1 });
+    let stopFirst: (() => void) | undefined;
+    let stopSecond: (() => void) | undefined;
+    // The only connection is held by a request the service answers after 3 s.
+    const first = post('/slow', (stop) => (stopFirst = stop), one);
+    const second = post('/echo', (stop) => (stopSecond = stop), one);
+    stopSecond!();
+    const winner = await Promise.race([second.then(() => 'answered', (error: Error) => error.name), first.then(() => 'the held connection came free first')]);
+    assert.equal(winner, 'AbortError');
+    stopFirst!();
+    await assert.rejects(first, { name: 'AbortError' });
+  });
 });
 
