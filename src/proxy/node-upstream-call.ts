@@ -1,9 +1,9 @@
 // Node: the proxy's calls to the service on undici's connection pool (the
 // HTTP/1.1 client inside Node's own fetch), through its lowest-level
 // interface: no Web Request or Response, no node:http ClientRequest, no
-// stream per answer unless the answer is relayed. About 20 µs of CPU less
-// per request than node:http's client, a quarter of the proxy's cost
-// (docs/benchmarks.md, Proxy).
+// stream per answer unless the answer is relayed. About 25 to 37 µs of CPU
+// less per request than node:http's client, a quarter to a third of what the
+// proxy cost before (docs/benchmarks.md, Proxy).
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, constants as zlib } from 'node:zlib';
 import { Agent, type Dispatcher } from 'undici';
