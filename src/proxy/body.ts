@@ -95,8 +95,10 @@ export function buildUpstreamBody(visitor: Record<string, unknown>, route: Route
   const check = route.kind === 'agent' ? checkAgentQuery(body) : checkDatastoreQuery(body);
   if (!check.ok) return { ok: false, problem: { status: 400, message: `Invalid request: ${describeProblems(check.problems)}.` } };
 
-  // Pins last, so they always win; they were checked at start-up.
-  return { ok: true, body: { ...body, ...options.pin[route.kind] } };
+  // Pins last, so they always win; they were checked at start-up. Copied one by one: a spread costs every request V8's slow path.
+  const pins = options.pin[route.kind];
+  for (const field in pins) body[field] = pins[field];
+  return { ok: true, body };
 }
 
 /**

@@ -29,12 +29,21 @@ export function createLogger(logger: ProxyLogger | false | undefined, apiKey: st
     try {
       // Most entries (a request answered, one refused) hold only numbers and short strings free of the key:
       // those go to the sink as they are. The rest are written to JSON and read back, redacted.
-      const entry = plainAndClean(message, fields, forms) ? { ...fields, level, message } : (JSON.parse(redactText(JSON.stringify({ ...fields, level, message }, errorsAsText), apiKey)) as ProxyLogEntry);
+      const entry = plainAndClean(message, fields, forms) ? withLevel(fields, level, message) : (JSON.parse(redactText(JSON.stringify(withLevel(fields, level, message), errorsAsText), apiKey)) as ProxyLogEntry);
       sink(entry);
     } catch {
       // A logger that fails must not fail the request.
     }
   };
+}
+
+/** `{ ...fields, level, message }`, copied field by field: a spread of objects of many shapes goes through V8's slow path, on every request. */
+function withLevel(fields: Record<string, unknown>, level: ProxyLogEntry['level'], message: string): ProxyLogEntry {
+  const entry: Record<string, unknown> = {};
+  for (const name in fields) entry[name] = fields[name];
+  entry.level = level;
+  entry.message = message;
+  return entry as ProxyLogEntry;
 }
 
 /** Whether the entry holds only numbers, booleans and strings (no objects, no errors), none with a form of the key. */

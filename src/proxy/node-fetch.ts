@@ -1,13 +1,14 @@
 // Node: a `fetch` for the proxy's upstream calls built on node:http, which
 // costs about a third of the CPU of Node's built-in fetch (undici) per request
 // (docs/benchmarks.md, Proxy). It covers exactly what the proxy asks for and
-// hands anything else to the global fetch.
+// hands anything else to the global fetch. `serveProxy` does not use this
+// `fetch` itself but the plain-value call made with it (node-upstream-call.ts).
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, constants as zlib } from 'node:zlib';
-import type { UpstreamCall, UpstreamReply } from './upstream.js';
-import { readNodeBodyCapped, type CappedBody } from './node-read-capped.js';
+import type { UpstreamCall } from './upstream.js';
+import { createUpstreamCall } from './node-upstream-call.js';
 
 export interface NodeFetchOptions {
   /** Most connections open to the service at once; each held stream takes one. Default: no limit, as Node's fetch. */
@@ -46,22 +47,8 @@ export function createNodeFetch({ maxSockets = Infinity, keepAliveMs = 4000 }: N
       : undefined;
     return send(url, method, headers, body as string | Uint8Array | null | undefined, watch, agents[url.protocol]).then((incoming) => toResponse(incoming, method === 'HEAD'));
   };
-  // The same connections, without Web objects, for the Node entry's own path (node.ts).
-  const call: UpstreamCall = (url, init) => {
-    const headers: Record<string, string> = {};
-    for (const name in init.headers) headers[name.toLowerCase()] = init.headers[name]!;
-    const agent = url.protocol === 'https:' ? agents['https:'] : url.protocol === 'http:' ? agents['http:'] : undefined;
-    if (!agent) return Promise.reject(new TypeError(`fetch failed: ${url.protocol} is not http: or https:`));
-    // The proxy's own stop hook: no AbortController and event target per request.
-    const watch: Watch = (stop) => {
-      let watching = true;
-      init.onCancel(() => watching && stop(new DOMException('This operation was aborted', 'AbortError')));
-      return () => {
-        watching = false;
-      };
-    };
-    return send(url, 'POST', headers, init.body, watch, agent).then(toReply);
-  };
+  // The Node entry's own path (node.ts) calls the service without Web objects, on undici's pool.
+  const call = createUpstreamCall({ maxSockets, keepAliveMs });
   upstreamCalls.set(nodeFetch, call);
   return nodeFetch;
 }
@@ -69,9 +56,9 @@ export function createNodeFetch({ maxSockets = Infinity, keepAliveMs = 4000 }: N
 const upstreamCalls = new WeakMap<typeof fetch, UpstreamCall>();
 
 /**
- * For a `fetch` made by `createNodeFetch`: the same requests on the same
- * connections, answered as plain values rather than a Web `Response` (about
- * a third less CPU per request). `undefined` for any other `fetch`.
+ * For a `fetch` made by `createNodeFetch`: the same requests, with the same
+ * connection options, on undici's pool and answered as plain values rather
+ * than a Web `Response` (node-upstream-call.ts). `undefined` for any other `fetch`.
  */
 export function nodeUpstreamCall(fetchImpl: typeof fetch): UpstreamCall | undefined {
   return upstreamCalls.get(fetchImpl);
@@ -130,38 +117,6 @@ function toResponse(incoming: IncomingMessage, head: boolean): Response {
 
 function hasNoBody(status: number): boolean {
   return status === 204 || status === 205 || status === 304 || status < 200;
-}
-
-/** The answer as plain values, its headers and body read as `toResponse` reads them. */
-function toReply(incoming: IncomingMessage): UpstreamReply {
-  const status = incoming.statusCode ?? 502;
-  const raw = incoming.rawHeaders;
-  // As `Headers.get`: every value of the name, joined (node:http keeps only the first of a repeated Content-Type).
-  const header = (name: string): string | null => {
-    let value: string | null = null;
-    for (let i = 0; i + 1 < raw.length; i += 2) {
-      if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) value = value === null ? raw[i + 1]! : `${value}, ${raw[i + 1]!}`;
-    }
-    return value;
-  };
-  if (hasNoBody(status)) {
-    incoming.resume();
-    return { status, header, hasBody: false, readCapped: () => Promise.resolve({ bytes: new Uint8Array(0), complete: true }), stream: () => new ReadableStream() };
-  }
-  let decoded: Readable | undefined;
-  const body = () => (decoded ??= decode(incoming, header('content-encoding')));
-  return {
-    status,
-    header,
-    hasBody: true,
-    readCapped: (maxBytes) => readCapped(body(), maxBytes),
-    stream: () => Readable.toWeb(body()) as ReadableStream<Uint8Array>,
-  };
-}
-
-/** Reads a body up to `maxBytes`; past that it stops and closes it. Rejects when the body fails or closes before its end. */
-function readCapped(body: Readable, maxBytes: number): Promise<CappedBody> {
-  return readNodeBodyCapped(body, maxBytes, () => body.destroy(), () => new TypeError('terminated: the answer ended before its end'));
 }
 
 /** The body decoded as fetch decodes it; a decoding error fails the body, and closing it closes the connection. */

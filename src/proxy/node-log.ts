@@ -24,8 +24,17 @@ export function createBatchedConsoleLogger(out: NodeJS.WritableStream = process.
     out.write(text);
   };
   process.once('exit', flush);
+  // The time is written out once per millisecond, not per line; the entry is not copied to put it first.
+  let stampedAt = NaN;
+  let stamp = '';
   return (entry) => {
-    const line = `${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`;
+    const now = Date.now();
+    if (now !== stampedAt) {
+      stampedAt = now;
+      stamp = `{"time":"${new Date(now).toISOString()}",`;
+    }
+    // An entry always has a level and a message, so its JSON is never `{}`.
+    const line = `${stamp}${JSON.stringify(entry).slice(1)}\n`;
     if (entry.level === 'info') {
       pending += line;
       if (pending.length >= MAX_PENDING_BYTES) flush();
