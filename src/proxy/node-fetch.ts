@@ -6,8 +6,8 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate, constants as zlib } from 'node:zlib';
 import type { UpstreamCall } from './upstream.js';
+import { answerDecoder } from './node-decoder.js';
 import { createUpstreamCall } from './node-upstream-call.js';
 
 export interface NodeFetchOptions {
@@ -121,15 +121,7 @@ function hasNoBody(status: number): boolean {
 
 /** The body decoded as fetch decodes it; a decoding error fails the body, and closing it closes the connection. */
 function decode(incoming: IncomingMessage, encoding: string | null): Readable {
-  const coding = encoding?.trim().toLowerCase();
-  const decoder =
-    coding === 'gzip' || coding === 'x-gzip'
-      ? createGunzip({ flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH })
-      : coding === 'deflate'
-        ? createInflate({ flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH })
-        : coding === 'br'
-          ? createBrotliDecompress({ flush: zlib.BROTLI_OPERATION_FLUSH, finishFlush: zlib.BROTLI_OPERATION_FLUSH })
-          : undefined;
+  const decoder = answerDecoder(encoding);
   if (!decoder) return incoming;
   incoming.on('error', (error) => decoder.destroy(error));
   decoder.on('close', () => incoming.destroy());

@@ -5,8 +5,8 @@
 // less per request than node:http's client, a quarter to a third of what the
 // proxy cost before (docs/benchmarks.md, Proxy).
 import type { Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate, constants as zlib } from 'node:zlib';
 import { Agent, type Dispatcher } from 'undici';
+import { answerDecoder } from './node-decoder.js';
 import type { UpstreamCall, UpstreamReply } from './upstream.js';
 
 export interface UpstreamCallOptions {
@@ -129,15 +129,7 @@ class Call implements Dispatcher.DispatchHandler {
 
   /** The body decoded as fetch decodes it; a decoding error fails the body, and stops the request. */
   #decodeFrom(controller: Dispatcher.DispatchController, encoding: string | null): void {
-    const coding = encoding?.trim().toLowerCase();
-    const decoder =
-      coding === 'gzip' || coding === 'x-gzip'
-        ? createGunzip({ flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH })
-        : coding === 'deflate'
-          ? createInflate({ flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH })
-          : coding === 'br'
-            ? createBrotliDecompress({ flush: zlib.BROTLI_OPERATION_FLUSH, finishFlush: zlib.BROTLI_OPERATION_FLUSH })
-            : undefined;
+    const decoder = answerDecoder(encoding);
     if (!decoder) return;
     this.#decoder = decoder;
     // The body pauses the decoder's output, not the connection: a small compressed chunk can expand a thousandfold.

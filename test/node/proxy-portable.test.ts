@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 
 // Only these open sockets or serve HTTP themselves; everything else must run on any runtime with fetch.
-const NODE_ONLY = new Set(['node.ts', 'node-fetch.ts', 'node-upstream-call.ts', 'node-visitor.ts', 'node-read-capped.ts', 'node-log.ts', 'node-connections.ts', 'node-workers.ts', 'cli.ts', 'redis-node.ts']);
+const NODE_ONLY = new Set(['node.ts', 'node-fetch.ts', 'node-upstream-call.ts', 'node-decoder.ts', 'node-visitor.ts', 'node-read-capped.ts', 'node-log.ts', 'node-connections.ts', 'node-workers.ts', 'cli.ts', 'redis-node.ts']);
 
 test('the proxy core and the edge entries import no Node module and no Node-only global', () => {
   const dir = new URL('../../src/proxy/', import.meta.url);
