@@ -18,7 +18,7 @@ const MEASURES = /\b(?:cpu|memory|ram|heap|latency|delay|time|seconds?|ms|millis
  * that only names prices ("see the pricing page", "what a request costs") states none.
  */
 const STATED_PRICE =
-  /[$€£¥]\s?\d|\d\s?(?:usd|eur|gbp|dollars?|euros?|pounds?|cents?)\b|\b(?:is|are|stays?|for) free\b|\bfree (?:of charge|tier|plan|to use)\b|\bno (?:cost|charge)\b|\bcosts? nothing\b/i;
+  /[$€£¥₹₩₽]\s?\d|\d\s?(?:[€£¥₹₩₽¢]|(?:usd|eur|gbp|jpy|chf|cad|aud|inr|cny|dollars?|euros?|pounds?|cents?)\b)|\b(?:is|are|stays?|for) free\b|\bfree (?:of charge|tier|plan|to use)\b|\bno (?:cost|charge)\b|\bcosts? nothing\b/i;
 
 /** Whether `question` asks what something costs in money. */
 export function asksForPrice(question: string): boolean {

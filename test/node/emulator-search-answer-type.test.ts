@@ -20,7 +20,7 @@ test('questions about money ask for a price; questions about a measure do not', 
 });
 
 test('a passage states a price with an amount and its currency, or by saying it is free', () => {
-  for (const text of ['The Pro plan is $29 a month.', 'It costs 10 EUR per seat.', 'The emulator is free of charge.', 'Self-hosting costs nothing.', 'A free tier answers 100 questions.']) {
+  for (const text of ['The Pro plan is $29 a month.', 'It costs 10 EUR per seat.', 'Pro: 29 € a month', 'Team plan, 49 CHF', 'The emulator is free of charge.', 'Self-hosting costs nothing.', 'A free tier answers 100 questions.']) {
     assert.equal(statesPrice(text), true, text);
   }
   for (const text of ['Each request costs about 120 µs of CPU.', 'Use `${origin}/api` as the endpoint.', 'Requests per second at 16 connections.', 'See the pricing page.', 'A lock-free queue; feel free to ask.']) {
