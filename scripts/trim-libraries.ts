@@ -152,7 +152,8 @@ export const fetchEventSourceWithoutHelpers = (): Plugin => ({
  * attribute names (`DEFAULT_ALLOWED_TAGS`, `DEFAULT_ALLOWED_ATTR`), which its `USE_PROFILES` option
  * also reads. The chat always sets its own `ALLOWED_TAGS` and `ALLOWED_ATTR` and no profile
  * (src/widget/markdown/sanitize.ts), so DOMPurify never reads those defaults: the build empties them, and
- * empties each list that nothing else reads (the HTML tag list and the attribute lists). The lists its
+ * empties each list that nothing else reads (the HTML tag list, the SVG, MathML and XML attribute lists; a
+ * list whose name appears anywhere else, even as another scope's variable, is kept). The lists its
  * namespace checks read (SVG and MathML tag names, which guard against mutation XSS) are kept, untouched.
  * This can only take allowances away: a config that leaned on the defaults would allow no element and
  * no attribute, so the trim fails closed. Should the lists no longer be found so, the build fails here.
