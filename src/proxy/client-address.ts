@@ -1,3 +1,5 @@
+import { memoized } from './memo.js';
+
 /**
  * The address to count a request against. `platformAddress` comes from the
  * platform's trusted source (the socket, `CF-Connecting-IP`, ...). With
@@ -19,20 +21,8 @@ export function clientAddress(headers: Headers | ((name: string) => string | nul
   return address === undefined ? undefined : addressKey(address);
 }
 
-/** Keys already worked out, by raw address: the same visitors come back, and each key costs several regular expressions. */
-const known = new Map<string, string | undefined>();
-const MAX_KNOWN = 10_000;
-
-/** A normalised key for an address: IPv4 as is, IPv6 as its /64 prefix; `undefined` for anything else. */
-export function addressKey(raw: string): string | undefined {
-  const seen = known.get(raw);
-  if (seen !== undefined || known.has(raw)) return seen;
-  const key = workOutAddressKey(raw);
-  // Bounded: a flood of distinct addresses starts the memo afresh rather than growing it.
-  if (known.size >= MAX_KNOWN) known.clear();
-  if (raw.length <= 64) known.set(raw, key);
-  return key;
-}
+/** A normalised key for an address: IPv4 as is, IPv6 as its /64 prefix; `undefined` for anything else. Remembered: the same visitors come back, and each key costs several regular expressions. */
+export const addressKey = memoized(workOutAddressKey, { maxKeys: 10_000, maxKeyLength: 64 });
 
 function workOutAddressKey(raw: string): string | undefined {
   let address = raw.trim();

@@ -53,9 +53,7 @@ function plainAndClean(message: string, fields: Record<string, unknown>, forms: 
     const value = fields[name];
     if (typeof value === 'string') {
       for (const form of forms) if (value.includes(form)) return false;
-    } else if (typeof value !== 'number' || !Number.isFinite(value)) {
-      if (typeof value !== 'boolean') return false;
-    }
+    } else if (typeof value !== 'boolean' && !(typeof value === 'number' && Number.isFinite(value))) return false;
   }
   return true;
 }

@@ -1,3 +1,4 @@
+import { memoized } from './memo.js';
 import type { ResolvedOptions, RouteKind } from './options.js';
 
 /** A request the proxy may forward: which query, on which id, in which path form. */
@@ -19,15 +20,9 @@ export type RouteMatch = { ok: true; route: Route; preflight: boolean } | { ok: 
  */
 export function matchRoute(method: string, pathname: string, options: Pick<ResolvedOptions, 'basePath' | 'agentIds' | 'datastoreIds'>): RouteMatch {
   // The same few paths come again and again: their route is worked out once (per set of options).
-  let routes = known.get(options);
-  if (!routes) known.set(options, (routes = new Map()));
-  let route = routes.get(pathname);
-  if (route === undefined && !routes.has(pathname)) {
-    route = routeOf(pathname, options);
-    // Bounded: a flood of distinct paths starts the memo afresh rather than growing it, and long ones are never kept.
-    if (routes.size >= MAX_KNOWN_PATHS) routes.clear();
-    if (pathname.length <= MAX_KNOWN_PATH_LENGTH) routes.set(pathname, route);
-  }
+  let routeFor = known.get(options);
+  if (!routeFor) known.set(options, (routeFor = memoized((path) => routeOf(path, options), { maxKeys: 1000, maxKeyLength: 256 })));
+  const route = routeFor(pathname);
   if (!route) return { ok: false, status: 404 };
   const upper = method.toUpperCase();
   if (upper === 'POST') return { ok: true, route, preflight: false };
@@ -35,9 +30,7 @@ export function matchRoute(method: string, pathname: string, options: Pick<Resol
   return { ok: false, status: 405 };
 }
 
-const known = new WeakMap<object, Map<string, Route | undefined>>();
-const MAX_KNOWN_PATHS = 1000;
-const MAX_KNOWN_PATH_LENGTH = 256;
+const known = new WeakMap<object, (pathname: string) => Route | undefined>();
 
 function routeOf(pathname: string, options: Pick<ResolvedOptions, 'basePath' | 'agentIds' | 'datastoreIds'>): Route | undefined {
   const segments = decodeSegments(pathname);
