@@ -50,7 +50,7 @@ const squeezeTemplates = (): Plugin => ({
   name: 'kagent-squeeze-templates',
   apply: 'build',
   transform(code, id) {
-    if (!/\/src\/widget\/[^/]+\.ts$/.test(id) || !/\b(html|svg)`/.test(code)) return undefined;
+    if (!/\/src\/widget\/(element|answer-engine)\/[^/]+\.ts$/.test(id) || !/\b(html|svg)`/.test(code)) return undefined;
     const edits: { start: number; end: number; text: string }[] = [];
     const visit = (node: unknown): void => {
       if (!node || typeof node !== 'object') return;

@@ -39,7 +39,7 @@ export const markedWithoutDefaultInstance = (): Plugin => ({
  * marked builds its rule sets at load time: for GitHub-flavoured markdown, for plain CommonMark,
  * and for its `pedantic` (original markdown.pl) and `breaks` modes, in two tables (block and inline
  * rules by mode) that no bundler may drop, since building them calls functions. The chat renders with
- * `gfm` on and `pedantic` and `breaks` off (src/widget/markdown/incremental-markdown.ts), so marked
+ * `gfm` on and `pedantic` and `breaks` off (src/widget/answer-engine/markdown/incremental-markdown.ts), so marked
  * never reads those two modes' sets: the build takes them out of the tables and builds them no more.
  * Nothing else in marked changes. Should the tables no longer be found, the build fails here.
  */
@@ -151,7 +151,7 @@ export const fetchEventSourceWithoutHelpers = (): Plugin => ({
  * DOMPurify builds its default allow-lists at load time from long lists of HTML, SVG and MathML tag and
  * attribute names (`DEFAULT_ALLOWED_TAGS`, `DEFAULT_ALLOWED_ATTR`), which its `USE_PROFILES` option
  * also reads. The chat always sets its own `ALLOWED_TAGS` and `ALLOWED_ATTR` and no profile
- * (src/widget/markdown/sanitize.ts), so DOMPurify never reads those defaults: the build empties them, and
+ * (src/widget/answer-engine/markdown/sanitize.ts), so DOMPurify never reads those defaults: the build empties them, and
  * empties each list that nothing else reads (the HTML tag list, the SVG, MathML and XML attribute lists; a
  * list whose name appears anywhere else, even as another scope's variable, is kept). The lists its
  * namespace checks read (SVG and MathML tag names, which guard against mutation XSS) are kept, untouched.

@@ -1,7 +1,7 @@
 import { loadAnswerEngine, loadedAnswerEngine, type AnswerEngine } from './answer-engine-loader.js';
-import type { IncrementalMarkdown } from './markdown/incremental-markdown.js';
+import type { IncrementalMarkdown } from '../answer-engine/markdown/incremental-markdown.js';
 import { plainTextNodes } from './plain-text.js';
-import type { Source } from '../protocol/index.js';
+import type { Source } from '../../protocol/index.js';
 import type { ChatStrings } from './strings.js';
 
 // Restored answers render one after another, a frame apart, so a long transcript never blocks the page.

@@ -6,7 +6,7 @@ import { styles } from './kagent-chat.styles.js';
 import { modeStyles } from './modes.styles.js';
 import { ENGLISH, withStrings, type ChatStrings, type ChatStringsOverride } from './strings.js';
 import { BubbleController } from './bubble-controller.js';
-import type { Source } from '../protocol/index.js';
+import type { Source } from '../../protocol/index.js';
 import type { FailureKind } from './failure-kinds.js';
 
 /** `streaming="false"` turns streaming off; absent or any other value leaves it on. */

@@ -1,9 +1,9 @@
-import { queryIdFieldsNamed, type QueryIdField } from '../protocol/query-ids.js';
-import type { AskOptions, AskOutcome } from './answer-request.js';
+import { queryIdFieldsNamed, type QueryIdField } from '../../protocol/query-ids.js';
+import type { AskOptions, AskOutcome } from '../answer-engine/answer-request.js';
 import type { ChatFailure } from './failure-kinds.js';
 
-/** The chat's second part, as `import('./answer-engine.js')` gives it. */
-export type AnswerEngine = typeof import('./answer-engine.js');
+/** The chat's second part, as `import('../answer-engine/index.js')` gives it. */
+export type AnswerEngine = typeof import('../answer-engine/index.js');
 
 // One load per page, shared by every <kagent-chat> on it.
 let loading: Promise<AnswerEngine> | undefined;
@@ -15,7 +15,7 @@ let loaded: AnswerEngine | undefined;
  * fetch (offline, blocked) is not remembered: the next call tries again.
  */
 export function loadAnswerEngine(): Promise<AnswerEngine> {
-  loading ??= import('./answer-engine.js').then(
+  loading ??= import('../answer-engine/index.js').then(
     (engine) => (loaded = engine),
     (error: unknown) => {
       loading = undefined;

@@ -1,7 +1,7 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { isValidQueryId, type QueryIdField } from '../protocol/query-ids.js';
+import { isValidQueryId, type QueryIdField } from '../../protocol/query-ids.js';
 import { askOnceLoaded } from './answer-engine-loader.js';
-import type { AskOutcome } from './answer-request.js';
+import type { AskOutcome } from '../answer-engine/answer-request.js';
 import { AnswerBody } from './answer-body.js';
 import { ConversationStore, newId, type StoredConversation, type Turn } from './conversation-store.js';
 import { CooldownController } from './cooldown-controller.js';

@@ -1,6 +1,7 @@
 import { fetchEventSource } from '@microsoft/fetch-event-source';
-import { AgentStreamDecoder, describeProblems, readAgentQueryAnswer, type AgentQueryAnswer, type AgentStreamEvent } from '../protocol/index.js';
-import { failureFromNetworkError, failureFromResponse, failureFromStreamError, type ChatFailure } from './failures.js';
+import { AgentStreamDecoder, describeProblems, readAgentQueryAnswer, type AgentQueryAnswer, type AgentStreamEvent } from '../../protocol/index.js';
+import type { ChatFailure } from '../element/failure-kinds.js';
+import { failureFromNetworkError, failureFromResponse, failureFromStreamError } from './failures.js';
 
 export interface AskOptions {
   /** The proxy, or the service itself for a public agent. */
