@@ -12,7 +12,7 @@
 import { KagentChat } from './element/kagent-chat.js';
 
 export { KagentChat };
-export type { KagentAnswerDetail, KagentChatEventMap, KagentErrorDetail, KagentSendDetail } from './element/kagent-chat.js';
+export type { KagentAnswerDetail, KagentChatEventMap, KagentErrorDetail, KagentSendDetail } from './element/events.js';
 export type { KagentChatAttributes, KagentChatListeners, KagentChatProperties } from './framework-types.js';
 export { ENGLISH, formatSeconds, withStrings, type ChatStrings, type ChatStringsOverride } from './element/strings.js';
 export { FAILURE_KINDS, type ChatFailure, type FailureKind } from './element/failure-kinds.js';

@@ -67,7 +67,7 @@ export class AnswerBody {
     // Without the renderer (it could not be fetched): the words, as text.
     if (!renderer) return this.element.replaceChildren(...plainTextNodes(this.#waiting));
     await renderer.markdown.finish();
-    renderer.engine.linkCitationMarkers(this.element, renderer.engine.citationLinks(sources, strings));
+    renderer.engine.linkCitationMarkers(this.element, renderer.engine.citationLinks(sources, strings), this.sources);
   }
 
   /** An answer restored after a reload: it renders after the ones restored before it, a slice per frame. */

@@ -1,75 +1,19 @@
-import { LitElement, html, nothing, svg, type PropertyValues, type TemplateResult } from 'lit';
+import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { AnnouncerController } from './announcer-controller.js';
 import { AnswerEngineController } from './answer-engine-controller.js';
+import { BubbleController } from './bubble-controller.js';
 import { ConversationController } from './conversation-controller.js';
 import type { Turn } from './conversation-store.js';
+import { CopyFeedbackController } from './copy-feedback-controller.js';
+import type { KagentChatEventMap } from './events.js';
+import { listAttribute, onUnlessFalse } from './attributes.js';
 import { styles } from './kagent-chat.styles.js';
 import { modeStyles } from './modes.styles.js';
+import { PinnedScrollController } from './pinned-scroll-controller.js';
 import { ENGLISH, withStrings, type ChatStrings, type ChatStringsOverride } from './strings.js';
-import { BubbleController } from './bubble-controller.js';
-import type { Source } from '../../protocol/index.js';
-import type { FailureKind } from './failure-kinds.js';
-
-/** `streaming="false"` turns streaming off; absent or any other value leaves it on. */
-const onUnlessFalse = {
-  fromAttribute: (value: string | null) => value?.trim().toLowerCase() !== 'false',
-  toAttribute: (value: boolean) => (value ? null : 'false'),
-};
-
-/** `suggestions="A|B"` or a JSON array of strings. */
-const listAttribute = {
-  fromAttribute(value: string | null): string[] {
-    if (!value) return [];
-    try {
-      const list: unknown = JSON.parse(value);
-      if (Array.isArray(list)) return list.map(String);
-    } catch {
-      // Not JSON: the `|`-separated form.
-    }
-    return value.split('|').map((item) => item.trim()).filter(Boolean);
-  },
-};
-
-/** `detail` of `kagent-send`. */
-export interface KagentSendDetail {
-  question: string;
-  /** True when the visitor pressed Retry. */
-  retry: boolean;
-}
-
-/** `detail` of `kagent-answer`. */
-export interface KagentAnswerDetail {
-  question: string;
-  /** The answer's markdown. */
-  answer: string;
-  sources: Source[];
-  conversationId: string | undefined;
-}
-
-/** `detail` of `kagent-error`. */
-export interface KagentErrorDetail {
-  question: string;
-  /** What went wrong, as the chat tells it (`rate-limited`, `server`…). */
-  kind: FailureKind;
-  /** HTTP status, when the service answered with one. */
-  status: number | undefined;
-  /** The service's error code (`USAGE_LIMIT`…), when it gave one. */
-  code: string | undefined;
-  /** The message the visitor was shown. */
-  message: string;
-}
-
-/** The events `<kagent-chat>` fires (they bubble and cross shadow roots). */
-export interface KagentChatEventMap {
-  'kagent-send': CustomEvent<KagentSendDetail>;
-  'kagent-answer': CustomEvent<KagentAnswerDetail>;
-  'kagent-error': CustomEvent<KagentErrorDetail>;
-  'kagent-open': CustomEvent<void>;
-  'kagent-close': CustomEvent<void>;
-}
-
-const chatIcon = svg`<path d="M4 4h16v12H9l-5 4z" fill="none" stroke="currentColor" stroke-width="2" stroke-linejoin="round"/>`;
-const closeIcon = svg`<path d="M6 6l12 12M18 6L6 18" stroke="currentColor" stroke-width="2" stroke-linecap="round"/>`;
-const icon = (shape: TemplateResult) => html`<svg viewBox="0 0 24 24" width="24" height="24" aria-hidden="true">${shape}</svg>`;
+import { renderQuestionForm } from './question-form.js';
+import { failureOf, renderTranscript } from './transcript-view.js';
+import { WelcomeMessage } from './welcome-message.js';
 
 /**
  * A chat with a knowledge agent. The visitor asks; the answer streams in as
@@ -84,10 +28,9 @@ const icon = (shape: TemplateResult) => html`<svg viewBox="0 0 24 24" width="24"
  * overflow, resets) can move, clip or cover it.
  *
  * The chat comes in two parts: the first draws it and takes questions; the
- * second (the streaming request, the markdown renderer and sanitizer, the
- * citation links) is fetched when the `loading` attribute says, and at the
- * latest when it is first needed. A question asked before it arrives is sent,
- * once, as soon as it does.
+ * second (request, markdown renderer and sanitizer, citation links) is fetched
+ * as `loading` says, and at the latest when first needed. A question asked
+ * before it arrives is sent, once, as soon as it does.
  *
  * @summary Chat with a knowledge agent, with streamed, cited answers.
  *
@@ -170,55 +113,40 @@ export class KagentChat extends LitElement {
 
   /** The agent to ask (`POST {endpoint}/agents/{agent-id}/query`). */
   agentId = '';
-
   /** Where questions go: the proxy's address, or the service itself for a public agent. */
   endpoint = '';
-
   /** Stream answers as they are written (default). `streaming="false"` asks for the whole answer as JSON. */
   streaming = true;
-
   /** `inline` fills its container; `bubble` is a launcher in a corner that opens the chat as a panel. */
   mode: 'inline' | 'bubble' = 'inline';
-
   /** The bubble's corner: `bottom-end` (default), `bottom-start`, `top-end`, `top-start`, or `bottom-right`, `bottom-left`, `top-right`, `top-left`. Start and end follow the text direction. */
   position = 'bottom-end';
-
   /** Whether the bubble's chat is open (attribute `open`). */
   opened = false;
-
   /** `light` or `dark` forces a theme; `auto` (default) follows the visitor's `prefers-color-scheme`. */
   theme: 'auto' | 'light' | 'dark' = 'auto';
-
   /** The chat's title (default the `heading` string, "Assistant"). */
   heading = '';
-
   /** Placeholder of the question box (default the `questionPlaceholder` string). */
   placeholder = '';
-
   /** A welcome message at the top of the transcript, in markdown (sanitized like answers). */
   welcome = '';
-
   /** Starter questions, shown as buttons until the first question. Attribute: `A|B|C` or a JSON array. */
   suggestions: string[] = [];
-
   /**
-   * When the chat fetches its second part (the streaming request, the markdown renderer and sanitizer, the citation links):
-   * `idle` (default) once the page has loaded and the browser is idle, `eager` at once, `interaction` only when first needed.
-   * Whatever the setting, it is fetched at once when needed: the pointer over the chat or focus in it (the launcher hovered
-   * or focused), the bubble opened, a question sent, a stored conversation or a welcome message with markup to show.
+   * When the chat fetches its second part (the streaming request, the markdown renderer and sanitizer, the citation links): `idle` (default) once the page
+   * has loaded and the browser is idle, `eager` at once, `interaction` only when first needed. Whatever the setting, it is fetched at once when needed: the
+   * pointer over the chat or focus in it (the launcher hovered or focused), the bubble opened, a question sent, a stored conversation or a welcome message with markup to show.
    */
   loading: 'eager' | 'idle' | 'interaction' = 'idle';
-
   /** Further fields for the query body, e.g. `{ filters: {...} }`, for endpoints that allow them. The chat's own fields (`query`, `streaming`, `conversationId`, `visitorId`) win. */
   queryOptions: Record<string, unknown> | undefined = undefined;
 
   #strings: ChatStrings = ENGLISH;
-
   /** Every text the chat shows or announces (English by default). Set any of them, for another language or a site's own wording; the rest stay English. */
   get strings(): ChatStrings {
     return this.#strings;
   }
-
   set strings(value: ChatStringsOverride | undefined) {
     const old = this.#strings;
     this.#strings = withStrings(value);
@@ -226,26 +154,21 @@ export class KagentChat extends LitElement {
   }
 
   #answerEngine = new AnswerEngineController(this);
-  #conversation = new ConversationController(this, {
-    onRender: () => this.#followAnswer(),
-    onSettled: (turn) => this.#settled(turn),
-  });
-  #stickToEnd = true;
-  #announcement = '';
-  #copiedTurn: string | undefined;
-
-  constructor() {
-    super();
-    new BubbleController(this);
-  }
+  #conversation = new ConversationController(this, { onRender: () => this.#pinned.follow(), onSettled: (turn) => this.#settled(turn) });
+  #announcer = new AnnouncerController(this);
+  #copy = new CopyFeedbackController(this, () => this.#announcer.announce(this.strings.copied));
+  #bubble = new BubbleController(this);
+  // Last: it scrolls once the others have updated the DOM.
+  #pinned = new PinnedScrollController(this, () => this.renderRoot.querySelector('.transcript'));
+  #welcome = new WelcomeMessage();
 
   /** Asks `text` as if the visitor typed it. Returns false when it cannot be sent now (empty, busy, not set up, waiting after a rate limit, or a `kagent-send` listener cancelled it). */
   send(text: string): boolean {
     const question = text.trim();
     if (!question || !this.#conversation.canAsk || !this.#emit('kagent-send', { question, retry: false }, true)) return false;
     this.#conversation.ask(question);
-    this.#announce(this.strings.answering);
-    this.#stickToEnd = true;
+    this.#announcer.announce(this.strings.answering);
+    this.#pinned.pin();
     return true;
   }
 
@@ -257,7 +180,7 @@ export class KagentChat extends LitElement {
   /** Starts a new conversation with an empty transcript. */
   newConversation(): void {
     this.#conversation.startNewConversation();
-    this.#announcement = '';
+    this.#announcer.clear();
   }
 
   /** Opens the bubble's chat (fires `kagent-open`). */
@@ -275,156 +198,48 @@ export class KagentChat extends LitElement {
     this.opened = !this.opened;
   }
 
-  /** The question box. */
-  get #input(): HTMLTextAreaElement | null {
-    return this.renderRoot.querySelector('textarea');
-  }
-
-  get #transcript(): HTMLElement | null {
-    return this.renderRoot.querySelector('.transcript');
-  }
-
   protected override willUpdate(changed: PropertyValues<this>): void {
     if (changed.has('agentId') || changed.has('endpoint')) {
       this.#conversation.load();
-      this.#stickToEnd = true;
-      if (!this.#conversation.configured && this.isConnected) {
-        console.error('kagent-chat: set both the agent-id and endpoint attributes.');
-      }
+      this.#pinned.pin();
+      if (!this.#conversation.configured && this.isConnected) console.error('kagent-chat: set both the agent-id and endpoint attributes.');
     }
   }
 
   protected override updated(changed: PropertyValues<this>): void {
-    this.#followAnswer();
     // The first render is the page's choice, not a change to announce.
-    if (changed.has('opened') && changed.get('opened') !== undefined) {
-      this.#emit(this.opened ? 'kagent-open' : 'kagent-close', undefined);
-    }
+    if (changed.has('opened') && changed.get('opened') !== undefined) this.#emit(this.opened ? 'kagent-open' : 'kagent-close', undefined);
   }
 
   override render(): TemplateResult {
     const s = this.strings;
     const conversation = this.#conversation;
-    const turns = conversation.turns;
     const bubble = this.mode === 'bubble';
-    const welcome = this.#welcomeNodes();
+    const welcome = this.#welcome.nodes(this.welcome, this.#answerEngine, !bubble || this.opened);
     const chat = html`
       <section id="chat" class="chat" part="base" role=${bubble ? 'dialog' : nothing} aria-label=${s.chatLabel} ?hidden=${bubble && !this.opened}>
         <div class="header" part="header">
           <h2 part="heading">${this.heading || s.heading}</h2>
-          <button class="quiet" part="new-conversation" type="button" ?disabled=${!conversation.configured || turns.length === 0} @click=${this.#startOver}>
+          <button class="quiet" part="new-conversation" type="button" ?disabled=${!conversation.configured || conversation.turns.length === 0} @click=${this.#startOver}>
             ${s.newConversation}
           </button>
-          ${bubble ? html`<button class="quiet icon" part="close" type="button" aria-label=${s.closeChat} @click=${this.close}>${icon(closeIcon)}</button>` : nothing}
+          ${this.#bubble.renderClose()}
         </div>
-        <div class="transcript" part="transcript" role="log" aria-live="off" @scroll=${this.#onScroll} @click=${this.#onTranscriptClick}>
-          ${welcome ? html`<div class="welcome markdown" part="welcome">${welcome}</div>` : nothing}
-          ${turns.length
-            ? turns.map((turn) => this.#renderTurn(turn))
-            : welcome && conversation.configured
-              ? nothing
-              : html`<p class="empty">${conversation.configured ? s.emptyState : s.notConfigured}</p>`}
-          ${!turns.length && conversation.configured && this.suggestions.length
-            ? html`<div class="suggestions" part="suggestions" role="group" aria-label=${s.suggestionsLabel}>
-                ${this.suggestions.map((question) => html`<button class="quiet" part="suggestion" type="button" ?disabled=${!conversation.canAsk} @click=${() => this.#suggest(question)}>${question}</button>`)}
-              </div>`
-            : nothing}
+        <div class="transcript" part="transcript" role="log" aria-live="off">
+          ${renderTranscript({ strings: s, conversation, copy: this.#copy, welcome, suggestions: this.suggestions, onSuggest: this.#suggest, onRetry: this.#retry })}
         </div>
         ${conversation.cooldown.active ? html`<p class="wait" part="wait">${s.retryIn(conversation.cooldown.remaining)}</p>` : nothing}
-        <form part="form" @submit=${this.#onSubmit}>
-          <label class="sr-only" for="question">${s.questionLabel}</label>
-          <textarea id="question" part="input" rows="1" placeholder=${this.placeholder || s.questionPlaceholder} ?disabled=${!conversation.configured} @keydown=${this.#onKeydown}></textarea>
-          <!-- One button that is Send, then Stop while an answer comes in: focus on it stays put. -->
-          <button class="primary" part=${conversation.busy ? 'stop' : 'send'} type=${conversation.busy ? 'button' : 'submit'} ?disabled=${!conversation.busy && !conversation.canAsk} @click=${this.#onPrimary}>
-            ${conversation.busy ? s.stop : s.send}
-          </button>
-        </form>
-        <div class="sr-only" role="status" aria-live="polite">${this.#announcement}</div>
+        ${renderQuestionForm({ strings: s, conversation, placeholder: this.placeholder, onSubmit: this.#onSubmit, onKeydown: this.#onKeydown, onPrimary: this.#onPrimary })}
+        ${this.#announcer.render()}
       </section>
     `;
-    if (!bubble) return chat;
-    // The bubble lives in a layer above the page (BubbleController shows it in the top layer).
-    return html`
-      <div class="layer" popover="manual">
-        <button class="launcher" part="launcher" type="button" aria-expanded=${String(this.opened)} aria-controls="chat" aria-label=${this.opened ? s.closeChat : s.openChat} @click=${this.toggle}>
-          ${icon(this.opened ? closeIcon : chatIcon)}
-        </button>
-        ${chat}
-      </div>
-    `;
-  }
-
-  #renderTurn(turn: Turn): TemplateResult {
-    const s = this.strings;
-    const body = this.#conversation.bodyOf(turn);
-    return html`
-      <article class="turn" part="turn">
-        <p class="question" part="question"><span class="sr-only">${s.visitorSaid} </span>${turn.question}</p>
-        ${turn.state === 'sending' ? html`<p class="note" part="status">${s.answering}</p>` : nothing}
-        ${body && turn.answer
-          ? html`<div class="answer" part="answer"><span class="sr-only">${s.agentSaid}</span>${body.element}</div>`
-          : nothing}
-        ${body ? body.sources : nothing}
-        ${turn.answer && turn.state !== 'sending' && turn.state !== 'answering'
-          ? html`<button class="quiet copy" part="copy" type="button" @click=${() => this.#copy(turn)}>${this.#copiedTurn === turn.id ? s.copied : s.copy}</button>`
-          : nothing}
-        ${turn.state === 'stopped' ? this.#renderNote(turn, s.answerStopped) : nothing}
-        ${turn.state === 'failed' ? this.#renderFailure(turn) : nothing}
-      </article>
-    `;
-  }
-
-  #renderNote(turn: Turn, note: string): TemplateResult {
-    return html`
-      <p class="failure note" part="note">
-        ${note}
-        <button class="quiet" part="retry" type="button" ?disabled=${!this.#conversation.canAsk} @click=${() => this.#retry(turn)}>${this.strings.retry}</button>
-      </p>
-    `;
-  }
-
-  #renderFailure(turn: Turn): TemplateResult {
-    const s = this.strings;
-    const failure = turn.failure ?? { kind: 'incomplete' as const };
-    // A cut-off answer is the answer's own note; other failures say what happened to the question.
-    let message = failure.kind === 'incomplete' && turn.answer ? s.answerIncomplete : s.failures[failure.kind];
-    if (failure.kind === 'rate-limited') {
-      const cooldown = this.#conversation.cooldown;
-      message += ` ${cooldown.active ? s.retryIn(cooldown.remaining) : s.retryNow}`;
-    }
-    return html`
-      <p class="failure" part="failure" data-kind=${failure.kind}>
-        <span>${message}</span>
-        <button class="quiet" part="retry" type="button" ?disabled=${!this.#conversation.canAsk} @click=${() => this.#retry(turn)}>${s.retry}</button>
-      </p>
-    `;
+    return this.#bubble.render(chat);
   }
 
   #onSubmit(event: Event): void {
     event.preventDefault();
-    const input = this.#input;
+    const input = this.renderRoot.querySelector('textarea');
     if (input && this.send(input.value)) input.value = '';
-  }
-
-  /** The welcome message as sanitized nodes, rendered once per text (once the markdown renderer is here, if it has markup). */
-  #welcomeNodes(): Node[] | undefined {
-    return this.welcome ? this.#answerEngine.welcome(this.welcome) : undefined;
-  }
-
-  async #copy(turn: Turn): Promise<void> {
-    try {
-      await navigator.clipboard.writeText(turn.answer);
-    } catch (error) {
-      console.warn('kagent-chat: the answer could not be copied', error);
-      return;
-    }
-    this.#copiedTurn = turn.id;
-    this.#announce(this.strings.copied);
-    setTimeout(() => {
-      if (this.#copiedTurn !== turn.id) return;
-      this.#copiedTurn = undefined;
-      this.requestUpdate();
-    }, 2000);
   }
 
   #emit<K extends keyof KagentChatEventMap>(type: K, detail: KagentChatEventMap[K]['detail'], cancelable = false): boolean {
@@ -438,13 +253,11 @@ export class KagentChat extends LitElement {
     this.renderRoot.querySelector('form')?.requestSubmit();
   }
 
-  #retry(turn: Turn): void {
-    if (!this.#conversation.canAsk || !this.#emit('kagent-send', { question: turn.question, retry: true }, true)) return;
-    if (this.#conversation.retry(turn.id)) {
-      this.#announce(this.strings.answering);
-      this.#stickToEnd = true;
-    }
-  }
+  #retry = (turn: Turn): void => {
+    if (!this.#conversation.canAsk || !this.#emit('kagent-send', { question: turn.question, retry: true }, true) || !this.#conversation.retry(turn.id)) return;
+    this.#announcer.announce(this.strings.answering);
+    this.#pinned.pin();
+  };
 
   /** Stop while an answer comes in; otherwise the button submits the form. */
   #onPrimary(event: Event): void {
@@ -454,14 +267,14 @@ export class KagentChat extends LitElement {
   }
 
   /** A starter question: asked, with focus left in the question box (the button goes away). */
-  #suggest(question: string): void {
+  #suggest = (question: string): void => {
     this.send(question);
-    this.#input?.focus({ preventScroll: true });
-  }
+    this.renderRoot.querySelector('textarea')?.focus({ preventScroll: true });
+  };
 
   #startOver(): void {
     this.newConversation();
-    this.#input?.focus();
+    this.renderRoot.querySelector('textarea')?.focus();
   }
 
   /** A settled question: its event, and what a screen reader hears once: the whole answer, or what went wrong. */
@@ -469,39 +282,12 @@ export class KagentChat extends LitElement {
     const s = this.strings;
     if (turn.state === 'answered') {
       this.#emit('kagent-answer', { question: turn.question, answer: turn.answer, sources: turn.sources, conversationId: this.#conversation.conversationId });
-      this.#announce(`${s.agentSaid} ${this.#conversation.bodyOf(turn)?.element.textContent ?? turn.answer}`);
-      return;
+      return this.#announcer.announce(`${s.agentSaid} ${this.#conversation.bodyOf(turn)?.element.textContent ?? turn.answer}`);
     }
-    if (turn.state === 'stopped') return this.#announce(s.answerStopped);
-    const failure = turn.failure ?? { kind: 'incomplete' as const };
-    const message = failure.kind === 'incomplete' && turn.answer ? s.answerIncomplete : s.failures[failure.kind];
+    if (turn.state === 'stopped') return this.#announcer.announce(s.answerStopped);
+    const { failure, message } = failureOf(turn, s);
     this.#emit('kagent-error', { question: turn.question, kind: failure.kind, status: failure.status, code: failure.code, message });
-    this.#announce(message);
-  }
-
-  #announce(text: string): void {
-    this.#announcement = text;
-    this.requestUpdate();
-  }
-
-  #onScroll(): void {
-    const transcript = this.#transcript;
-    if (transcript) this.#stickToEnd = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
-  }
-
-  /** A citation marker without an address shows its source in the list. */
-  #onTranscriptClick(event: Event): void {
-    const marker = (event.target as Element).closest?.('button.citation');
-    if (!(marker instanceof HTMLElement)) return;
-    const turn = marker.closest('.turn');
-    const source = turn?.querySelector<HTMLElement>(`li[part="source"]:nth-child(${Number(marker.dataset.citation)})`);
-    source?.focus();
-  }
-
-  /** Keeps the newest words in view, unless the visitor scrolled up to read. */
-  #followAnswer(): void {
-    const transcript = this.#transcript;
-    if (transcript && this.#stickToEnd) transcript.scrollTop = transcript.scrollHeight;
+    this.#announcer.announce(message);
   }
 }
 
@@ -509,5 +295,4 @@ declare global {
   interface HTMLElementTagNameMap {
     'kagent-chat': KagentChat;
   }
-  interface HTMLElementEventMap extends KagentChatEventMap {}
 }
