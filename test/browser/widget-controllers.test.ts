@@ -51,12 +51,21 @@ async function mount<T extends LitElement>(tag: string): Promise<T> {
   return host;
 }
 
-/** Waits for the scroll event the browser fires after a scroll position changed, then one update. */
-async function scrolled(host: PinnedHost, box: HTMLElement, top: number): Promise<void> {
+/** Scrolls `box` to `top` and waits for the scroll event the browser fires for it. */
+async function scrolled(box: HTMLElement, top: number): Promise<void> {
   const heard = new Promise((resolve) => box.addEventListener('scroll', resolve, { once: true }));
   box.scrollTop = top;
   await heard;
 }
+
+/** The host grown to `lines` lines and rendered. */
+async function grown(host: PinnedHost, lines: number): Promise<HTMLElement> {
+  host.lines = lines;
+  await host.updateComplete;
+  return host.renderRoot.querySelector<HTMLElement>('.box')!;
+}
+
+const atEnd = (box: HTMLElement) => box.scrollHeight - box.clientHeight;
 
 describe('PinnedScrollController', () => {
   afterEach(() => document.querySelectorAll('pinned-host').forEach((host) => host.remove()));
@@ -64,41 +73,34 @@ describe('PinnedScrollController', () => {
   it('keeps the box at its end as it grows', async () => {
     const host = await mount<PinnedHost>('pinned-host');
     const box = host.renderRoot.querySelector<HTMLElement>('.box')!;
-    expect(box.scrollTop).to.equal(box.scrollHeight - box.clientHeight);
-    host.lines = 20;
-    await host.updateComplete;
-    expect(box.scrollTop).to.equal(box.scrollHeight - box.clientHeight);
+    expect(box.scrollTop).to.equal(atEnd(box));
+    await grown(host, 20);
+    expect(box.scrollTop).to.equal(atEnd(box));
   });
 
-  it('leaves the box where the visitor scrolled up to, until they scroll back down to the end', async () => {
+  it('leaves the box where the visitor scrolled up to, until they scroll back down to the end or it is pinned again', async () => {
     const host = await mount<PinnedHost>('pinned-host');
-    host.lines = 20;
-    await host.updateComplete;
-    const box = host.renderRoot.querySelector<HTMLElement>('.box')!;
-    await scrolled(host, box, 0);
-    host.lines = 30;
-    await host.updateComplete;
+    const box = await grown(host, 20);
+    await scrolled(box, 0);
+    await grown(host, 30);
     host.pinned.follow();
     expect(box.scrollTop, 'not pulled down while reading').to.equal(0);
 
     // Near the end (within 40 px) counts as the end.
-    await scrolled(host, box, box.scrollHeight - box.clientHeight - 10);
-    host.lines = 40;
-    await host.updateComplete;
-    expect(box.scrollTop).to.equal(box.scrollHeight - box.clientHeight);
+    await scrolled(box, atEnd(box) - 10);
+    await grown(host, 40);
+    expect(box.scrollTop).to.equal(atEnd(box));
+
+    // Scrolled up again, then pinned (a question sent).
+    await scrolled(box, 0);
+    host.pinned.pin();
+    await grown(host, 45);
+    expect(box.scrollTop).to.equal(atEnd(box));
   });
 
-  it('follows again once pinned (a question sent), and ignores other scrolling boxes', async () => {
+  it('ignores other scrolling boxes inside the box', async () => {
     const host = await mount<PinnedHost>('pinned-host');
-    host.lines = 20;
-    await host.updateComplete;
-    const box = host.renderRoot.querySelector<HTMLElement>('.box')!;
-    await scrolled(host, box, 0);
-    host.pinned.pin();
-    host.lines = 25;
-    await host.updateComplete;
-    expect(box.scrollTop).to.equal(box.scrollHeight - box.clientHeight);
-
+    const box = await grown(host, 20);
     // A wide code block scrolled sideways inside the box is not the visitor leaving the end.
     const inner = document.createElement('div');
     inner.style.cssText = 'width: 50px; overflow: auto; white-space: pre';
@@ -107,9 +109,8 @@ describe('PinnedScrollController', () => {
     const heard = new Promise((resolve) => inner.addEventListener('scroll', resolve, { once: true }));
     inner.scrollLeft = 100;
     await heard;
-    host.lines = 30;
-    await host.updateComplete;
-    expect(box.scrollTop).to.equal(box.scrollHeight - box.clientHeight);
+    await grown(host, 30);
+    expect(box.scrollTop).to.equal(atEnd(box));
   });
 });
 

@@ -1,5 +1,4 @@
-import { fetchEventSource } from '@microsoft/fetch-event-source';
-import { AgentStreamDecoder, describeProblems, readAgentQueryAnswer, type AgentQueryAnswer, type AgentStreamEvent } from '../../protocol/index.js';
+import { INCOMPLETE_STREAM, describeProblems, readAgentQueryAnswer, readAgentStream, type AgentQueryAnswer } from '../../protocol/index.js';
 import type { ChatFailure } from '../element/failure-kinds.js';
 import { failureFromNetworkError, failureFromResponse, failureFromStreamError } from './failures.js';
 
@@ -30,17 +29,29 @@ export function queryUrl(endpoint: string, agentId: string): string {
   return `${endpoint.replace(/\/+$/, '')}/agents/${encodeURIComponent(agentId)}/query`;
 }
 
-const EVENT_STREAM = /^text\/event-stream\b/i;
-const isEventStream = (response: Response) => EVENT_STREAM.test(response.headers.get('content-type') ?? '');
-
 /**
  * Asks the agent once. One POST is made, whatever happens: no retry on an
  * error, a closed stream, a 429 or a hidden tab; the visitor decides whether
- * to ask again. (The one re-ask, for ids the proxy refuses, is the first
- * part's: see `askOnceLoaded`.)
+ * to ask again. (The one re-ask, for ids the proxy refuses, is the
+ * conversation's: see `ConversationController`.)
  */
-export function askAgent(options: AskOptions): Promise<AskOutcome> {
-  return options.streaming ? askStreaming(options) : askForJson(options);
+export async function askAgent(options: AskOptions): Promise<AskOutcome> {
+  const { streaming, signal } = options;
+  let response: Response;
+  try {
+    // An already aborted signal sends nothing.
+    response = await fetch(queryUrl(options.endpoint, options.agentId), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: streaming ? 'text/event-stream' : 'application/json' },
+      body: requestBody(options, streaming),
+      signal,
+    });
+  } catch (error) {
+    if (signal.aborted) return { type: 'stopped', partialAnswer: '' };
+    return { type: 'failed', failure: failureFromNetworkError(error), partialAnswer: '' };
+  }
+  if (!response.ok) return { type: 'failed', failure: await failureFromResponse(response), partialAnswer: '' };
+  return streaming ? readStreamed(response, options) : readJson(response, options);
 }
 
 function requestBody(options: AskOptions, streaming: boolean): string {
@@ -50,74 +61,29 @@ function requestBody(options: AskOptions, streaming: boolean): string {
   return JSON.stringify(body);
 }
 
-async function askStreaming(options: AskOptions): Promise<AskOutcome> {
-  const decoder = new AgentStreamDecoder();
-  // Our own controller, so the stream can be closed once [DONE] arrives.
-  const reading = new AbortController();
-  const stopByVisitor = () => reading.abort();
-  options.signal.addEventListener('abort', stopByVisitor, { once: true });
-  let opened = false;
-  let outcome: AskOutcome | undefined;
-  /** A failed response, found in `onopen`. */
-  let refused: ChatFailure | undefined;
-
-  const settle = (event: AgentStreamEvent | undefined) => {
-    if (!event) return;
-    if (event.type === 'answer') {
-      if (event.text) options.onText?.(event.text);
-      return;
-    }
-    outcome =
-      event.type === 'done'
-        ? { type: 'answered', answer: event.answer, response: event.response }
-        : { type: 'failed', failure: failureFromStreamError(event), partialAnswer: event.partialAnswer };
-    reading.abort();
-  };
-
-  try {
-    if (options.signal.aborted) return { type: 'stopped', partialAnswer: '' };
-    await fetchEventSource(queryUrl(options.endpoint, options.agentId), {
-      method: 'POST',
-      // A plain object: fetch-event-source silently drops a Headers instance.
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: requestBody(options, true),
-      signal: reading.signal,
-      // Otherwise hiding the tab aborts the request and showing it again re-sends the question.
-      openWhenHidden: true,
-      fetch: fetchEndingLastEvent,
-      async onopen(response) {
-        if (!response.ok) refused = await failureFromResponse(response);
-        else if (!isEventStream(response)) {
-          await response.body?.cancel().catch(() => {});
-          refused = { kind: 'unreadable', status: response.status, detail: `Expected an event stream, got ${response.headers.get('content-type') ?? 'no content type'}` };
-        }
-        // Throwing (to onerror, which throws it on) ends fetch-event-source without a retry.
-        if (refused) throw new Error(refused.kind);
-        opened = true;
-      },
-      onmessage(message) {
-        settle(decoder.push(message));
-      },
-      onerror(error) {
-        // Throwing stops fetch-event-source; returning would make it POST the question again.
-        throw error;
-      },
-    });
-  } catch (error) {
-    if (refused) return { type: 'failed', failure: refused, partialAnswer: '' };
-    if (outcome) return outcome;
-    if (options.signal.aborted) return { type: 'stopped', partialAnswer: decoder.answer };
-    if (!opened) return { type: 'failed', failure: failureFromNetworkError(error), partialAnswer: '' };
-    // The connection broke mid-answer.
-    settle(decoder.end());
-  } finally {
-    options.signal.removeEventListener('abort', stopByVisitor);
+/** The answer as an event stream, read with the protocol's one reader (`readAgentStream`), shown piece by piece. */
+async function readStreamed(response: Response, options: AskOptions): Promise<AskOutcome> {
+  const type = response.headers.get('content-type');
+  if (!response.body || !/^text\/event-stream\b/i.test(type ?? '')) {
+    await response.body?.cancel().catch(() => {});
+    return { type: 'failed', failure: { kind: 'unreadable', status: response.status, detail: `Expected an event stream, got ${type ?? 'no content type'}` }, partialAnswer: '' };
   }
-  if (outcome) return outcome;
-  if (options.signal.aborted) return { type: 'stopped', partialAnswer: decoder.answer };
-  // The stream closed without [DONE]: the decoder's INCOMPLETE_STREAM error is the outcome (settle sets it).
-  settle(decoder.end());
-  return outcome!;
+  let answer = '';
+  let broke: unknown;
+  try {
+    for await (const event of readAgentStream(response.body.pipeThrough(inSlices()))) {
+      if (event.type === 'answer') {
+        answer += event.text;
+        if (event.text) options.onText?.(event.text);
+      } else if (event.type === 'done') return { type: 'answered', answer: event.answer, response: event.response };
+      else return { type: 'failed', failure: failureFromStreamError(event), partialAnswer: event.partialAnswer };
+    }
+  } catch (error) {
+    broke = error;
+  }
+  if (options.signal.aborted) return { type: 'stopped', partialAnswer: answer };
+  // The connection broke mid-answer: it was cut off.
+  return { type: 'failed', failure: { kind: 'incomplete', code: INCOMPLETE_STREAM, detail: String(broke) }, partialAnswer: answer };
 }
 
 /** Longest stretch, in ms, that reading a stream may hold the main thread before letting the page paint. */
@@ -134,18 +100,13 @@ const nextTask = () =>
   });
 
 /**
- * fetch for fetch-event-source, with two fixes on the way to its parser:
- * - an event the server closes the connection on without the blank line after
- *   it (the service's `[ERROR]` line can end so) would be dropped; two line
- *   ends at the close dispatch it, as `src/protocol` does;
- * - a burst of buffered data would be parsed in one long task; it is passed
- *   on in pieces, a task at a time, so the page keeps painting.
+ * The body on its way to the reader, a task at a time: a burst of buffered
+ * data would otherwise be parsed in one long task; it is passed on in
+ * pieces, so the page keeps painting.
  */
-async function fetchEndingLastEvent(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-  const response = await fetch(input, init);
-  if (!response.ok || !response.body || !isEventStream(response)) return response;
+function inSlices(): TransformStream<Uint8Array, Uint8Array> {
   let sliceStart = performance.now();
-  const passOn = new TransformStream<Uint8Array, Uint8Array>({
+  return new TransformStream({
     async transform(chunk, controller) {
       for (let offset = 0; offset < chunk.length; offset += PIECE_BYTES) {
         if (offset > 0 || performance.now() - sliceStart >= READ_SLICE_MS) {
@@ -155,27 +116,11 @@ async function fetchEndingLastEvent(input: RequestInfo | URL, init?: RequestInit
         controller.enqueue(chunk.subarray(offset, offset + PIECE_BYTES));
       }
     },
-    flush(controller) {
-      controller.enqueue(new Uint8Array([10, 10]));
-    },
   });
-  return new Response(response.body.pipeThrough(passOn), { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-async function askForJson(options: AskOptions): Promise<AskOutcome> {
-  let response: Response;
-  try {
-    response = await fetch(queryUrl(options.endpoint, options.agentId), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: requestBody(options, false),
-      signal: options.signal,
-    });
-  } catch (error) {
-    if (options.signal.aborted) return { type: 'stopped', partialAnswer: '' };
-    return { type: 'failed', failure: failureFromNetworkError(error), partialAnswer: '' };
-  }
-  if (!response.ok) return { type: 'failed', failure: await failureFromResponse(response), partialAnswer: '' };
+/** The whole answer as one JSON body. */
+async function readJson(response: Response, options: AskOptions): Promise<AskOutcome> {
   let body: unknown;
   try {
     body = await response.json();
