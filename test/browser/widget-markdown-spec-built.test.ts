@@ -1,3 +1,4 @@
+import './sanitizer-ready.js';
 import { expect } from '@open-wc/testing';
 // The renderer alone (it defines no element): the one-shot render to compare with.
 import { renderMarkdown } from '../../src/widget/answer-engine/markdown/incremental-markdown.js';

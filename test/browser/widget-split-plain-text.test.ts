@@ -1,3 +1,4 @@
+import './sanitizer-ready.js';
 import { expect } from '@open-wc/testing';
 import { isPlainText, plainTextNodes } from '../../src/widget/element/plain-text.js';
 import { renderMarkdown } from '../../src/widget/answer-engine/markdown/incremental-markdown.js';

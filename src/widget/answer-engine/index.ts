@@ -1,6 +1,7 @@
 /**
  * The chat's second part: what only an answer needs (the request that streams
- * it, the markdown renderer with marked and DOMPurify, the `[n]` citation
+ * it, the markdown renderer with marked and the sanitizer (the browser's own,
+ * or DOMPurify from a chunk of its own where there is none), the `[n]` citation
  * links, the list of sources, and the styles of what they draw). The element fetches it on first need with a dynamic import
  * (`element/answer-engine-loader.ts`), so a page whose visitor never opens the chat
  * never pays for it.
@@ -13,6 +14,7 @@
  */
 export { askAgent, queryUrl } from './answer-request.js';
 export { IncrementalMarkdown, renderMarkdown } from './markdown/incremental-markdown.js';
+export { loadSanitizer } from './markdown/sanitize.js';
 export { linkCitationMarkers } from './citation-markers.js';
 export { citationLinks } from './citations.js';
 export { renderSources } from './sources-list.js';

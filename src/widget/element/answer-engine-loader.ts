@@ -9,12 +9,14 @@ let loaded: AnswerEngine | undefined;
 
 /**
  * Fetches the chat's second part (the answer engine: streaming request,
- * markdown renderer, sanitizer, citation links), once per page. A failed
- * fetch (offline, blocked) is not remembered: the next call tries again.
+ * markdown renderer, sanitizer, citation links), once per page, with the
+ * sanitizer it needs. A failed fetch (offline, blocked) is not remembered:
+ * the next call tries again.
  */
 export function loadAnswerEngine(): Promise<AnswerEngine> {
   loading ??= import('../answer-engine/index.js').then(
-    (engine) => (loaded = engine),
+    // Ready once its sanitizer is: where the browser has none, DOMPurify comes in a chunk of its own.
+    (engine) => engine.loadSanitizer().then(() => (loaded = engine)),
     (error: unknown) => {
       loading = undefined;
       throw error;

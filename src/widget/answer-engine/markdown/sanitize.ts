@@ -1,79 +1,79 @@
-import createDOMPurify, { type Config, type DOMPurify } from 'dompurify';
-import { chatPolicy } from '../trusted-types.js';
+import { ALLOWED_ATTR, ALLOWED_TAGS, finishElement } from './policy.js';
 
-/** Tags markdown can produce; everything else (script, style, form, iframe, object, svg...) is removed. */
-const ALLOWED_TAGS = [
-  'a', 'blockquote', 'br', 'code', 'del', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr',
-  'img', 'input', 'li', 'ol', 'p', 'pre', 'strong', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul',
-];
-const ALLOWED_ATTR = ['href', 'title', 'src', 'alt', 'start', 'align', 'class', 'type', 'checked', 'disabled'];
+/** Sanitizes renderer HTML into nodes of this document, ready to insert. */
+export type Sanitize = (html: string) => Node[];
 
-/** Link targets a visitor may follow from an answer. */
-const SAFE_LINK = /^(?:https?:|mailto:|tel:)/i;
-/** Images load only from the web, never from `data:` or other schemes. */
-const SAFE_IMAGE = /^https?:/i;
-/** The only class kept: the language of a code block. */
-const CODE_LANGUAGE = /^language-[\w+#.-]{1,40}$/;
+/** The HTML Sanitizer API, as far as the chat uses it (TypeScript's DOM library does not know it yet). */
+interface SanitizerConstructor {
+  new (config: { elements: string[]; attributes: string[]; comments: boolean; dataAttributes: boolean }): object;
+}
+type SettableElement = Element & { setHTML(html: string, options: { sanitizer: object }): void };
 
-let purifier: DOMPurify | undefined;
+/** Elements the policy's own rules may change: links, images, inputs and anything with a class. */
+const TO_FINISH = 'a,img,input,[class]';
 
-// A private instance: its hooks and config never touch a DOMPurify the host page uses.
-function getPurifier(): DOMPurify {
-  if (purifier) return purifier;
-  const instance = createDOMPurify(window);
-  instance.setConfig({
-    ALLOWED_TAGS,
-    ALLOWED_ATTR,
-    ALLOW_DATA_ATTR: false,
-    ALLOW_ARIA_ATTR: false,
-    // DOMPurify's own address rule stays (it also judges plain values such as type="checkbox");
-    // the stricter rules for href and src are applied below.
-    RETURN_DOM_FRAGMENT: true,
-    // On a page that enforces Trusted Types, DOMPurify parses with the chat's own named policy.
-    TRUSTED_TYPES_POLICY: (chatPolicy() ?? undefined) as Config['TRUSTED_TYPES_POLICY'],
-  });
-  instance.addHook('afterSanitizeAttributes', (node) => {
-    const element = node as Element;
-    switch (element.localName) {
-      case 'a': {
-        const href = element.getAttribute('href');
-        if (href !== null && !SAFE_LINK.test(href.trim())) element.removeAttribute('href');
-        element.setAttribute('target', '_blank');
-        element.setAttribute('rel', 'noopener noreferrer');
-        break;
-      }
-      case 'img': {
-        const src = element.getAttribute('src');
-        if (src === null || !SAFE_IMAGE.test(src.trim())) {
-          // Keep what the image was about, as text.
-          element.replaceWith(element.ownerDocument.createTextNode(element.getAttribute('alt') ?? ''));
-          return;
-        }
-        element.setAttribute('loading', 'lazy');
-        element.setAttribute('referrerpolicy', 'no-referrer');
-        break;
-      }
-      case 'input':
-        // Task-list boxes only, and never editable.
-        if (element.getAttribute('type') !== 'checkbox') {
-          element.remove();
-          return;
-        }
-        element.setAttribute('disabled', '');
-        break;
-    }
-    const className = element.getAttribute('class');
-    if (className !== null && !(element.localName === 'code' && CODE_LANGUAGE.test(className))) element.removeAttribute('class');
-  });
-  purifier = instance;
-  return instance;
+/**
+ * The browser's own sanitizer, where it has one: `Element.setHTML` with a
+ * `Sanitizer` holding the policy's allow-lists (Chromium 146, Firefox 148;
+ * not Safari yet); `undefined` elsewhere. Feature-detected, never by user
+ * agent. It parses once, in an inert document (nothing loads or runs there,
+ * so an image waits for the policy's referrer rule), always drops scripts,
+ * frames, event handlers and `javascript:` addresses, and keeps only the
+ * listed tags and attributes; the policy's own rules follow.
+ */
+export function nativeSanitizer(): Sanitize | undefined {
+  const Native = (globalThis as { Sanitizer?: SanitizerConstructor }).Sanitizer;
+  if (typeof Native !== 'function' || typeof Element === 'undefined' || typeof (Element.prototype as Partial<SettableElement>).setHTML !== 'function') return undefined;
+  let sanitizer: object;
+  try {
+    sanitizer = new Native({ elements: ALLOWED_TAGS, attributes: ALLOWED_ATTR, comments: false, dataAttributes: false });
+  } catch {
+    // An earlier shape of the API, with another configuration: not this one.
+    return undefined;
+  }
+  const holder = document.implementation.createHTMLDocument('').createElement('div') as unknown as SettableElement;
+  return (html) => {
+    holder.setHTML(html, { sanitizer });
+    for (const element of holder.querySelectorAll(TO_FINISH)) finishElement(element);
+    // Copied out first: adopting a node takes it out of the live list.
+    const nodes = Array.from(holder.childNodes);
+    for (const node of nodes) document.adoptNode(node);
+    return nodes;
+  };
+}
+
+/** The browser's own sanitizer, looked for once (null: there is none). */
+let native: Sanitize | null | undefined;
+/** DOMPurify's, once fetched. */
+let purified: Sanitize | undefined;
+let loading: Promise<void> | undefined;
+
+const found = (): Sanitize | undefined => (native ??= nativeSanitizer() ?? null) ?? purified;
+
+/**
+ * Makes the sanitizer ready: the browser's own at once; where there is none,
+ * DOMPurify, from a chunk of its own fetched once (a failed fetch is not
+ * remembered: the next call tries again).
+ */
+export function loadSanitizer(): Promise<void> {
+  if (found()) return Promise.resolve();
+  loading ??= import('./dompurify-sanitizer.js').then(
+    ({ domPurifySanitizer }) => void (purified = domPurifySanitizer({ tags: ALLOWED_TAGS, attributes: ALLOWED_ATTR, finishElement })),
+    (error: unknown) => {
+      loading = undefined;
+      throw error;
+    },
+  );
+  return loading;
 }
 
 /**
- * Turns renderer HTML into sanitized DOM nodes, ready to insert. DOMPurify
- * parses it in an inert document (nothing loads or runs) and cleans it there.
+ * Turns renderer HTML into sanitized DOM nodes, ready to insert. In a browser
+ * without a sanitizer of its own, once `loadSanitizer()` has settled (the
+ * chat's `loadAnswerEngine()` waits for it).
  */
 export function sanitizeToNodes(html: string): Node[] {
-  return Array.from(getPurifier().sanitize(html, { RETURN_DOM_FRAGMENT: true }).childNodes);
+  const sanitize = found();
+  if (!sanitize) throw new Error('kagent-chat: the markdown sanitizer is not here yet: await loadAnswerEngine() first.');
+  return sanitize(html);
 }
-
