@@ -129,7 +129,7 @@ export const dropUnusedPrototypeHelpers = (modules: RegExp): Plugin => ({
  * DOMPurify builds its default allow-lists at load time from long lists of HTML, SVG and MathML tag and
  * attribute names (`DEFAULT_ALLOWED_TAGS`, `DEFAULT_ALLOWED_ATTR`), which its `USE_PROFILES` option
  * also reads. The chat always sets its own `ALLOWED_TAGS` and `ALLOWED_ATTR` and no profile
- * (src/widget/answer-engine/markdown/sanitize.ts), so DOMPurify never reads those defaults: the build empties them, and
+ * (src/widget/answer-engine/markdown/dompurify-sanitizer.ts), so DOMPurify never reads those defaults: the build empties them, and
  * empties each list that nothing else reads (the HTML tag list, the SVG, MathML and XML attribute lists; a
  * list whose name appears anywhere else, even as another scope's variable, is kept). The lists its
  * namespace checks read (SVG and MathML tag names, which guard against mutation XSS) are kept, untouched.
