@@ -61,7 +61,6 @@ const OWNERS: [string, RegExp][] = [
   ['DOMPurify', /node_modules\/dompurify\//],
   ['Lit', /node_modules\/(lit|lit-html|lit-element|@lit\/reactive-element)\//],
   ['fetch-event-source', /node_modules\/@microsoft\/fetch-event-source\//],
-  ['eventsource-parser', /node_modules\/eventsource-parser\//],
   ['our code (src/widget, src/protocol)', /\/src\//],
 ];
 const OTHER = 'other (module glue, anything else)';
