@@ -11,6 +11,26 @@ import ts from 'typescript';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
+/** `kagent-chat/protocol`, which `kagent-chat/client` also exports whole. */
+const PROTOCOL = [
+  'AGENT_QUERY_FIELDS', 'Agent', 'AgentCreateBody', 'AgentQueryAnswer', 'AgentQueryBody', 'AgentRecord', 'AgentStreamDecoder',
+  'AgentStreamEvent', 'AgentUpdateBody', 'AnswerEvent', 'CheckOptions', 'CheckResult', 'Conversation', 'ConversationRecord',
+  'ConversationsQuery', 'DATASOURCE_STATUSES', 'DATASOURCE_TYPES', 'DATASTORE_TYPES', 'DONE_EVENT', 'Datasource', 'DatasourceConfig',
+  'DatasourceRecord', 'DatasourceStatus', 'DatasourceType', 'Datastore', 'DatastoreCreateBody', 'DatastoreFragment',
+  'DatastoreFragmentRecord', 'DatastoreQueryBody', 'DatastoreRecord', 'DatastoreType', 'DatastoreUpdateBody', 'DoneEvent', 'ERROR_CODES',
+  'EVENT_STREAM_HEADERS', 'EmptyBody', 'ErrorBody', 'FAMILY_WORDS', 'FieldProblem', 'FileDatasourceFields', 'FileUploadFields',
+  'INCOMPLETE_STREAM', 'KnownModelName', 'ListResponse', 'MAX_QUERY_ID_LENGTH', 'MODEL_NAMES', 'MODEL_SUFFIXES', 'ModelName',
+  'PROMPT_TYPES', 'PlainErrorBody', 'PromptType', 'QUERY_ID_FIELDS', 'QueryIdField', 'Source', 'StreamErrorEvent', 'StreamMessage',
+  'StrictAgentCreateBody', 'StrictAgentQueryBody', 'StrictAgentUpdateBody', 'UPLOAD_EXTENSIONS', 'UPLOAD_MIME_TYPES',
+  'UpdateDocumentAnswer', 'UpdateDocumentAnswerRecord', 'UpdateDocumentBody', 'UploadMimeType', 'UpsertAnswer', 'UpsertAnswerRecord',
+  'UpsertDocumentsBody', 'Usage', 'V1UpsertBody', 'VISIBILITIES', 'Visibility', 'WebDatasourceBody', 'answerEvent', 'checkAgentCreate',
+  'checkAgentQuery', 'checkAgentUpdate', 'checkConversationsQuery', 'checkDatastoreCreate', 'checkDatastoreQuery', 'checkDatastoreUpdate',
+  'checkEmptyBody', 'checkFileDatasourceFields', 'checkFileUploadFields', 'checkUpdateDocument', 'checkUpsertDocuments', 'checkV1Upsert',
+  'checkWebDatasource', 'checkWith', 'decodeFragment', 'describeProblems', 'endpointResponseEvent', 'errorBody', 'errorCodeForStatus',
+  'errorLine', 'isKnownModelName', 'isUploadMimeType', 'isValidQueryId', 'jsonObject', 'oneOf', 'parseRetryAfter', 'queryIdFieldsNamed',
+  'queryIdRule', 'readAgentQueryAnswer', 'readAgentStream', 'readErrorBody', 'textList', 'toolCallEvent', 'uploadMimeTypeOf',
+];
+
 const EXPECTED: Record<string, string[]> = {
   'kagent-chat': [
     'AnswerEngine', 'AskOptions', 'AskOutcome', 'ChatFailure', 'ChatStrings', 'ChatStringsOverride', 'Citation', 'ConversationStore',
@@ -19,43 +39,8 @@ const EXPECTED: Record<string, string[]> = {
     'MAX_STORED_CHARS', 'MAX_STORED_TURNS', 'RenderStats', 'STORE_VERSION', 'StoredConversation', 'Turn', 'TurnState', 'askAgent',
     'citationsFrom', 'formatSeconds', 'loadAnswerEngine', 'queryUrl', 'renderMarkdown', 'renderMarkdownSoFar', 'withStrings',
   ],
-  'kagent-chat/protocol': [
-    'AGENT_QUERY_FIELDS', 'Agent', 'AgentCreateBody', 'AgentQueryAnswer', 'AgentQueryBody', 'AgentRecord', 'AgentStreamDecoder',
-    'AgentStreamEvent', 'AgentUpdateBody', 'AnswerEvent', 'CheckOptions', 'CheckResult', 'Conversation', 'ConversationRecord',
-    'ConversationsQuery', 'DATASOURCE_STATUSES', 'DATASOURCE_TYPES', 'DATASTORE_TYPES', 'DONE_EVENT', 'Datasource', 'DatasourceConfig',
-    'DatasourceRecord', 'DatasourceStatus', 'DatasourceType', 'Datastore', 'DatastoreCreateBody', 'DatastoreFragment',
-    'DatastoreFragmentRecord', 'DatastoreQueryBody', 'DatastoreRecord', 'DatastoreType', 'DatastoreUpdateBody', 'DoneEvent', 'ERROR_CODES',
-    'EVENT_STREAM_HEADERS', 'EmptyBody', 'ErrorBody', 'FAMILY_WORDS', 'FieldProblem', 'FileDatasourceFields', 'FileUploadFields',
-    'INCOMPLETE_STREAM', 'KnownModelName', 'ListResponse', 'MAX_QUERY_ID_LENGTH', 'MODEL_NAMES', 'MODEL_SUFFIXES', 'ModelName',
-    'PROMPT_TYPES', 'PlainErrorBody', 'PromptType', 'QUERY_ID_FIELDS', 'QueryIdField', 'Source', 'StreamErrorEvent', 'StreamMessage',
-    'StrictAgentCreateBody', 'StrictAgentQueryBody', 'StrictAgentUpdateBody', 'UPLOAD_EXTENSIONS', 'UPLOAD_MIME_TYPES',
-    'UpdateDocumentAnswer', 'UpdateDocumentAnswerRecord', 'UpdateDocumentBody', 'UploadMimeType', 'UpsertAnswer', 'UpsertAnswerRecord',
-    'UpsertDocumentsBody', 'Usage', 'V1UpsertBody', 'VISIBILITIES', 'Visibility', 'WebDatasourceBody', 'answerEvent', 'checkAgentCreate',
-    'checkAgentQuery', 'checkAgentUpdate', 'checkConversationsQuery', 'checkDatastoreCreate', 'checkDatastoreQuery', 'checkDatastoreUpdate',
-    'checkEmptyBody', 'checkFileDatasourceFields', 'checkFileUploadFields', 'checkUpdateDocument', 'checkUpsertDocuments', 'checkV1Upsert',
-    'checkWebDatasource', 'checkWith', 'decodeFragment', 'describeProblems', 'endpointResponseEvent', 'errorBody', 'errorCodeForStatus',
-    'errorLine', 'isKnownModelName', 'isUploadMimeType', 'isValidQueryId', 'jsonObject', 'oneOf', 'parseRetryAfter', 'queryIdFieldsNamed',
-    'queryIdRule', 'readAgentQueryAnswer', 'readAgentStream', 'readErrorBody', 'textList', 'toolCallEvent', 'uploadMimeTypeOf',
-  ],
-  'kagent-chat/client': [
-    'AGENT_QUERY_FIELDS', 'Agent', 'AgentAnswerStream', 'AgentCreateBody', 'AgentQueryAnswer', 'AgentQueryBody', 'AgentRecord',
-    'AgentStreamDecoder', 'AgentStreamEvent', 'AgentUpdateBody', 'AnswerEvent', 'CallOptions', 'CheckOptions', 'CheckResult',
-    'Conversation', 'ConversationRecord', 'ConversationsQuery', 'DATASOURCE_STATUSES', 'DATASOURCE_TYPES', 'DATASTORE_TYPES', 'DONE_EVENT',
-    'Datasource', 'DatasourceConfig', 'DatasourceRecord', 'DatasourceStatus', 'DatasourceType', 'Datastore', 'DatastoreCreateBody',
-    'DatastoreFragment', 'DatastoreFragmentRecord', 'DatastoreQueryBody', 'DatastoreRecord', 'DatastoreType', 'DatastoreUpdateBody',
-    'DoneEvent', 'ERROR_CODES', 'EVENT_STREAM_HEADERS', 'EmptyBody', 'ErrorBody', 'FAMILY_WORDS', 'FieldProblem', 'FileDatasourceFields',
-    'FileUpload', 'FileUploadFields', 'INCOMPLETE_STREAM', 'KagentClient', 'KagentClientOptions', 'KagentError', 'KnownModelName',
-    'ListResponse', 'LocalErrorCode', 'MAX_QUERY_ID_LENGTH', 'MODEL_NAMES', 'MODEL_SUFFIXES', 'ModelName', 'PROMPT_TYPES', 'PlainErrorBody',
-    'PromptType', 'QUERY_ID_FIELDS', 'QueryIdField', 'Source', 'StreamErrorEvent', 'StreamMessage', 'StrictAgentCreateBody',
-    'StrictAgentQueryBody', 'StrictAgentUpdateBody', 'UPLOAD_EXTENSIONS', 'UPLOAD_MIME_TYPES', 'UpdateDocumentAnswer',
-    'UpdateDocumentAnswerRecord', 'UpdateDocumentBody', 'UploadMimeType', 'UpsertAnswer', 'UpsertAnswerRecord', 'UpsertDocumentsBody',
-    'Usage', 'V1UpsertBody', 'VISIBILITIES', 'Visibility', 'WebDatasourceBody', 'answerEvent', 'checkAgentCreate', 'checkAgentQuery',
-    'checkAgentUpdate', 'checkConversationsQuery', 'checkDatastoreCreate', 'checkDatastoreQuery', 'checkDatastoreUpdate', 'checkEmptyBody',
-    'checkFileDatasourceFields', 'checkFileUploadFields', 'checkUpdateDocument', 'checkUpsertDocuments', 'checkV1Upsert',
-    'checkWebDatasource', 'checkWith', 'decodeFragment', 'describeProblems', 'endpointResponseEvent', 'errorBody', 'errorCodeForStatus',
-    'errorLine', 'isKnownModelName', 'isUploadMimeType', 'isValidQueryId', 'jsonObject', 'oneOf', 'parseRetryAfter', 'queryIdFieldsNamed',
-    'queryIdRule', 'readAgentQueryAnswer', 'readAgentStream', 'readErrorBody', 'textList', 'toolCallEvent', 'uploadMimeTypeOf',
-  ],
+  'kagent-chat/protocol': PROTOCOL,
+  'kagent-chat/client': [...PROTOCOL, 'AgentAnswerStream', 'CallOptions', 'FileUpload', 'KagentClient', 'KagentClientOptions', 'KagentError', 'LocalErrorCode'].sort(),
   'kagent-chat/proxy': [
     'DEFAULTS', 'Env', 'MemoryRateLimitStore', 'ProxyConfigError', 'ProxyHandler', 'ProxyLogEntry', 'ProxyLogger', 'ProxyOptions',
     'ProxyRequestContext', 'RateLimit', 'RateLimitCount', 'RateLimitStore', 'RedisEval', 'RedisRateLimitStore',
