@@ -6,14 +6,14 @@
 // proxy cost before (docs/benchmarks.md, Proxy).
 import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
-import { answerDecoder } from './node-decoder.js';
-import type { UpstreamCall, UpstreamReply } from './upstream.js';
+import { answerDecoder } from './decoder.js';
+import type { UpstreamCall, UpstreamReply } from '../core/index.js';
 
 export interface UpstreamCallOptions {
   /** Most connections open to one service at once; requests beyond wait for one. Default: no limit. */
   maxSockets?: number;
-  /** How long an unused connection stays open, in ms. */
-  keepAliveMs: number;
+  /** How long an unused connection stays open, in ms. Default: 4000 (under Node's server default of 5 s). */
+  keepAliveMs?: number;
 }
 
 /** Answer bytes held for a reader that has not asked for them yet; past this the service's connection is paused. */
@@ -26,7 +26,7 @@ const HELD_BYTES = 64 * 1024;
  * Timeouts are the proxy's own (`upstreamTimeoutMs`, the relay's): undici's
  * are turned off, so that no other limit cuts an answer short.
  */
-export function createUpstreamCall({ maxSockets = Infinity, keepAliveMs }: UpstreamCallOptions): UpstreamCall {
+export function createUpstreamCall({ maxSockets = Infinity, keepAliveMs = 4000 }: UpstreamCallOptions = {}): UpstreamCall {
   const pool = new Agent({ keepAliveTimeout: keepAliveMs, connections: Number.isFinite(maxSockets) ? maxSockets : null, headersTimeout: 0, bodyTimeout: 0 });
   return (url, init) => {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return Promise.reject(new TypeError(`fetch failed: ${url.protocol} is not http: or https:`));

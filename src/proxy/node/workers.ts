@@ -2,22 +2,11 @@
 // core; KAGENT_WORKERS starts that many, sharing the port through node:cluster
 // (the primary accepts and hands each connection to the next worker in turn).
 import cluster, { type Worker } from 'node:cluster';
-import { ProxyConfigError, type ProxyOptions } from './options.js';
-import type { Env } from './env.js';
+import { ProxyConfigError, type ProxyOptions } from '../core/index.js';
 
 /** What a worker tells the primary once it listens: the line the command prints. */
 export interface WorkerListening {
   kagentListening: Record<string, unknown>;
-}
-
-/** `KAGENT_WORKERS`: how many processes serve the proxy. Default 1 (no primary, no workers). */
-export function workersFromEnv(env: Env): number {
-  const value = env.KAGENT_WORKERS?.trim();
-  if (!value) return 1;
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 256) {
-    throw new ProxyConfigError(`kagent proxy cannot start: KAGENT_WORKERS must be a whole number from 1 to 256 (got ${JSON.stringify(value)})`);
-  }
-  return Number(value);
 }
 
 /**

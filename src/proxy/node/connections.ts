@@ -4,8 +4,7 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { addressKey } from './client-address.js';
-import type { RateLimitedLog } from './log.js';
+import { addressKey, type RateLimitedLog } from '../core/index.js';
 
 export interface ConnectionLimits {
   /** From accept (or a kept-alive connection's next request's first byte) until the request's headers are in, in ms. The whole request, body included, gets twice this. */

@@ -1,20 +1,12 @@
-import { isJsonContentType, buildUpstreamBody, parseJsonObject, readBodyCapped, readStreamCapped } from './body.js';
+import { isJsonContentType, buildUpstreamBody, parseJsonObject, readBodyCapped } from './body.js';
 import { clientAddress } from './client-address.js';
 import { resolveOptions, type ProxyOptions, type ResolvedOptions } from './options.js';
+import type { Log } from './log.js';
 import { checkOrigin, corsHeaders, preflightHeaders } from './origin.js';
 import { checkRateLimits, type LimitCheck } from './rate-limit.js';
-import { errorAnswer, internalErrorAnswer, toResponse, type ProxyAnswer } from './responses.js';
+import { errorAnswer, internalErrorAnswer, type ProxyAnswer } from './responses.js';
 import { matchRoute } from './route.js';
 import { fetchUpstream, forward, type UpstreamCall } from './upstream.js';
-
-/** What the runtime adapter knows about a request that the request itself does not say. */
-export interface ProxyRequestContext {
-  /** The visitor's address, from the platform's trusted source (the socket, `CF-Connecting-IP`, ...). */
-  clientAddress?: string | undefined;
-}
-
-/** A Web-standard handler: give it a `Request`, get a `Response`. It never throws. */
-export type ProxyHandler = (request: Request, context?: ProxyRequestContext) => Promise<Response>;
 
 /**
  * A visitor's request as plain values, whatever the transport: the Web
@@ -41,32 +33,22 @@ export interface VisitorRequest {
 
 /**
  * The proxy's checks and forwarding on plain values, independent of any
- * runtime's request and response objects. `call` asks the service; by
- * default through the options' `fetch`. It never throws.
+ * runtime's request and response objects: the one door through which the
+ * Web handler (web.ts), the Node server and the platform entries serve it.
  */
-export type ProxyCore = (visitor: VisitorRequest, call?: UpstreamCall) => Promise<ProxyAnswer>;
-
-/** The core behind each handler made by `createProxy`, for runtime entries that serve it without Web objects. */
-const cores = new WeakMap<ProxyHandler, MadeProxy>();
-
-/** What a runtime entry may use of a handler made by `createProxy`. */
-export interface MadeProxy {
-  core: ProxyCore;
-  /** The `fetch` given in the options, if any (the resolved options hold a wrapper of it). */
-  fetch: typeof fetch | undefined;
-}
-
-/** The plain-value core of a handler made by `createProxy`; `undefined` for any other handler. */
-export function proxyCoreOf(handler: ProxyHandler): MadeProxy | undefined {
-  return cores.get(handler);
+export interface ProxyCore {
+  /** Checks the visitor's request and answers it, asking the service if it passes. Never throws. */
+  answer(visitor: VisitorRequest): Promise<ProxyAnswer>;
+  /** The operator's log, the key redacted from every entry: for what the runtime's own side sees go wrong. */
+  log: Log;
 }
 
 /**
- * Creates the proxy: it holds the API key and lets through only the queries a
- * site visitor may make. Throws `ProxyConfigError` at once when an option is
- * missing or wrong; the returned handler itself never throws.
+ * Makes the core from the options. Throws `ProxyConfigError` at once when an
+ * option is missing or wrong. `call` asks the service; by default through
+ * the options' `fetch` (the Node server gives undici's, without Web objects).
  */
-export function createProxy(options: ProxyOptions): ProxyHandler {
+export function createProxyCore(options: ProxyOptions, call?: UpstreamCall): ProxyCore {
   const resolved = resolveOptions(options);
   let warnedNoAddress = false;
   const noAddress = () => {
@@ -74,47 +56,16 @@ export function createProxy(options: ProxyOptions): ProxyHandler {
     warnedNoAddress = true;
     resolved.log('warn', 'no client address is known for requests (set trustedProxyHops, or use a platform adapter); the per-address limit is shared by all of them');
   };
-  const viaFetch = fetchUpstream(resolved.fetch);
-  const core: ProxyCore = async (visitor, call = viaFetch) => {
-    try {
-      return await handle(visitor, call, resolved, noAddress);
-    } catch (error) {
-      resolved.log('error', 'unexpected failure', { error });
-      return internalErrorAnswer();
-    }
-  };
-  const handler: ProxyHandler = async (request, context) => {
-    let visitor: VisitorRequest;
-    try {
-      visitor = webVisitor(request, context);
-    } catch (error) {
-      resolved.log('error', 'unexpected failure', { error });
-      return toResponse(internalErrorAnswer());
-    }
-    return toResponse(await core(visitor));
-  };
-  cores.set(handler, { core, fetch: options.fetch });
-  return handler;
-}
-
-const noop = () => {};
-
-function webVisitor(request: Request, context: ProxyRequestContext | undefined): VisitorRequest {
-  // Only the path is read from the URL: its host comes from the visitor's Host header and decides nothing.
+  const upstream = call ?? fetchUpstream(resolved.fetch);
   return {
-    method: request.method,
-    pathname: new URL(request.url).pathname,
-    header: (name) => request.headers.get(name),
-    clientAddress: context?.clientAddress,
-    readBody: (maxBytes) => (request.body ? readStreamCapped(request.body, maxBytes) : Promise.resolve({ bytes: new Uint8Array(0), complete: true })),
-    onLeave: (listener) => {
-      const signal = request.signal;
-      if (signal.aborted) {
-        listener();
-        return noop;
+    log: resolved.log,
+    async answer(visitor) {
+      try {
+        return await handle(visitor, upstream, resolved, noAddress);
+      } catch (error) {
+        resolved.log('error', 'unexpected failure', { error });
+        return internalErrorAnswer();
       }
-      signal.addEventListener('abort', listener, { once: true });
-      return () => signal.removeEventListener('abort', listener);
     },
   };
 }

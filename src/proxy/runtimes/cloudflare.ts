@@ -1,5 +1,5 @@
 // Cloudflare Workers: `export default createWorker()`; variables and secrets come from the Worker's env.
-import type { ProxyOptions } from './options.js';
+import type { ProxyOptions } from '../core/index.js';
 import { proxyFromPlatform } from './platform.js';
 
 /** A Worker's `env`: variables and secrets are strings; other bindings are ignored. */

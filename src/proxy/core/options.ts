@@ -1,7 +1,7 @@
-import { AGENT_QUERY_FIELDS, DatastoreQueryBody, checkAgentQuery, checkDatastoreQuery, describeProblems } from '../protocol/index.js';
+import { AGENT_QUERY_FIELDS, DatastoreQueryBody, checkAgentQuery, checkDatastoreQuery, describeProblems } from '../../protocol/index.js';
 import { createLogger, type ProxyLogger, type Log } from './log.js';
-import { MemoryRateLimitStore } from './memory-store.js';
-import type { RateLimitStore } from './rate-limit-store.js';
+import { MemoryRateLimitStore } from '../stores/memory.js';
+import type { RateLimitStore } from '../stores/store.js';
 
 /** At most `max` requests in each window of `windowSeconds`. */
 export interface RateLimit {
@@ -119,8 +119,29 @@ const ROUTE_FIELDS: Record<RouteKind, readonly string[]> = {
   datastore: DATASTORE_QUERY_FIELDS,
 };
 
-/** Checks the options and fills in defaults. Throws `ProxyConfigError` naming every missing or wrong option. */
+/**
+ * Checks the options without making anything from them (no store, no
+ * connection): for an entry that must know they work before it connects to
+ * anything. Throws `ProxyConfigError` naming every missing or wrong option.
+ */
+export function checkProxyOptions(options: ProxyOptions): void {
+  checkOptions(options);
+}
+
+/** Checks the options and fills in defaults, with the store, log and fetch they name. Throws as `checkProxyOptions`. */
 export function resolveOptions(options: ProxyOptions): ResolvedOptions {
+  const { fetchFn, ...checked } = checkOptions(options);
+  return {
+    ...checked,
+    store: options.rateLimitStore ?? new MemoryRateLimitStore(),
+    log: createLogger(options.log === undefined ? undefined : options.log, options.apiKey),
+    // Called through a wrapper: some runtimes refuse a fetch called with another `this`.
+    fetch: (input, init) => fetchFn(input, init),
+  };
+}
+
+/** The options checked, with defaults, before anything is made from them. */
+function checkOptions(options: ProxyOptions): Omit<ResolvedOptions, 'store' | 'log' | 'fetch'> & { fetchFn: typeof fetch } {
   const problems: string[] = [];
   const o = (options ?? {}) as Partial<ProxyOptions>;
 
@@ -208,11 +229,8 @@ export function resolveOptions(options: ProxyOptions): ResolvedOptions {
     perAddressLimit,
     perVisitorLimit,
     dailyBudget,
-    store: o.rateLimitStore ?? new MemoryRateLimitStore(),
     trustedProxyHops,
-    log: createLogger(o.log === undefined ? undefined : o.log, o.apiKey),
-    // Called through a wrapper: some runtimes refuse a fetch called with another `this`.
-    fetch: (input, init) => fetchFn(input, init),
+    fetchFn,
   };
 }
 

@@ -2,7 +2,7 @@
 // logger, but the request lines of one event-loop turn leave in one write:
 // a write to a pipe is synchronous on Node and cost about a tenth of the
 // CPU of a proxied request when made per line (docs/benchmarks.md, Proxy).
-import type { ProxyLogger } from './log.js';
+import type { ProxyLogger } from '../core/index.js';
 
 /** Lines waiting longer than this many bytes are written at once rather than at the end of the turn. */
 const MAX_PENDING_BYTES = 64 * 1024;

@@ -4,10 +4,8 @@
 // The core, its checks and its answers are the same ones the Web handler
 // uses; only the reading of the request and the writing of the answer differ.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ProxyCore, VisitorRequest } from './proxy.js';
-import type { ProxyAnswer } from './responses.js';
-import type { UpstreamCall } from './upstream.js';
-import { readNodeBodyCapped, type CappedBody } from './node-read-capped.js';
+import type { ProxyAnswer, ProxyCore, VisitorRequest } from '../core/index.js';
+import { readNodeBodyCapped, type CappedBody } from './read-capped.js';
 
 /** Paths whose `new URL(...).pathname` is the path itself: nothing to resolve, decode or re-encode. */
 const PLAIN_PATH = /^\/[A-Za-z0-9_\-/]*$/;
@@ -16,10 +14,9 @@ const FIRST_ONLY = new Set(['content-type', 'content-length']);
 
 /**
  * A node:http request handler for `core`. Requests whose target is not a
- * path (`*`, absolute form) go to `fallback`, the Web handler as srvx
- * serves it, so that they are treated exactly as before.
+ * path (`*`, absolute form) go to `fallback`: the same core's Web handler, through srvx.
  */
-export function nodeVisitorHandler(core: ProxyCore, call: UpstreamCall | undefined, fallback: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
+export function nodeVisitorHandler(core: ProxyCore, fallback: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const target = req.url;
     let pathname: string;
@@ -30,7 +27,7 @@ export function nodeVisitorHandler(core: ProxyCore, call: UpstreamCall | undefin
     } catch {
       return fallback(req, res);
     }
-    core(visitorOf(req, res, pathname), call).then(
+    core.answer(visitorOf(req, res, pathname)).then(
       (answer) => writeAnswer(res, answer),
       // The core never throws; this is the last line should writing fail.
       () => fail(res),

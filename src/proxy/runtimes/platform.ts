@@ -1,7 +1,5 @@
-import { proxyOptionsFromEnv, type Env } from './env.js';
-import type { ProxyOptions } from './options.js';
-import { createProxy, type ProxyHandler, type ProxyRequestContext } from './proxy.js';
-import { errorResponse } from './responses.js';
+// What every platform entry shares: the proxy made from the platform's environment at its first request.
+import { checkProxyOptions, createProxy, errorResponse, proxyOptionsFromEnv, type Env, type ProxyHandler, type ProxyOptions, type ProxyRequestContext } from '../core/index.js';
 
 export interface PlatformSetup {
   /** The platform's environment variables; read at the first request (some platforms have them only then). */
@@ -27,7 +25,8 @@ export function proxyFromPlatform(setup: PlatformSetup): (request: Request, cont
       const options: ProxyOptions = { ...fromEnv, ...setup.overrides };
       if (redisUrl && !setup.overrides?.rateLimitStore) {
         if (!setup.connectRedis) throw new Error(`KAGENT_REDIS_URL needs TCP connections, which ${setup.platform} does not offer here: pass a rateLimitStore (e.g. RedisRateLimitStore over Upstash's HTTP client) instead`);
-        createProxy({ ...options, log: false });
+        // Checked before connecting, so a missing variable is what the operator hears of first.
+        checkProxyOptions(options);
         options.rateLimitStore = await setup.connectRedis(redisUrl);
       }
       return createProxy(options);

@@ -1,4 +1,4 @@
-import type { RateLimitCount, RateLimitStore } from './rate-limit-store.js';
+import type { RateLimitCount, RateLimitStore } from './store.js';
 
 /**
  * Runs a Lua script on Redis. Every Redis client has one:

@@ -1,14 +1,16 @@
 // Node (and Deno, Bun) only: opens a TCP connection to Redis with node-redis.
 // `@redis/client` is an optional peer of kagent-chat: it is loaded here, only
 // when a Redis store is asked for, so a site without one never installs it.
-import type { Log } from './log.js';
-import { RedisRateLimitStore } from './redis-store.js';
+import { RedisRateLimitStore } from './redis.js';
+
+/** Where connection problems are told (the proxy's log). */
+type RedisLog = (level: 'error', message: string, fields: { error: string }) => void;
 
 /**
  * Connects to Redis at `url` (`redis://host:port/db`, `rediss://` for TLS)
  * and returns a store on it. Rejects when Redis cannot be reached.
  */
-export async function connectRedisRateLimitStore(url: string, { prefix, log }: { prefix?: string; log?: Log } = {}): Promise<RedisRateLimitStore> {
+export async function connectRedisRateLimitStore(url: string, { prefix, log }: { prefix?: string; log?: RedisLog } = {}): Promise<RedisRateLimitStore> {
   const { createClient } = await loadRedisClient();
   let connected = false;
   const client = createClient({

@@ -1,5 +1,5 @@
 import { readStreamCapped } from './body.js';
-import { EVENT_STREAM_HEADERS, errorCodeForStatus, parseRetryAfter, readErrorBody } from '../protocol/index.js';
+import { EVENT_STREAM_HEADERS, errorCodeForStatus, parseRetryAfter, readErrorBody } from '../../protocol/index.js';
 import type { ResolvedOptions } from './options.js';
 import { redactText } from './redact.js';
 import { relayBody } from './relay.js';

@@ -1,5 +1,5 @@
 // Deno and Deno Deploy: `Deno.serve(createDenoHandler())`, or `deno serve` of a module exporting `{ fetch }`.
-import type { ProxyOptions } from './options.js';
+import type { ProxyOptions } from '../core/index.js';
 import { proxyFromPlatform } from './platform.js';
 
 /** What `Deno.serve` passes beside the request. */
@@ -15,7 +15,7 @@ export function createDenoHandler(overrides?: Partial<ProxyOptions>): (request: 
     platform: 'Deno',
     overrides,
     env: () => Deno.env.toObject(),
-    connectRedis: async (url) => (await import('./redis-node.js')).connectRedisRateLimitStore(url),
+    connectRedis: async (url) => (await import('../stores/redis-node.js')).connectRedisRateLimitStore(url),
   });
   return (request, info) => handler(request, { clientAddress: info?.remoteAddr?.hostname });
 }

@@ -1,4 +1,4 @@
-import type { RateLimitCount, RateLimitStore } from './rate-limit-store.js';
+import type { RateLimitCount, RateLimitStore } from './store.js';
 
 interface Window {
   count: number;

@@ -1,14 +1,13 @@
 // Node: a `fetch` for the proxy's upstream calls built on node:http, which
 // costs about a third of the CPU of Node's built-in fetch (undici) per request
 // (docs/benchmarks.md, Proxy). It covers exactly what the proxy asks for and
-// hands anything else to the global fetch. `serveProxy` does not use this
-// `fetch` itself but the plain-value call made with it (node-upstream-call.ts).
+// hands anything else to the global fetch. For a Web handler mounted in a
+// framework; `serveProxy` made from options calls the service through undici
+// without Web objects instead (upstream-call.ts).
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
-import type { UpstreamCall } from './upstream.js';
-import { answerDecoder } from './node-decoder.js';
-import { createUpstreamCall } from './node-upstream-call.js';
+import { answerDecoder } from './decoder.js';
 
 export interface NodeFetchOptions {
   /** Most connections open to the service at once; each held stream takes one. Default: no limit, as Node's fetch. */
@@ -47,21 +46,7 @@ export function createNodeFetch({ maxSockets = Infinity, keepAliveMs = 4000 }: N
       : undefined;
     return send(url, method, headers, body as string | Uint8Array | null | undefined, watch, agents[url.protocol]).then((incoming) => toResponse(incoming, method === 'HEAD'));
   };
-  // The Node entry's own path (node.ts) calls the service without Web objects, on undici's pool.
-  const call = createUpstreamCall({ maxSockets, keepAliveMs });
-  upstreamCalls.set(nodeFetch, call);
   return nodeFetch;
-}
-
-const upstreamCalls = new WeakMap<typeof fetch, UpstreamCall>();
-
-/**
- * For a `fetch` made by `createNodeFetch`: the same requests, with the same
- * connection options, on undici's pool and answered as plain values rather
- * than a Web `Response` (node-upstream-call.ts). `undefined` for any other `fetch`.
- */
-export function nodeUpstreamCall(fetchImpl: typeof fetch): UpstreamCall | undefined {
-  return upstreamCalls.get(fetchImpl);
 }
 
 /** Says what stops a request (with the error it fails with); gives back what stops watching. */

@@ -1,5 +1,5 @@
 // Bun: `Bun.serve({ hostname: '127.0.0.1', port: 8788, fetch: createBunHandler() })`.
-import type { ProxyOptions } from './options.js';
+import type { ProxyOptions } from '../core/index.js';
 import { proxyFromPlatform } from './platform.js';
 
 /** The part of Bun's server the handler uses. */
@@ -13,7 +13,7 @@ export function createBunHandler(overrides?: Partial<ProxyOptions>): (request: R
     platform: 'Bun',
     overrides,
     env: () => process.env,
-    connectRedis: async (url) => (await import('./redis-node.js')).connectRedisRateLimitStore(url),
+    connectRedis: async (url) => (await import('../stores/redis-node.js')).connectRedisRateLimitStore(url),
   });
   return (request, server) => handler(request, { clientAddress: server?.requestIP(request)?.address });
 }

@@ -1,4 +1,4 @@
-import { errorLine } from '../protocol/index.js';
+import { errorLine } from '../../protocol/index.js';
 import { ByteRedactor } from './redact.js';
 
 export interface RelayOptions {

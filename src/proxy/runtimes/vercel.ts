@@ -1,5 +1,5 @@
 // Vercel Functions (Node or Edge runtime): `export const POST = handler; export const OPTIONS = handler;`.
-import type { ProxyOptions } from './options.js';
+import type { ProxyOptions } from '../core/index.js';
 import { proxyFromPlatform } from './platform.js';
 
 /**

@@ -1,4 +1,4 @@
-import { QUERY_ID_FIELDS, checkAgentQuery, checkDatastoreQuery, describeProblems, isValidQueryId, queryIdRule } from '../protocol/index.js';
+import { QUERY_ID_FIELDS, checkAgentQuery, checkDatastoreQuery, describeProblems, isValidQueryId, queryIdRule } from '../../protocol/index.js';
 import type { ResolvedOptions } from './options.js';
 import type { Route } from './route.js';
 

@@ -1,12 +1,10 @@
 // `kagent-proxy`: serves the proxy on Node, configured from the environment (docs/proxy.md).
 import cluster from 'node:cluster';
-import { connectRedisRateLimitStore, safeAddress } from './redis-node.js';
-import { proxyOptionsFromEnv } from './env.js';
-import { createBatchedConsoleLogger } from './node-log.js';
-import { DEFAULTS, ProxyConfigError, type ProxyOptions } from './options.js';
-import { createProxy } from './proxy.js';
-import { createNodeFetch, serveOptionsFromEnv, serveProxy } from './node.js';
-import { checkWorkersCanCount, runPrimary, workersFromEnv, type WorkerListening } from './node-workers.js';
+import { apiKeyFromEnv, checkProxyOptions, DEFAULTS, proxyOptionsFromEnv, redactText, serveOptionsFromEnv, workersFromEnv, type ProxyOptions } from '../core/index.js';
+import { connectRedisRateLimitStore, safeAddress } from '../stores/redis-node.js';
+import { createBatchedConsoleLogger } from './log.js';
+import { serveProxy } from './server.js';
+import { checkWorkersCanCount, runPrimary, type WorkerListening } from './workers.js';
 
 async function main(): Promise<void> {
   const { redisUrl, ...options } = proxyOptionsFromEnv(process.env);
@@ -14,24 +12,23 @@ async function main(): Promise<void> {
 
   const workers = workersFromEnv(process.env);
   // Checked before connecting to anything, so a missing variable is the first thing the operator sees.
-  createProxy({ ...options, log: false });
+  checkProxyOptions(options);
   checkWorkersCanCount(workers, options, redisUrl);
   if (workers > 1 && cluster.isPrimary) return runPrimary(workers);
   const log = createBatchedConsoleLogger();
-  // Node's own fetch costs about three times the CPU per request (docs/benchmarks.md, Proxy).
-  let proxyOptions: ProxyOptions = { ...options, fetch: createNodeFetch(), log };
+  // Made from options, the server calls the service through undici without Web objects (docs/benchmarks.md, Proxy).
+  let proxyOptions: ProxyOptions = { ...options, log };
   if (redisUrl) {
     const store = await connectRedisRateLimitStore(redisUrl, { log: (level, message, fields) => log({ level, message, ...fields }) });
     proxyOptions = { ...proxyOptions, rateLimitStore: store };
     console.log(JSON.stringify({ level: 'info', message: `rate limits kept in Redis at ${safeAddress(redisUrl)}` }));
   }
-  const proxy = createProxy(proxyOptions);
   const upstreamTimeoutMs = options.upstreamTimeoutMs ?? DEFAULTS.upstreamTimeoutMs;
   if (serveOptions.idleTimeoutMs !== undefined && serveOptions.idleTimeoutMs <= upstreamTimeoutMs) {
     // The connection would be closed before the service's own timeout could answer the visitor.
     console.warn(JSON.stringify({ level: 'warn', message: `KAGENT_IDLE_TIMEOUT_SECONDS (${serveOptions.idleTimeoutMs / 1000}) is not above KAGENT_UPSTREAM_TIMEOUT_SECONDS (${upstreamTimeoutMs / 1000}): a slow answer ends in a closed connection rather than a 504` }));
   }
-  const running = await serveProxy(proxy, { ...serveOptions, gracefulShutdown: true, log });
+  const running = await serveProxy(proxyOptions, { ...serveOptions, gracefulShutdown: true, log });
   if (cluster.isWorker) {
     // The graceful shutdown closes the server on these signals; the channel to the primary must not keep the worker alive after it.
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.channel?.unref());
@@ -51,9 +48,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  // Config errors name the variable; they never hold the key, which is never echoed.
-  const message = error instanceof ProxyConfigError || error instanceof Error ? error.message : String(error);
-  const key = process.env.KAGENT_API_KEY?.trim();
-  console.error(key ? message.split(key).join('[REDACTED]') : message);
+  // Config errors name the variable and never hold the key; any other message is redacted as the log is.
+  const message = error instanceof Error ? error.message : String(error);
+  const key = apiKeyFromEnv(process.env);
+  console.error(key ? redactText(message, key) : message);
   process.exit(1);
 });

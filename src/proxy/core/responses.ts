@@ -1,4 +1,4 @@
-import { errorBody, errorCodeForStatus } from '../protocol/index.js';
+import { errorBody, errorCodeForStatus } from '../../protocol/index.js';
 
 const encoder = new TextEncoder();
 

@@ -1,5 +1,5 @@
 // Netlify Edge Functions: `export default createNetlifyHandler(); export const config = { path: '/api/kagent/*' };`.
-import type { ProxyOptions } from './options.js';
+import type { ProxyOptions } from '../core/index.js';
 import { proxyFromPlatform } from './platform.js';
 
 /** What Netlify passes beside the request. */
