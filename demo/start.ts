@@ -178,7 +178,7 @@ function upstreamFromEnv(): { apiKey: string; upstreamUrl: string; agentIds: str
  * short: warnings and failures only (its entries never hold the key).
  */
 function startProxy(settings: Record<string, string>): Promise<Listening & { url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', fileURLToPath(new URL('demo/exit-with-parent.ts', root)), fileURLToPath(new URL('src/proxy/cli.ts', root))], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', fileURLToPath(new URL('demo/exit-with-parent.ts', root)), fileURLToPath(new URL('src/proxy/node/cli.ts', root))], {
     env: { ...env, ...settings, PORT: String(ports.proxy), HOST: host },
     // stdin: a pipe the child watches, closed by the system whenever this process ends.
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -33,7 +33,7 @@ let builds = process.argv.slice(2);
 if (builds.length === 0) {
   const built = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
   if (built.status !== 0) throw new Error('building the proxy failed');
-  builds = [join(root, 'dist/proxy/cli.js')];
+  builds = [join(root, 'dist/proxy/node/cli.js')];
 }
 
 const work = mkdtempSync(join(tmpdir(), 'kagent-side-by-side-'));

@@ -11,7 +11,7 @@ import { readAgentStream } from '../../src/protocol/index.js';
 import { AGENT, SITE, TEST_KEY, assertNoKey, assertNoKeyInHead } from '../support/proxy-harness.js';
 import { startRecordingUpstream } from '../support/proxy-upstream.js';
 
-const CLI = fileURLToPath(new URL('../../src/proxy/cli.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../../src/proxy/node/cli.ts', import.meta.url));
 const base = { apiKey: TEST_KEY, upstreamUrl: 'https://api.example.com', agentIds: [AGENT] };
 
 describe('proxy configuration', () => {

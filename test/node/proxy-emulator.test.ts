@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readAgentStream, type AgentStreamEvent } from '../../src/protocol/index.js';
 import { startEmulator, type RunningEmulator } from '../../emulator/src/index.js';
 import { createProxy, type ProxyLogEntry } from '../../src/proxy/index.js';
-import { serveProxy, type RunningProxy } from '../../src/proxy/node.js';
+import { serveProxy, type RunningProxy } from '../../src/proxy/node/index.js';
 
 const SITE = 'http://localhost:5173';
 

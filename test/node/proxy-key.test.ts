@@ -1,7 +1,7 @@
 import { afterEach, before, after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createProxy, ProxyConfigError } from '../../src/proxy/index.js';
-import { ByteRedactor } from '../../src/proxy/redact.js';
+import { ByteRedactor } from '../../src/proxy/core/redact.js';
 import { AGENT, KEY_FORMS, SITE, TEST_KEY, assertNoKey, startProxyHarness, type ProxyHarness } from '../support/proxy-harness.js';
 import { answer, echoAuthorization } from '../support/proxy-upstream.js';
 

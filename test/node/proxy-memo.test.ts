@@ -1,7 +1,7 @@
-// The proxy's bounded memo (src/proxy/memo.ts), behind its route matching and address keys.
+// The proxy's bounded memo (src/proxy/core/memo.ts), behind its route matching and address keys.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { memoized } from '../../src/proxy/memo.js';
+import { memoized } from '../../src/proxy/core/memo.js';
 
 const counting = <T>(result: (key: string) => T) => {
   const calls: string[] = [];

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateSync } from 'node:zlib';
-import { createNodeFetch } from '../../src/proxy/node.js';
+import { createNodeFetch } from '../../src/proxy/node/index.js';
 
 // The Node entry's upstream fetch, on its own: what the proxy suites don't reach.
 describe('createNodeFetch', () => {

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createBatchedConsoleLogger } from '../../src/proxy/node-log.js';
+import { createBatchedConsoleLogger } from '../../src/proxy/node/log.js';
 
 function sink(): { stream: Writable; writes: string[] } {
   const writes: string[] = [];
@@ -57,7 +57,7 @@ test("kagent-proxy's log: warnings and errors go to stderr at once, after the in
 });
 
 test("kagent-proxy's log: lines still pending when the process exits are written", () => {
-  const module = fileURLToPath(new URL('../../src/proxy/node-log.ts', import.meta.url));
+  const module = fileURLToPath(new URL('../../src/proxy/node/log.ts', import.meta.url));
   const script = `import { createBatchedConsoleLogger } from ${JSON.stringify(module)}; const log = createBatchedConsoleLogger(); log({ level: 'info', message: 'last words' }); process.exit(0);`;
   const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
   assert.equal(run.status, 0, run.stderr);

@@ -1,8 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryRateLimitStore, RedisRateLimitStore, createProxy } from '../../src/proxy/index.js';
-import { addressKey, clientAddress } from '../../src/proxy/client-address.js';
-import { connectRedisRateLimitStore } from '../../src/proxy/redis-node.js';
+import { addressKey, clientAddress } from '../../src/proxy/core/client-address.js';
+import { connectRedisRateLimitStore } from '../../src/proxy/stores/redis-node.js';
 import { AGENT, SITE, TEST_KEY, startProxyHarness, type ProxyHarness } from '../support/proxy-harness.js';
 import { reply } from '../support/proxy-upstream.js';
 import { hasRedisServer, startRedis, type TestRedis } from '../support/proxy-redis.js';

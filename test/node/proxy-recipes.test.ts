@@ -62,7 +62,7 @@ test('the Cloudflare recipe runs in workerd: the Upstash store is built from env
     target: 'es2022',
     write: false,
     alias: {
-      'kagent-chat/proxy/cloudflare': source('src/proxy/cloudflare.ts'),
+      'kagent-chat/proxy/cloudflare': source('src/proxy/runtimes/cloudflare.ts'),
       'kagent-chat/proxy': source('src/proxy/index.ts'),
       '@upstash/redis/cloudflare': source('test/support/upstash-stand-in.ts'),
     },

@@ -8,7 +8,6 @@ import { readAgentStream, type AgentStreamEvent } from '../../src/protocol/index
 import { AGENT, SITE, startProxyHarness, type ProxyHarness } from '../support/proxy-harness.js';
 import { answer, endlessStream } from '../support/proxy-upstream.js';
 import { sampleStreamChunks } from '../support/scripted-service.js';
-import { createNodeFetch } from '../../src/proxy/node.js';
 
 const PATH = `/agents/${AGENT}/query`;
 
@@ -18,7 +17,7 @@ async function events(text: string): Promise<AgentStreamEvent[]> {
   return all;
 }
 
-for (const [client, makeFetch] of [['the global fetch', undefined], ["the Node entry's node:http fetch", createNodeFetch]] as const)
+for (const [client, makeFetch] of [['the global fetch', () => globalThis.fetch], ["serveProxy's own call on undici, as kagent-proxy", undefined]] as const)
   describe(`relayed stream limits, with ${client}`, () => {
     let h: ProxyHarness;
     before(async () => {

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { createUpstreamCall } from '../../src/proxy/node-upstream-call.js';
-import type { UpstreamCall } from '../../src/proxy/upstream.js';
+import { createUpstreamCall } from '../../src/proxy/node/upstream-call.js';
+import type { UpstreamCall } from '../../src/proxy/core/upstream.js';
 
 // The Node entry's call to the service (undici's pool), on its own: what the proxy suites don't reach.
 describe('the Node upstream call', () => {

@@ -4,7 +4,6 @@ import { readAgentStream, type AgentStreamEvent } from '../../src/protocol/index
 import { AGENT, SITE, TEST_KEY, assertNoKey, assertNoKeyInHead, startProxyHarness, type ProxyHarness } from '../support/proxy-harness.js';
 import { answer, endWithoutDone, failMidStream, gzipAnswer, heldStream, redirectTo, reply, slowHeaders, sleep, stallMidStream } from '../support/proxy-upstream.js';
 import { SAMPLE_ANSWER } from '../support/scripted-service.js';
-import { createNodeFetch } from '../../src/proxy/node.js';
 
 const PATH = `/agents/${AGENT}/query`;
 
@@ -15,10 +14,10 @@ async function events(body: ReadableStream<Uint8Array>): Promise<AgentStreamEven
 }
 
 // Every rule holds with the runtime's fetch (what the core gets on every platform) and with the Node entry's own.
-for (const [client, makeFetch] of [['the global fetch', undefined], ["the Node entry's node:http fetch", createNodeFetch]] as const) describe(`proxy to upstream, with ${client}`, () => {
+for (const [client, makeFetch] of [['the global fetch', () => globalThis.fetch], ["serveProxy's own call on undici, as kagent-proxy", undefined]] as const) describe(`proxy to upstream, with ${client}`, () => {
   let h: ProxyHarness;
   before(async () => {
-    h = await startProxyHarness({ upstreamTimeoutMs: 400, perAddressLimit: false, perVisitorLimit: false, fetch: makeFetch ? makeFetch() : globalThis.fetch });
+    h = await startProxyHarness({ upstreamTimeoutMs: 400, perAddressLimit: false, perVisitorLimit: false, ...(makeFetch ? { fetch: makeFetch() } : {}) });
   });
   after(() => h.close());
   afterEach(() => h.upstream.behave(answer()));

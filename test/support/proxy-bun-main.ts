@@ -1,6 +1,6 @@
 // Entry the runtime tests bundle and run with `bun`: serves the proxy's Bun
 // handler on a free port of 127.0.0.1 and prints the port as JSON.
-import { createBunHandler } from '../../src/proxy/bun.js';
+import { createBunHandler } from '../../src/proxy/runtimes/bun.js';
 
 declare const Bun: {
   serve(options: { hostname: string; port: number; fetch: ReturnType<typeof createBunHandler> }): { port: number };

@@ -1,8 +1,8 @@
 // Starts a recording upstream and a proxy in front of it (over real HTTP, via
 // the Node entry), and checks every response and log line for the API key.
 import assert from 'node:assert/strict';
-import { createProxy, type ProxyLogEntry, type ProxyOptions } from '../../src/proxy/index.js';
-import { createNodeFetch, serveProxy, type ServeProxyOptions } from '../../src/proxy/node.js';
+import type { ProxyLogEntry, ProxyOptions } from '../../src/proxy/index.js';
+import { serveProxy, type ServeProxyOptions } from '../../src/proxy/node/index.js';
 import { startRecordingUpstream, type RecordingUpstream } from './proxy-upstream.js';
 
 /** A key with characters that URI-encoding changes, so both of its forms can be looked for. */
@@ -36,16 +36,16 @@ export function assertNoKeyInHead(response: Response): void {
 export async function startProxyHarness(options: Partial<ProxyOptions> = {}, serveOptions: ServeProxyOptions = {}): Promise<ProxyHarness> {
   const upstream = await startRecordingUpstream();
   const logs: ProxyLogEntry[] = [];
-  const proxy = createProxy({
+  // As kagent-proxy serves it: made from options, so served from the core and calling the service
+  // through undici without Web objects (a test may give a fetch instead).
+  const proxy: ProxyOptions = {
     apiKey: TEST_KEY,
     upstreamUrl: upstream.url,
     agentIds: [AGENT, 'agent_2'],
     allowedOrigins: [SITE],
     log: (entry) => logs.push(entry),
-    // As kagent-proxy calls the service: Node's own path, without Web Response objects (a test may give another fetch).
-    fetch: createNodeFetch(),
     ...options,
-  });
+  };
   const running = await serveProxy(proxy, { ...serveOptions, port: 0, log: (entry) => logs.push(entry) });
   const url = running.url.replace(/\/$/, '');
   return {

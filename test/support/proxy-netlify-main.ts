@@ -2,7 +2,7 @@
 // run on Deno, with a `Netlify.env` global and the visitor's address in
 // `context.ip`. Both are given here as Netlify gives them; the handler is the
 // Netlify entry's, unchanged. Prints the port as JSON.
-import { createNetlifyHandler } from '../../src/proxy/netlify.js';
+import { createNetlifyHandler } from '../../src/proxy/runtimes/netlify.js';
 
 declare const Deno: {
   env: { toObject(): Record<string, string> };

@@ -9,8 +9,8 @@ import { mkdtempSync, writeFileSync, rmSync, existsSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { createProxy, proxyOptionsFromEnv } from '../../src/proxy/index.js';
-import { createNodeFetch, serveProxy } from '../../src/proxy/node.js';
+import { proxyOptionsFromEnv } from '../../src/proxy/index.js';
+import { serveProxy } from '../../src/proxy/node/index.js';
 
 export interface RunningRuntime {
   name: string;
@@ -33,7 +33,7 @@ async function bundle(entry: string, conditions: string[], format: 'esm' | 'iife
     target: 'es2022',
     write: false,
     // Only reached when KAGENT_REDIS_URL is set; the conformance runs don't use it.
-    external: ['./redis-node.js', '@redis/client', 'node:*'],
+    external: ['../stores/redis-node.js', '@redis/client', 'node:*'],
     logLevel: 'silent',
   });
   return result.outputFiles[0]!.text;
@@ -41,15 +41,14 @@ async function bundle(entry: string, conditions: string[], format: 'esm' | 'iife
 
 export async function startNodeRuntime(env: Record<string, string>): Promise<RunningRuntime> {
   const lines: string[] = [];
-  // As the kagent-proxy command runs it: upstream calls through the Node entry's node:http fetch.
-  const proxy = createProxy({ ...proxyOptionsFromEnv(env), fetch: createNodeFetch(), log: (entry) => lines.push(JSON.stringify(entry)) });
-  const running = await serveProxy(proxy, { port: 0 });
+  // As the kagent-proxy command runs it: made from options, served from the core, the service called through undici.
+  const running = await serveProxy({ ...proxyOptionsFromEnv(env), log: (entry) => lines.push(JSON.stringify(entry)) }, { port: 0 });
   return { name: 'node', url: running.url.replace(/\/$/, ''), output: () => lines.join('\n'), close: running.close };
 }
 
 export async function startWorkerdRuntime(env: Record<string, string>): Promise<RunningRuntime> {
   const { Miniflare, Log, LogLevel } = await import('miniflare');
-  const script = await bundle('src/proxy/cloudflare.ts', ['workerd', 'worker', 'browser']);
+  const script = await bundle('src/proxy/runtimes/cloudflare.ts', ['workerd', 'worker', 'browser']);
   let output = '';
   const mf = new Miniflare({
     modules: true,

@@ -2,7 +2,7 @@
 // uses for Edge Functions locally. Vercel's edge network sets X-Real-IP on every
 // request (overwriting a visitor's own); that is done here before the Vercel
 // entry's handler, unchanged, sees the request.
-import { createVercelHandler } from '../../src/proxy/vercel.js';
+import { createVercelHandler } from '../../src/proxy/runtimes/vercel.js';
 
 interface FetchEvent {
   request: Request;

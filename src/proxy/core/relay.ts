@@ -1,0 +1,150 @@
+import { errorLine } from '../../protocol/index.js';
+import { ByteRedactor } from './redact.js';
+
+export interface RelayOptions {
+  apiKey: string;
+  /** Longest wait for the next piece. */
+  idleTimeoutMs: number;
+  /** Longest the whole stream is relayed, from the moment it starts. */
+  maxDurationMs: number;
+  /** Most bytes passed to the visitor (the closing error line aside). */
+  maxBytes: number;
+  /** Stops the request to the service (the visitor left, or it failed). */
+  abortUpstream: (reason: string) => void;
+  /** Told once how the relay ended: `'complete'`, `'visitor-left'`, or a failure. */
+  onEnd: (outcome: RelayOutcome) => void;
+}
+
+export type RelayOutcome =
+  | { kind: 'complete' }
+  | { kind: 'visitor-left' }
+  | { kind: 'failed'; error: unknown }
+  | { kind: 'stalled' }
+  | { kind: 'ended-early' }
+  | { kind: 'too-long' }
+  | { kind: 'too-large' };
+
+/** The `[ERROR]` code each way of ending early closes the visitor's stream with. */
+const ERROR_CODES = {
+  failed: 'UPSTREAM_ERROR',
+  stalled: 'UPSTREAM_TIMEOUT',
+  'ended-early': 'INCOMPLETE_STREAM',
+  'too-long': 'STREAM_TOO_LONG',
+  'too-large': 'STREAM_TOO_LARGE',
+} as const;
+
+const encoder = new TextEncoder();
+const NEWLINE = 10;
+const CARRIAGE_RETURN = 13;
+
+/**
+ * Passes the service's event stream to the visitor piece by piece as it arrives:
+ * pull-based, so nothing is read ahead of the visitor, and nothing is held
+ * back except a tail that could start the key. A stream that fails, stalls,
+ * closes without `[DONE]`, runs past `maxDurationMs` or grows past `maxBytes`
+ * ends with `data: [ERROR]...` so the visitor's page never hangs, and the
+ * service's request is cancelled.
+ */
+export function relayBody(body: ReadableStream<Uint8Array>, options: RelayOptions): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const redactor = new ByteRedactor(options.apiKey);
+  const ending = new StreamEndWatcher();
+  let finished = false;
+  let sent = 0;
+  let deadline: ReturnType<typeof setTimeout> | undefined;
+  const finish = (outcome: RelayOutcome) => {
+    if (finished) return;
+    finished = true;
+    clearTimeout(deadline);
+    options.onEnd(outcome);
+  };
+  /** Ends the visitor's stream early: cancels the service's request and closes with the error line (none after `[DONE]`). */
+  const stop = (controller: ReadableStreamDefaultController<Uint8Array>, outcome: Exclude<RelayOutcome, { kind: 'complete' | 'visitor-left' }>, rest = redactor.flush()) => {
+    if (finished) return;
+    const complete = ending.sawEnd;
+    finish(complete ? { kind: 'complete' } : outcome);
+    options.abortUpstream(outcome.kind);
+    reader.cancel().catch(() => {});
+    if (rest.length) controller.enqueue(rest);
+    // A partial line would swallow the error line: end it first.
+    if (!complete) controller.enqueue(encoder.encode((ending.midLine ? '\n\n' : '') + errorLine(ERROR_CODES[outcome.kind])));
+    controller.close();
+  };
+
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        // Runs whether or not the visitor is reading: a stream is bounded in time either way.
+        deadline = setTimeout(() => stop(controller, { kind: 'too-long' }), options.maxDurationMs);
+      },
+      async pull(controller) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        let stalled = false;
+        try {
+          const result = await Promise.race([
+            reader.read(),
+            new Promise<never>((_, reject) => {
+              timer = setTimeout(() => {
+                stalled = true;
+                reject(new Error('stalled'));
+              }, options.idleTimeoutMs);
+            }),
+          ]);
+          if (finished) return;
+          if (result.done) {
+            const rest = redactor.flush();
+            if (!ending.sawEnd) return stop(controller, { kind: 'ended-early' }, rest);
+            if (rest.length) controller.enqueue(rest);
+            finish({ kind: 'complete' });
+            controller.close();
+            return;
+          }
+          const out = redactor.push(result.value);
+          if (sent + out.length > options.maxBytes) return stop(controller, { kind: 'too-large' }, new Uint8Array(0));
+          sent += out.length;
+          ending.push(out);
+          if (out.length) controller.enqueue(out);
+        } catch (error) {
+          if (finished) return;
+          stop(controller, stalled ? { kind: 'stalled' } : { kind: 'failed', error });
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+      async cancel() {
+        // A reader may stop at [DONE] without waiting for the connection to close: that answer was complete.
+        finish(ending.sawEnd ? { kind: 'complete' } : { kind: 'visitor-left' });
+        options.abortUpstream('visitor-left');
+        await reader.cancel().catch(() => {});
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** Watches the bytes going by for the service's own end lines (`data: [DONE]`, `data: [ERROR]...`). */
+class StreamEndWatcher {
+  sawEnd = false;
+  #line = '';
+  #inLine = false;
+
+  /** Whether the last bytes seen left a line open. */
+  get midLine(): boolean {
+    return this.#inLine;
+  }
+
+  push(bytes: Uint8Array): void {
+    for (let i = 0; i < bytes.length; i++) {
+      const byte = bytes[i]!;
+      if (byte === NEWLINE || byte === CARRIAGE_RETURN) {
+        if (this.#line === 'data: [DONE]' || this.#line.startsWith('data: [ERROR]') || this.#line === 'data:[DONE]' || this.#line.startsWith('data:[ERROR]')) this.sawEnd = true;
+        this.#line = '';
+        this.#inLine = false;
+      } else {
+        this.#inLine = true;
+        // Only a line's start matters; the markers are ASCII.
+        if (this.#line.length < 14) this.#line += String.fromCharCode(byte);
+      }
+    }
+  }
+}

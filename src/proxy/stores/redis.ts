@@ -1,0 +1,66 @@
+import type { RateLimitCount, RateLimitStore } from './store.js';
+
+/**
+ * Runs a Lua script on Redis. Every Redis client has one:
+ * node-redis `(s, keys, args) => client.eval(s, { keys, arguments: args })`,
+ * ioredis `(s, keys, args) => client.eval(s, keys.length, ...keys, ...args)`,
+ * `@upstash/redis` (over HTTP, for edge runtimes) `(s, keys, args) => redis.eval(s, keys, args)`.
+ */
+export type RedisEval = (script: string, keys: string[], args: string[]) => Promise<unknown>;
+
+// One round trip, atomic: count the hit, start the window on the first one, report what is left of it.
+const HIT_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {count, ttl}
+`;
+
+export interface RedisRateLimitStoreOptions {
+  /** Runs the store's script on your Redis client. */
+  eval: RedisEval;
+  /** Put before every key, so several proxies or apps can share one Redis. Default: `kagent-proxy:`. */
+  prefix?: string;
+  /** Longest wait for Redis before the request is refused. Default: 1 s. */
+  timeoutMs?: number;
+  /** Called by `close()`, e.g. to disconnect the client. */
+  close?: () => Promise<void>;
+}
+
+/** Counts in Redis, so every proxy instance shares one limit. Works with any Redis client (see `RedisEval`). */
+export class RedisRateLimitStore implements RateLimitStore {
+  readonly #eval: RedisEval;
+  readonly #prefix: string;
+  readonly #timeoutMs: number;
+  readonly #close: (() => Promise<void>) | undefined;
+
+  constructor(options: RedisRateLimitStoreOptions) {
+    this.#eval = options.eval;
+    this.#prefix = options.prefix ?? 'kagent-proxy:';
+    this.#timeoutMs = options.timeoutMs ?? 1000;
+    this.#close = options.close;
+  }
+
+  async hit(key: string, windowMs: number): Promise<RateLimitCount> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`Redis did not answer within ${this.#timeoutMs} ms`)), this.#timeoutMs);
+    });
+    try {
+      const reply = await Promise.race([this.#eval(HIT_SCRIPT, [this.#prefix + key], [String(Math.max(1, Math.round(windowMs)))]), timeout]);
+      if (!Array.isArray(reply) || reply.length !== 2) throw new Error(`Redis answered the rate-limit script with ${JSON.stringify(reply)}`);
+      const [count, ttl] = reply.map(Number) as [number, number];
+      if (!Number.isFinite(count) || !Number.isFinite(ttl)) throw new Error(`Redis answered the rate-limit script with ${JSON.stringify(reply)}`);
+      return { count, resetInMs: Math.max(0, ttl) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#close?.();
+  }
+}
