@@ -2,7 +2,7 @@ import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { minify } from 'terser';
 import { defineConfig, type Plugin } from 'vite';
-import { dompurifyWithoutDefaultAllowLists, dropUnusedPrototypeHelpers, fetchEventSourceWithoutHelpers, markedWithoutDefaultInstance, markedWithoutUnusedModes } from './scripts/trim-libraries.js';
+import { dompurifyWithoutDefaultAllowLists, dropUnusedPrototypeHelpers, markedWithoutDefaultInstance, markedWithoutUnusedModes } from './scripts/trim-libraries.js';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -17,8 +17,8 @@ const minifyCss = (css: string) =>
     .replace(/;}/g, '}')
     .trim();
 
-/** The script-tag build's second part: `kagent-chat-answers-<hash>.js`, beside `kagent-chat.js`. */
-const ANSWERS_CHUNK = /^kagent-chat-answers-[\w-]+\.js(?:\.map)?$/;
+/** The script-tag build's second part, `kagent-chat-answers-<hash>.js`, and DOMPurify's chunk, `kagent-chat-sanitizer-<hash>.js`, beside `kagent-chat.js`. */
+const ANSWERS_CHUNK = /^kagent-chat-(?:answers|sanitizer)-[\w-]+\.js(?:\.map)?$/;
 
 /** dist/ is not emptied (tsc writes there too): a build removes the second parts earlier builds left there, so only the one its kagent-chat.js imports ships. */
 const removeOldAnswerChunks = (): Plugin => {
@@ -50,7 +50,7 @@ const squeezeTemplates = (): Plugin => ({
   name: 'kagent-squeeze-templates',
   apply: 'build',
   transform(code, id) {
-    if (!/\/src\/widget\/[^/]+\.ts$/.test(id) || !/\b(html|svg)`/.test(code)) return undefined;
+    if (!/\/src\/widget\/(element|answer-engine)\/[^/]+\.ts$/.test(id) || !/\b(html|svg)`/.test(code)) return undefined;
     const edits: { start: number; end: number; text: string }[] = [];
     const visit = (node: unknown): void => {
       if (!node || typeof node !== 'object') return;
@@ -106,9 +106,10 @@ const terserPass = (): Plugin => ({
 // `vite` serves the demo page from demo/; `vite build` makes the script-tag
 // build: dist/kagent-chat.js, an ES module (Lit and the element: what draws
 // the chat and takes a question) that defines <kagent-chat>, and beside it
-// dist/kagent-chat-answers-<hash>.js (marked, DOMPurify, the incremental
-// renderer, citations, fetch-event-source and the request), which the first
-// imports from its own address when first needed.
+// dist/kagent-chat-answers-<hash>.js (marked, the incremental renderer and its
+// sanitizer, citations, the request and fetch-event-source's stream parser), which the first
+// imports from its own address when first needed, and dist/kagent-chat-sanitizer-<hash>.js
+// (DOMPurify), which the second imports only in a browser without a sanitizer of its own.
 // (The npm ES modules, dependencies left external, come from tsc.)
 //
 // KAGENT_SINGLE_FILE=1 builds the chat as one classic script instead (an IIFE
@@ -144,7 +145,6 @@ export default defineConfig(({ command }) => ({
     terserPass(),
     markedWithoutDefaultInstance(),
     markedWithoutUnusedModes(),
-    fetchEventSourceWithoutHelpers(),
     dompurifyWithoutDefaultAllowLists(),
     dropUnusedPrototypeHelpers(/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/),
     ...(singleFile ? [] : [removeOldAnswerChunks()]),
@@ -163,7 +163,12 @@ export default defineConfig(({ command }) => ({
       treeshake: { moduleSideEffects: (id: string) => id.endsWith('/src/widget/index.ts') },
       // Minified whitespace too: library mode would leave it for a bundler, but nothing bundles this file again
       // (so the `@__PURE__` notes meant for a bundler go as well).
-      output: { chunkFileNames: 'kagent-chat-answers-[hash].js', minify: true, comments: { annotation: false } },
+      output: {
+        // DOMPurify, fetched only by a browser without a sanitizer of its own, in a chunk named for it.
+        chunkFileNames: (chunk) => (chunk.moduleIds.some((id) => id.endsWith('/markdown/dompurify-sanitizer.ts')) ? 'kagent-chat-sanitizer-[hash].js' : 'kagent-chat-answers-[hash].js'),
+        minify: true,
+        comments: { annotation: false },
+      },
     },
   },
 }));

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { findChrome } from './scripts/find-chrome.js';
 import { browserServiceMiddleware } from './test/support/browser-service.ts';
+import { HIDE_NATIVE_SANITIZER } from './test/support/csp-page.ts';
 import { scriptTagGateMiddleware } from './test/support/script-tag-gate.ts';
 import { serveReact } from './test/fixtures/react/serve-react.js';
 
@@ -152,15 +153,27 @@ const secondPagePlugin = {
   },
 };
 
+/** The runner's page, with Lit's development build quiet; `before` runs first (a group's own setup). */
+const runnerHtml = (before = '') => (testFramework) =>
+  `<!DOCTYPE html><html><head>${before}<script>window.litIssuedWarnings = new Set(['dev-mode']);</script></head><body><script type="module" src="${testFramework}"></script></body></html>`;
+
 export default {
   files: ['test/browser/**/*.test.ts'],
+  // The sanitizer's suites (XSS, markdown, the built file, CSP and Trusted Types) once more with the browser's own
+  // sanitizer hidden, as in a browser that has none (Safari today): the chat then sanitizes with DOMPurify.
+  groups: [
+    {
+      name: 'dompurify',
+      files: ['test/browser/widget-{hostile,markdown,markdown-*,build,csp}.test.ts'],
+      testRunnerHtml: runnerHtml(`<script>${HIDE_NATIVE_SANITIZER}</script>`),
+    },
+  ],
   nodeResolve: true,
   port: await freePort(),
   // The widget's one-line warning for each failure (`kagent-chat: <kind> (<status>): …`), which the failure tests provoke on purpose; any other log is shown.
   filterBrowserLogs: ({ args }) => !(typeof args[0] === 'string' && /^kagent-chat: [a-z-]+(?: \(\d+\))?: /.test(args[0])),
   // Lit's development build (its checks stay on) without its "Lit is in dev mode" notice in every test file's log.
-  testRunnerHtml: (testFramework) =>
-    `<!DOCTYPE html><html><head><script>window.litIssuedWarnings = new Set(['dev-mode']);</script></head><body><script type="module" src="${testFramework}"></script></body></html>`,
+  testRunnerHtml: runnerHtml(),
   // Real HTTP routes the tests call on this same origin.
   // /split/...: the script-tag build with its second part served, failed or held as a test says.
   middleware: [browserServiceMiddleware(), scriptTagGateMiddleware(new URL('./dist/', import.meta.url))],

@@ -1,6 +1,7 @@
 // `npm run bench -- widget-load`: what a page pays for <kagent-chat>, measured in Chromium.
 //   1. Sizes, gzip -9: the first part (dist/kagent-chat.js: draws the chat, takes a question;
-//      budget 15 KB), everything a full chat loads (with the second part; budget 47 KB), and
+//      budget 15 KB), everything a full chat loads (with the second part; budget 39 KB with the
+//      browser's own sanitizer, 47 KB with DOMPurify's chunk where there is none), and
 //      today's single file built from the same source (KAGENT_SINGLE_FILE=1), each split into
 //      the libraries' shares and our own code's.
 //   2. What a bubble page whose visitor does nothing fetches before the browser is idle (budget:
@@ -22,6 +23,8 @@ const root = new URL('../', import.meta.url);
 const KB = 1024;
 const FIRST_PART_BUDGET = 15 * KB;
 const WHOLE_BUDGET = 47 * KB;
+/** Issue 24: the whole chat where the browser sanitizes itself (Chromium, Firefox), DOMPurify left out. */
+const NATIVE_WHOLE_BUDGET = 39 * KB;
 const RUNS = Number(process.env.KAGENT_BENCH_RUNS ?? 9);
 
 // Both builds from the current source: the split one into dist/, the single file into a folder of its own.
@@ -36,8 +39,12 @@ vite({ KAGENT_SINGLE_FILE: '1' }, '--outDir', singleDir.pathname);
 
 const secondName = readdirSync(new URL('dist/', root)).find((name) => /^kagent-chat-answers-[\w-]+\.js$/.test(name));
 if (!secondName) throw new Error('The build made no second part (dist/kagent-chat-answers-*.js)');
+const sanitizerName = readdirSync(new URL('dist/', root)).find((name) => /^kagent-chat-sanitizer-[\w-]+\.js$/.test(name));
+if (!sanitizerName) throw new Error("The build made no DOMPurify chunk (dist/kagent-chat-sanitizer-*.js)");
 const first = readBuilt(new URL('dist/', root), 'kagent-chat.js');
 const second = readBuilt(new URL('dist/', root), secondName);
+// DOMPurify: fetched only by a browser without a sanitizer of its own (Safari today), never in the Chromium runs below.
+const sanitizer = readBuilt(new URL('dist/', root), sanitizerName);
 const single = readBuilt(singleDir, 'kagent-chat.js');
 rmSync(singleDir, { recursive: true, force: true });
 
@@ -54,7 +61,6 @@ const OWNERS: [string, RegExp][] = [
   ['DOMPurify', /node_modules\/dompurify\//],
   ['Lit', /node_modules\/(lit|lit-html|lit-element|@lit\/reactive-element)\//],
   ['fetch-event-source', /node_modules\/@microsoft\/fetch-event-source\//],
-  ['eventsource-parser', /node_modules\/eventsource-parser\//],
   ['our code (src/widget, src/protocol)', /\/src\//],
 ];
 const OTHER = 'other (module glue, anything else)';
@@ -191,7 +197,9 @@ try {
   console.log('| Measure | Result | Budget |\n|---|---|---|');
   console.log(`| First part, \`dist/kagent-chat.js\` (draws the chat, takes a question) | ${kb(first.code.length)} minified, **${kb(first.gzip.length)} gzipped** (${bytes(first.gzip.length)}, level 9) | ≤ 15 KB: ${first.gzip.length <= FIRST_PART_BUDGET ? 'met' : 'NOT met'} |`);
   console.log(`| Second part, \`dist/${second.name}\` (request, markdown, sanitizer, citations) | ${kb(second.code.length)} minified, ${kb(second.gzip.length)} gzipped (${bytes(second.gzip.length)}) | fetched on first need or at idle |`);
-  console.log(`| Everything for a full chat (both parts) | **${kb(whole)} gzipped** (${bytes(whole)}) | ≤ 47 KB: ${whole <= WHOLE_BUDGET ? 'met' : 'NOT met'} |`);
+  console.log(`| DOMPurify, \`dist/${sanitizer.name}\` (fetched by the second part only where the browser has no sanitizer of its own) | ${kb(sanitizer.code.length)} minified, ${kb(sanitizer.gzip.length)} gzipped (${bytes(sanitizer.gzip.length)}) | never in Chromium or Firefox |`);
+  console.log(`| Everything for a full chat in Chromium and Firefox (both parts, the browser's own sanitizer) | **${kb(whole)} gzipped** (${bytes(whole)}) | ≤ 39 KB: ${whole <= NATIVE_WHOLE_BUDGET ? 'met' : 'NOT met'} |`);
+  console.log(`| Everything for a full chat without a sanitizer of the browser's own (Safari: both parts and DOMPurify) | **${kb(whole + sanitizer.gzip.length)} gzipped** (${bytes(whole + sanitizer.gzip.length)}) | ≤ 47 KB: ${whole + sanitizer.gzip.length <= WHOLE_BUDGET ? 'met' : 'NOT met'} |`);
   console.log(`| Today's single file from the same source (IIFE, \`KAGENT_SINGLE_FILE=1\`) | ${kb(single.code.length)} minified, ${kb(single.gzip.length)} gzipped (${bytes(single.gzip.length)}) | for comparison |`);
   // Asked for before the load event: before the browser could be idle.
   const beforeIdle = alone.files.filter((file) => file.at < alone.loadAt);

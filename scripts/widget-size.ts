@@ -1,8 +1,9 @@
 // `npm run size -- [--no-build] [--modules]`: where the script-tag build's
 // gzipped bytes go. Builds dist/ (unless --no-build), then for the first part (dist/kagent-chat.js),
-// the second (dist/kagent-chat-answers-<hash>.js) and both, prints each package's gzip-weighted
-// share (read from the source maps; see bench/support/bundle-shares.ts), with --modules each source
-// module's too, and any module bundled into both parts.
+// the second (dist/kagent-chat-answers-<hash>.js), DOMPurify's chunk (dist/kagent-chat-sanitizer-<hash>.js,
+// fetched only by a browser without a sanitizer of its own) and the whole, prints each package's
+// gzip-weighted share (read from the source maps; see bench/support/bundle-shares.ts), with --modules
+// each source module's too, and any module bundled into more than one file.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { moduleName, packageOf, readBuilt, shares, type BuiltFile } from '../bench/support/bundle-shares.js';
@@ -13,9 +14,14 @@ if (!process.argv.includes('--no-build')) {
   const result = spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) process.exit(1);
 }
-const secondName = readdirSync(dist).find((name) => /^kagent-chat-answers-[\w-]+\.js$/.test(name));
-if (!secondName) throw new Error('No second part in dist/ (kagent-chat-answers-*.js): run without --no-build');
-const parts = [readBuilt(dist, 'kagent-chat.js'), readBuilt(dist, secondName)];
+const chunk = (kind: string) => {
+  const name = readdirSync(dist).find((file) => new RegExp(`^kagent-chat-${kind}-[\\w-]+\\.js$`).test(file));
+  if (!name) throw new Error(`No kagent-chat-${kind}-*.js in dist/: run without --no-build`);
+  return name;
+};
+const names = ['kagent-chat.js', chunk('answers'), chunk('sanitizer')];
+const parts = names.map((name) => readBuilt(dist, name));
+const titles = ['first part', 'second part', 'DOMPurify chunk'];
 
 const n = (count: number) => count.toLocaleString('en-US');
 function table(title: string, groupOf: (source: string | null) => string) {
@@ -23,22 +29,26 @@ function table(title: string, groupOf: (source: string | null) => string) {
   const groups = [...new Set(perPart.flatMap((part) => [...part.keys()]))];
   const total = (group: string) => perPart.reduce((sum, part) => sum + (part.get(group)?.gzip ?? 0), 0);
   groups.sort((a, b) => total(b) - total(a));
-  console.log(`\n| ${title} | first part, gzip | second part, gzip | both, gzip | both, minified |\n|---|---:|---:|---:|---:|`);
+  console.log(`\n| ${title} | ${titles.map((t) => `${t}, gzip`).join(' | ')} | all, gzip | all, minified |\n|---|${titles.map(() => '---:|').join('')}---:|---:|`);
   for (const group of groups) {
-    const [a, b] = perPart.map((part) => part.get(group));
-    console.log(`| ${group} | ${a ? n(a.gzip) : '-'} | ${b ? n(b.gzip) : '-'} | ${n(total(group))} | ${n((a?.raw ?? 0) + (b?.raw ?? 0))} |`);
+    const shown = perPart.map((part) => part.get(group));
+    console.log(`| ${group} | ${shown.map((share) => (share ? n(share.gzip) : '-')).join(' | ')} | ${n(total(group))} | ${n(shown.reduce((sum, share) => sum + (share?.raw ?? 0), 0))} |`);
   }
   const sums = perPart.map((part) => [...part.values()].reduce((sum, share) => sum + share.gzip, 0));
-  console.log(`| (sum of the shares) | ${n(sums[0]!)} | ${n(sums[1]!)} | ${n(sums[0]! + sums[1]!)} | |`);
+  console.log(`| (sum of the shares) | ${sums.map(n).join(' | ')} | ${n(sums.reduce((a, b) => a + b, 0))} | |`);
 }
 
 const size = (part: BuiltFile) => `${n(part.gzip.length)} bytes gzip -9 (${n(part.code.length)} minified)`;
-console.log(`First part, dist/kagent-chat.js: ${size(parts[0]!)}`);
-console.log(`Second part, dist/${secondName}: ${size(parts[1]!)}`);
-console.log(`Both: ${n(parts[0]!.gzip.length + parts[1]!.gzip.length)} bytes gzip -9`);
+const [first, second, sanitizer] = parts as [BuiltFile, BuiltFile, BuiltFile];
+console.log(`First part, dist/${names[0]}: ${size(first)}`);
+console.log(`Second part, dist/${names[1]}: ${size(second)}`);
+console.log(`DOMPurify, dist/${names[2]}: ${size(sanitizer)}`);
+console.log(`Whole chat with the browser's own sanitizer (Chromium, Firefox): ${n(first.gzip.length + second.gzip.length)} bytes gzip -9`);
+console.log(`Whole chat with DOMPurify (Safari): ${n(first.gzip.length + second.gzip.length + sanitizer.gzip.length)} bytes gzip -9`);
 table('Package', packageOf);
 if (process.argv.includes('--modules')) table('Module', moduleName);
 
-const inFirst = new Set(parts[0]!.owners.filter(Boolean));
-const twice = [...new Set(parts[1]!.owners.filter((source) => source && inFirst.has(source)))].map(moduleName);
-console.log(`\nModules with code in both parts: ${twice.length ? twice.join(', ') : 'none'}`);
+const seen = new Map<string, number>();
+for (const part of parts) for (const source of new Set(part.owners.filter(Boolean) as string[])) seen.set(source, (seen.get(source) ?? 0) + 1);
+const twice = [...seen].filter(([, count]) => count > 1).map(([source]) => moduleName(source));
+console.log(`\nModules with code in more than one file: ${twice.length ? twice.join(', ') : 'none'}`);

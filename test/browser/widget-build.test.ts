@@ -42,7 +42,7 @@ describe('dist/kagent-chat.js through a plain <script type="module"> tag', () =>
     const engine = await built.loadAnswerEngine();
     const html = (markdown: string) => engine.renderMarkdown(markdown).map((node) => (node as Element).outerHTML ?? node.textContent).join('').trim();
     expect(html('**b**')).to.equal('<p><strong>b</strong></p>');
-    // The built sanitizer (DOMPurify, as the build trims it) and the chat's rules on it.
+    // The built sanitizer (the browser's own, or DOMPurify as the build trims it where the page hides it) and the chat's rules on it.
     expect(html('[x](javascript:alert(1)) ![pic](data:image/png;base64,AAAA)')).to.equal('<p><a target="_blank" rel="noopener noreferrer">x</a> pic</p>');
     expect(html('<script>alert(1)</script>')).to.equal('<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>');
     // The build empties DOMPurify's default allow-lists: what the chat keeps comes from its own lists, so
@@ -59,20 +59,30 @@ describe('dist/kagent-chat.js through a plain <script type="module"> tag', () =>
       'img[src="https://example.com/w.png"][alt="v"][title="x"]']) {
       expect(box.querySelector(selector), selector).not.to.equal(null);
     }
+    // DOMPurify's chunk is fetched only by a browser without a sanitizer of its own.
+    const native = typeof (globalThis as { Sanitizer?: unknown }).Sanitizer === 'function' && 'setHTML' in Element.prototype;
+    const fetched = performance.getEntriesByType('resource').filter((entry) => /\/kagent-chat-sanitizer-[\w-]+\.js$/.test(entry.name));
+    expect(fetched, native ? 'no DOMPurify where the browser sanitizes' : 'DOMPurify where it does not').to.have.length(native ? 0 : 1);
   });
 
-  it('the second part is a file beside the first that imports nothing from it, and the first holds no markdown engine', async () => {
+  it('the second part is a file beside the first that imports nothing from it, DOMPurify a third that imports nothing either, and the first holds no markdown engine', async () => {
     const first = await (await fetch('/dist/kagent-chat.js')).text();
     const chunk = /import\(["'`]\.\/(kagent-chat-answers-[\w-]+\.js)["'`]\)/.exec(first)?.[1];
     expect(chunk, 'the first part imports the second from its own address').to.be.a('string');
     const second = await (await fetch(`/dist/${chunk}`)).text();
     expect(second).to.match(/export\s*\{/);
     // No static import at all: loaded under another address (a ?ver= query), it still needs nothing more.
-    expect(second).not.to.match(/(^|[;}\s])import\s*[{*\w"'`]/);
-    // marked and DOMPurify live only in the second part (marked's lexer names the byte it would loop on).
-    for (const signature of ['DOMPurify', 'Infinite loop on byte']) {
-      expect(first).not.to.contain(signature);
-      expect(second).to.contain(signature);
-    }
+    const staticImport = /(^|[;}\s])import\s*[{*\w"'`]/;
+    expect(second).not.to.match(staticImport);
+    // DOMPurify: a chunk the second part imports only when the browser has no sanitizer of its own.
+    const sanitizerChunk = /import\(["'`]\.\/(kagent-chat-sanitizer-[\w-]+\.js)["'`]\)/.exec(second)?.[1];
+    expect(sanitizerChunk, 'the second part imports DOMPurify from its own address').to.be.a('string');
+    const sanitizer = await (await fetch(`/dist/${sanitizerChunk}`)).text();
+    expect(sanitizer).not.to.match(staticImport);
+    // marked lives only in the second part (its lexer names the byte it would loop on), DOMPurify only in its own.
+    expect(first).not.to.contain('Infinite loop on byte');
+    expect(second).to.contain('Infinite loop on byte');
+    for (const file of [first, second]) expect(file).not.to.contain('DOMPurify');
+    expect(sanitizer).to.contain('DOMPurify');
   });
 });

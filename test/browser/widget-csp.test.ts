@@ -13,7 +13,9 @@ type StrictWindow = Window & typeof globalThis & { violations: string[] };
 async function strictPage(): Promise<{ frame: HTMLIFrameElement; win: StrictWindow }> {
   const frame = document.createElement('iframe');
   frame.style.cssText = 'width: 900px; height: 700px; border: 0';
-  frame.src = `/scripted/csp/page?agent=${uniqueAgent('csp')}`;
+  // Run with the browser's own sanitizer hidden (web-test-runner's dompurify group), the strict page hides it too.
+  const native = 'setHTML' in Element.prototype;
+  frame.src = `/scripted/csp/page?agent=${uniqueAgent('csp')}${native ? '' : '&sanitizer=dompurify'}`;
   document.body.append(frame);
   await new Promise((resolve) => frame.addEventListener('load', resolve, { once: true }));
   const win = frame.contentWindow as StrictWindow;
@@ -59,6 +61,9 @@ describe('<kagent-chat> on a page with a strict Content-Security-Policy and Trus
     expect(answer.querySelector('strong')?.textContent).to.equal('Settings');
     expect(answer.querySelectorAll('.citation').length).to.be.at.least(2);
     expect(parts(inline, 'source')).to.have.length(2);
+    // The path under test: DOMPurify's chunk only on a page without the browser's own sanitizer.
+    const domPurifyFetched = win.performance.getEntriesByType('resource').some((entry) => /\/kagent-chat-sanitizer-[\w-]+\.js$/.test(entry.name));
+    expect(domPurifyFetched).to.equal(!('setHTML' in win.Element.prototype));
 
     inline.endpoint = '/scripted/widget/status-500';
     await inline.updateComplete;

@@ -1,3 +1,4 @@
+import './sanitizer-ready.js';
 import { expect } from '@open-wc/testing';
 import '../../src/widget/index.js';
 import { IncrementalMarkdown, renderMarkdown } from '../../src/widget/index.js';

@@ -1,3 +1,4 @@
+import './sanitizer-ready.js';
 import { expect } from '@open-wc/testing';
 import { IncrementalMarkdown, renderMarkdown, renderMarkdownSoFar } from '../../src/widget/index.js';
 import { fragmentsOf, markdownAnswer } from '../support/scripted-service.js';

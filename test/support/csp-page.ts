@@ -21,9 +21,16 @@ document.addEventListener('securitypolicyviolation', (event) => {
 });
 `;
 
-/** `GET /scripted/csp/page?agent=<id>`: an inline chat and a bubble, both asking `/scripted/widget/answer`. */
+/** Makes the page a browser without a sanitizer of its own, as Safari is today: the chat then sanitizes with DOMPurify. */
+export const HIDE_NATIVE_SANITIZER = 'delete Element.prototype.setHTML; delete globalThis.Sanitizer;';
+
+/**
+ * `GET /scripted/csp/page?agent=<id>`: an inline chat and a bubble, both asking `/scripted/widget/answer`.
+ * `&sanitizer=dompurify`: the page hides the browser's own sanitizer first.
+ */
 export function cspPage(url: URL): Response | undefined {
   if (url.pathname === '/scripted/csp/probe.js') return new Response(PROBE, { headers: { 'Content-Type': 'text/javascript' } });
+  if (url.pathname === '/scripted/csp/hide-native-sanitizer.js') return new Response(HIDE_NATIVE_SANITIZER, { headers: { 'Content-Type': 'text/javascript' } });
   if (url.pathname !== '/scripted/csp/page') return undefined;
   const agent = /^[\w-]{1,80}$/.test(url.searchParams.get('agent') ?? '') ? url.searchParams.get('agent')! : 'csp';
   const html = `<!doctype html>
@@ -33,7 +40,7 @@ export function cspPage(url: URL): Response | undefined {
 <title>A strict page</title>
 <link rel="icon" href="https://example.com/favicon.ico">
 <script src="/scripted/csp/probe.js"></script>
-<script type="module" src="/dist/kagent-chat.js"></script>
+${url.searchParams.get('sanitizer') === 'dompurify' ? '<script src="/scripted/csp/hide-native-sanitizer.js"></script>\n' : ''}<script type="module" src="/dist/kagent-chat.js"></script>
 </head>
 <body>
 <kagent-chat id="inline" agent-id="${agent}" endpoint="/scripted/widget/answer" welcome="Hello from a **strict** page." suggestions="How do I reset my password?"></kagent-chat>

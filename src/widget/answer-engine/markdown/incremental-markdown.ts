@@ -17,9 +17,14 @@ const options: MarkedOptions = { ...getDefaults(), gfm: true, breaks: false, asy
 
 type Links = Record<string, { href: string | null; title: string | null }>;
 
+/** The renderer's HTML for `text`, before it is sanitized. */
+export function markdownHtml(text: string): string {
+  return Parser.parse(Lexer.lex(normalizeNewlines(text), options), options);
+}
+
 /** Renders markdown to sanitized DOM nodes in one go. */
 export function renderMarkdown(text: string): Node[] {
-  return sanitizeToNodes(Parser.parse(Lexer.lex(normalizeNewlines(text), options), options));
+  return sanitizeToNodes(markdownHtml(text));
 }
 
 /**
