@@ -2,7 +2,7 @@ import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { minify } from 'terser';
 import { defineConfig, type Plugin } from 'vite';
-import { dompurifyWithoutDefaultAllowLists, dropUnusedPrototypeHelpers, fetchEventSourceWithoutHelpers, markedWithoutDefaultInstance, markedWithoutUnusedModes } from './scripts/trim-libraries.js';
+import { dompurifyWithoutDefaultAllowLists, dropUnusedPrototypeHelpers, markedWithoutDefaultInstance, markedWithoutUnusedModes } from './scripts/trim-libraries.js';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -50,7 +50,7 @@ const squeezeTemplates = (): Plugin => ({
   name: 'kagent-squeeze-templates',
   apply: 'build',
   transform(code, id) {
-    if (!/\/src\/widget\/[^/]+\.ts$/.test(id) || !/\b(html|svg)`/.test(code)) return undefined;
+    if (!/\/src\/widget\/(element|answer-engine)\/[^/]+\.ts$/.test(id) || !/\b(html|svg)`/.test(code)) return undefined;
     const edits: { start: number; end: number; text: string }[] = [];
     const visit = (node: unknown): void => {
       if (!node || typeof node !== 'object') return;
@@ -107,7 +107,7 @@ const terserPass = (): Plugin => ({
 // build: dist/kagent-chat.js, an ES module (Lit and the element: what draws
 // the chat and takes a question) that defines <kagent-chat>, and beside it
 // dist/kagent-chat-answers-<hash>.js (marked, DOMPurify, the incremental
-// renderer, citations, fetch-event-source and the request), which the first
+// renderer, citations, the request and fetch-event-source's stream parser), which the first
 // imports from its own address when first needed.
 // (The npm ES modules, dependencies left external, come from tsc.)
 //
@@ -144,7 +144,6 @@ export default defineConfig(({ command }) => ({
     terserPass(),
     markedWithoutDefaultInstance(),
     markedWithoutUnusedModes(),
-    fetchEventSourceWithoutHelpers(),
     dompurifyWithoutDefaultAllowLists(),
     dropUnusedPrototypeHelpers(/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/),
     ...(singleFile ? [] : [removeOldAnswerChunks()]),

@@ -39,7 +39,7 @@ export const markedWithoutDefaultInstance = (): Plugin => ({
  * marked builds its rule sets at load time: for GitHub-flavoured markdown, for plain CommonMark,
  * and for its `pedantic` (original markdown.pl) and `breaks` modes, in two tables (block and inline
  * rules by mode) that no bundler may drop, since building them calls functions. The chat renders with
- * `gfm` on and `pedantic` and `breaks` off (src/widget/markdown/incremental-markdown.ts), so marked
+ * `gfm` on and `pedantic` and `breaks` off (src/widget/answer-engine/markdown/incremental-markdown.ts), so marked
  * never reads those two modes' sets: the build takes them out of the tables and builds them no more.
  * Nothing else in marked changes. Should the tables no longer be found, the build fails here.
  */
@@ -126,32 +126,10 @@ export const dropUnusedPrototypeHelpers = (modules: RegExp): Plugin => ({
 });
 
 /**
- * fetch-event-source 2.0 is compiled for ES2017 (tsc's ES5-style helpers): `fetchEventSource` takes its
- * options apart with a `__rest` helper and copies objects with `Object.assign` chains. The build
- * writes them as the object rest and spread they stand for (the browsers the chat targets have
- * both); nothing else in the module changes. Should a release no longer have them, the build fails here.
- */
-export const fetchEventSourceWithoutHelpers = (): Plugin => ({
-  name: 'kagent-fetch-event-source-without-helpers',
-  apply: 'build',
-  transform(code, id) {
-    if (!/\/node_modules\/@microsoft\/fetch-event-source\/lib\/esm\/fetch\.js$/.test(id)) return undefined;
-    const helper = /^var __rest = [\s\S]*?\r?\n};\r?\n/.exec(code);
-    const rest = /\} = _a, rest = __rest\(_a, \[[^\]]*\]\);/.exec(code);
-    if (!helper || !rest) this.error('fetch-event-source no longer takes its options apart with __rest: see fetchEventSourceWithoutHelpers in scripts/trim-libraries.ts');
-    // The helper is blanked, not cut, so the lines below it stay where the library's source map says.
-    let out = code.replace(helper[0], helper[0].replace(/[^\r\n]/g, ' ')).replace(rest[0], ', ...rest } = _a;');
-    // Object.assign(Object.assign({}, a), b) and Object.assign({}, a): spreads.
-    out = out.replace(/Object\.assign\(Object\.assign\(\{\}, ([\w.]+)\), \{/g, '({ ...$1, ').replace(/Object\.assign\(\{\}, ([\w.]+)\)/g, '{ ...$1 }');
-    return { code: out, map: null };
-  },
-});
-
-/**
  * DOMPurify builds its default allow-lists at load time from long lists of HTML, SVG and MathML tag and
  * attribute names (`DEFAULT_ALLOWED_TAGS`, `DEFAULT_ALLOWED_ATTR`), which its `USE_PROFILES` option
  * also reads. The chat always sets its own `ALLOWED_TAGS` and `ALLOWED_ATTR` and no profile
- * (src/widget/markdown/sanitize.ts), so DOMPurify never reads those defaults: the build empties them, and
+ * (src/widget/answer-engine/markdown/sanitize.ts), so DOMPurify never reads those defaults: the build empties them, and
  * empties each list that nothing else reads (the HTML tag list, the SVG, MathML and XML attribute lists; a
  * list whose name appears anywhere else, even as another scope's variable, is kept). The lists its
  * namespace checks read (SVG and MathML tag names, which guard against mutation XSS) are kept, untouched.

@@ -1,6 +1,7 @@
 // Types for declaring <kagent-chat> to a framework's template checker (React, Vue, Svelte…).
-import type { ChatStringsOverride } from './strings.js';
-import type { KagentAnswerDetail, KagentChat, KagentChatEventMap, KagentErrorDetail, KagentSendDetail } from './kagent-chat.js';
+import type { ChatStringsOverride } from './element/strings.js';
+import type { KagentAnswerDetail, KagentChatEventMap, KagentErrorDetail, KagentSendDetail } from './element/events.js';
+import type { KagentChat } from './element/kagent-chat.js';
 
 /** The element's attributes, as plain HTML (or `setAttribute`) writes them. */
 export interface KagentChatAttributes {

@@ -1,6 +1,6 @@
 import { expect } from '@open-wc/testing';
 // The renderer alone (it defines no element): the one-shot render to compare with.
-import { renderMarkdown } from '../../src/widget/markdown/incremental-markdown.js';
+import { renderMarkdown } from '../../src/widget/answer-engine/markdown/incremental-markdown.js';
 import type { KagentAnswerDetail, KagentChat } from '../../src/widget/index.js';
 import type { SpecExample } from '../support/spec-examples.js';
 import { lastAnswer, part, removeAllChats, uniqueAgent } from './widget-helpers.js';

@@ -1,6 +1,6 @@
 import { expect } from '@open-wc/testing';
-import { isPlainText, plainTextNodes } from '../../src/widget/plain-text.js';
-import { renderMarkdown } from '../../src/widget/markdown/incremental-markdown.js';
+import { isPlainText, plainTextNodes } from '../../src/widget/element/plain-text.js';
+import { renderMarkdown } from '../../src/widget/answer-engine/markdown/incremental-markdown.js';
 
 // The first part shows a welcome message without the markdown renderer when it is plain text:
 // only if markdown would render it to exactly the same paragraph.

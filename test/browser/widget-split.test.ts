@@ -3,7 +3,7 @@ import { sendMouse } from '@web/test-runner-commands';
 import { agentLog, eventually, lastAnswer, part, parts, settled, uniqueAgent, waitFor } from './widget-helpers.js';
 import { becomeIdle, frames, gateId, isSecondPart, openChatPage, removeChatPages, requested, setGate, type ChatPage } from './widget-split-helpers.js';
 import type { KagentErrorDetail } from '../../src/widget/index.js';
-import { ENGLISH } from '../../src/widget/strings.js';
+import { ENGLISH } from '../../src/widget/element/strings.js';
 
 // The script-tag build as a site loads it: one module script; the second part (request,
 // markdown, sanitizer, citations) comes from beside it, through a gate these tests control.

@@ -29,7 +29,7 @@ test('custom-elements.json documents exactly the public contract of <kagent-chat
   const found = manifest.modules.flatMap((module) => (module.declarations ?? []).filter((d) => d.tagName === 'kagent-chat').map((d) => ({ module, element: d })));
   assert.equal(found.length, 1, 'one declaration of kagent-chat');
   const { module, element } = found[0]!;
-  assert.equal(module.path, 'dist/widget/kagent-chat.js', 'the path is the module that ships');
+  assert.equal(module.path, 'dist/widget/element/kagent-chat.js', 'the path is the module that ships');
 
   // Events: the five of the API, each described; none invented from the code (such as a helper's `type`).
   assert.deepEqual(element.events?.map((event) => event.name).sort(), ['kagent-answer', 'kagent-close', 'kagent-error', 'kagent-open', 'kagent-send']);

@@ -1,8 +1,5 @@
-import { INCOMPLETE_STREAM, parseRetryAfter, readErrorBody, type StreamErrorEvent } from '../protocol/index.js';
-import type { ChatFailure, FailureKind } from './failure-kinds.js';
-
-// The kinds live apart so the chat's first part can name them without the readers below, which only answering needs.
-export { FAILURE_KINDS, type ChatFailure, type FailureKind } from './failure-kinds.js';
+import { INCOMPLETE_STREAM, parseRetryAfter, readErrorBody, type StreamErrorEvent } from '../../protocol/index.js';
+import type { ChatFailure, FailureKind } from '../element/failure-kinds.js';
 
 /** Wait used when a 429 carries no readable `Retry-After`. */
 export const DEFAULT_RETRY_AFTER = 10;

@@ -1,7 +1,7 @@
 import { loadAnswerEngine, loadedAnswerEngine, type AnswerEngine } from './answer-engine-loader.js';
-import type { IncrementalMarkdown } from './markdown/incremental-markdown.js';
+import type { IncrementalMarkdown } from '../answer-engine/markdown/incremental-markdown.js';
 import { plainTextNodes } from './plain-text.js';
-import type { Source } from '../protocol/index.js';
+import type { Source } from '../../protocol/index.js';
 import type { ChatStrings } from './strings.js';
 
 // Restored answers render one after another, a frame apart, so a long transcript never blocks the page.
@@ -67,7 +67,7 @@ export class AnswerBody {
     // Without the renderer (it could not be fetched): the words, as text.
     if (!renderer) return this.element.replaceChildren(...plainTextNodes(this.#waiting));
     await renderer.markdown.finish();
-    renderer.engine.linkCitationMarkers(this.element, renderer.engine.citationLinks(sources, strings));
+    renderer.engine.linkCitationMarkers(this.element, renderer.engine.citationLinks(sources, strings), this.sources);
   }
 
   /** An answer restored after a reload: it renders after the ones restored before it, a slice per frame. */

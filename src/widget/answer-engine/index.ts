@@ -2,13 +2,14 @@
  * The chat's second part: what only an answer needs (the request that streams
  * it, the markdown renderer with marked and DOMPurify, the `[n]` citation
  * links, the list of sources, and the styles of what they draw). The element fetches it on first need with a dynamic import
- * (`answer-engine-loader.ts`), so a page whose visitor never opens the chat
+ * (`element/answer-engine-loader.ts`), so a page whose visitor never opens the chat
  * never pays for it.
  *
  * Nothing here may import a module the first part imports: bundled, this is a
  * chunk of its own that must need nothing from the file that loaded it (a
  * script tag with `?ver=2` in its address would otherwise be fetched again
- * under the plain one). test/browser/widget-build.test.ts checks the chunk.
+ * under the plain one). test/browser/widget-build.test.ts checks the chunk,
+ * test/node/widget-parts.test.ts the imports between the two folders.
  */
 export { askAgent, queryUrl } from './answer-request.js';
 export { IncrementalMarkdown, renderMarkdown } from './markdown/incremental-markdown.js';

@@ -1,5 +1,5 @@
-import type { Source } from '../protocol/index.js';
-import { isValidQueryId } from '../protocol/query-ids.js';
+import type { Source } from '../../protocol/index.js';
+import { isValidQueryId } from '../../protocol/query-ids.js';
 import { FAILURE_KINDS, type ChatFailure } from './failure-kinds.js';
 
 /** Bump when the stored shape changes; older shapes are then read as empty. */

@@ -12,10 +12,12 @@ const SKIP = new Set(['A', 'CODE', 'PRE']);
 /**
  * Turns `[n]` markers in a rendered answer into links to source n: keyboard
  * reachable, named for screen readers, with the source shown on hover and
- * focus. Markers without a matching source stay text. Every value goes in
- * as text or a checked attribute, never as markup.
+ * focus. A marker without an address is a button that moves focus to its
+ * source in `list` (the answer's list of sources). Markers without a matching
+ * source stay text. Every value goes in as text or a checked attribute, never
+ * as markup.
  */
-export function linkCitationMarkers(root: Element, citations: readonly CitationLink[]): void {
+export function linkCitationMarkers(root: Element, citations: readonly CitationLink[], list?: Element): void {
   if (!citations.length) return;
   const document = root.ownerDocument;
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
@@ -35,7 +37,7 @@ export function linkCitationMarkers(root: Element, citations: readonly CitationL
     for (const match of value.matchAll(MARKER)) {
       const citation = citations[Number(match[1]) - 1];
       if (!citation) continue;
-      pieces.push(value.slice(last, match.index), citationMarker(document, citation));
+      pieces.push(value.slice(last, match.index), citationMarker(document, citation, list));
       last = match.index + match[0].length;
     }
     if (!pieces.length) continue;
@@ -44,9 +46,9 @@ export function linkCitationMarkers(root: Element, citations: readonly CitationL
   }
 }
 
-function citationMarker(document: Document, citation: CitationLink): HTMLElement {
+function citationMarker(document: Document, citation: CitationLink, list: Element | undefined): HTMLElement {
   const span = (attributes: Record<string, string>, text: string) => makeElement(document, 'span', { ...attributes, 'aria-hidden': 'true' }, text);
-  return makeElement(
+  const marker = makeElement(
     document,
     // No address to open: the marker is a button that points at the source in the list instead.
     citation.url ? 'a' : 'button',
@@ -60,4 +62,6 @@ function citationMarker(document: Document, citation: CitationLink): HTMLElement
     span({}, String(citation.number)),
     span({ class: 'citation-card', part: 'citation-card' }, citation.description),
   );
+  if (!citation.url) marker.addEventListener('click', () => list?.querySelector<HTMLElement>(`li[part="source"]:nth-child(${citation.number})`)?.focus());
+  return marker;
 }

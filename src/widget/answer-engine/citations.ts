@@ -1,5 +1,5 @@
-import type { Source } from '../protocol/index.js';
-import type { ChatStrings } from './strings.js';
+import type { Source } from '../../protocol/index.js';
+import type { ChatStrings } from '../element/strings.js';
 
 /** A source as shown under an answer, numbered as the answer's `[n]` markers count. */
 export interface Citation {

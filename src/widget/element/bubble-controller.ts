@@ -1,4 +1,5 @@
-import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { html, nothing, svg, type ReactiveController, type ReactiveControllerHost, type TemplateResult } from 'lit';
+import type { ChatStrings } from './strings.js';
 import { VisualViewportController } from './visual-viewport-controller.js';
 
 /** What the bubble needs of its element. */
@@ -7,8 +8,14 @@ export interface BubbleHost extends ReactiveControllerHost, HTMLElement {
   readonly opened: boolean;
   readonly hasUpdated: boolean;
   readonly renderRoot: HTMLElement | DocumentFragment;
+  readonly strings: ChatStrings;
   close(): void;
+  toggle(): void;
 }
+
+const chatIcon = svg`<path d="M4 4h16v12H9l-5 4z" fill="none" stroke="currentColor" stroke-width="2" stroke-linejoin="round"/>`;
+const closeIcon = svg`<path d="M6 6l12 12M18 6L6 18" stroke="currentColor" stroke-width="2" stroke-linecap="round"/>`;
+const icon = (shape: TemplateResult) => html`<svg viewBox="0 0 24 24" width="24" height="24" aria-hidden="true">${shape}</svg>`;
 
 const popoverSupported = typeof HTMLElement !== 'undefined' && typeof HTMLElement.prototype.showPopover === 'function';
 
@@ -22,7 +29,8 @@ const popoverSupported = typeof HTMLElement !== 'undefined' && typeof HTMLElemen
  * nothing.
  *
  * Also: opening moves focus to the question box and closing returns it to
- * the launcher, both without scrolling the page; Escape closes.
+ * the launcher, both without scrolling the page; Escape closes. It draws the
+ * launcher, the layer around the chat and the header's Close button.
  */
 export class BubbleController implements ReactiveController {
   #host: BubbleHost;
@@ -33,6 +41,27 @@ export class BubbleController implements ReactiveController {
     this.#host = host;
     host.addController(this);
     new VisualViewportController(host, () => this.#layer);
+  }
+
+  /** The chat as the page shows it: inline as it is; as a bubble inside the layer, after its launcher. */
+  render(chat: TemplateResult): TemplateResult {
+    const host = this.#host;
+    if (!this.#active) return chat;
+    const s = host.strings;
+    return html`
+      <div class="layer" popover="manual">
+        <button class="launcher" part="launcher" type="button" aria-expanded=${String(host.opened)} aria-controls="chat" aria-label=${host.opened ? s.closeChat : s.openChat} @click=${() => host.toggle()}>
+          ${icon(host.opened ? closeIcon : chatIcon)}
+        </button>
+        ${chat}
+      </div>
+    `;
+  }
+
+  /** The header's Close button (a bubble's only). */
+  renderClose(): TemplateResult | typeof nothing {
+    const host = this.#host;
+    return this.#active ? html`<button class="quiet icon" part="close" type="button" aria-label=${host.strings.closeChat} @click=${() => host.close()}>${icon(closeIcon)}</button>` : nothing;
   }
 
   get #active(): boolean {

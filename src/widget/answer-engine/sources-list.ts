@@ -1,7 +1,7 @@
-import type { Source } from '../protocol/index.js';
+import type { Source } from '../../protocol/index.js';
 import { citationDetails, citationsFrom } from './citations.js';
 import { makeElement } from './make-element.js';
-import type { ChatStrings } from './strings.js';
+import type { ChatStrings } from '../element/strings.js';
 
 // Part of the answer engine (the chat's second part): an answer's sources are
 // listed with the answer, so the first part carries none of the citation code.

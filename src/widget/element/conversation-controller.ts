@@ -1,7 +1,7 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { isValidQueryId, type QueryIdField } from '../protocol/query-ids.js';
+import { isValidQueryId, queryIdFieldsNamed, type QueryIdField } from '../../protocol/query-ids.js';
+import type { AskOptions, AskOutcome } from '../answer-engine/answer-request.js';
 import { askOnceLoaded } from './answer-engine-loader.js';
-import type { AskOutcome } from './answer-request.js';
 import { AnswerBody } from './answer-body.js';
 import { ConversationStore, newId, type StoredConversation, type Turn } from './conversation-store.js';
 import { CooldownController } from './cooldown-controller.js';
@@ -194,7 +194,7 @@ export class ConversationController implements ReactiveController {
     this.#host.requestUpdate();
 
     // The request is in the chat's second part: a question asked before it arrived is sent, once, when it does.
-    const outcome: AskOutcome = await askOnceLoaded({
+    const outcome = await this.#ask(conversation, store, {
       endpoint: this.#host.endpoint,
       agentId: this.#host.agentId,
       query: turn.question,
@@ -203,7 +203,6 @@ export class ConversationController implements ReactiveController {
       streaming: this.#host.streaming,
       queryOptions: this.#host.queryOptions,
       signal: abort.signal,
-      replaceIds: (fields) => this.#replaceIds(conversation, store, fields),
       onText: (fragment) => {
         turn.answer += fragment;
         body.append(fragment);
@@ -252,13 +251,22 @@ export class ConversationController implements ReactiveController {
     this.#host.requestUpdate();
   }
 
-  /** New ids for the ones a refusal named, kept at once so a reload does not bring the refused ones back. */
-  #replaceIds(conversation: StoredConversation, store: ConversationStore, fields: QueryIdField[]): Partial<Record<QueryIdField, string>> {
+  /**
+   * Asks once; and once more, the one second POST, when the endpoint refuses
+   * (400) an id the request carried (`visitorId`, `conversationId`): that
+   * refuses the stored id, not the question, so the id is replaced (kept at
+   * once, so a reload does not bring the refused one back) and the question
+   * asked a last time. A second refusal is the outcome, never a loop.
+   */
+  async #ask(conversation: StoredConversation, store: ConversationStore, options: AskOptions): Promise<AskOutcome> {
+    const outcome = await askOnceLoaded(options);
+    const refused = outcome.type === 'failed' && outcome.failure.status === 400 ? queryIdFieldsNamed(outcome.failure.detail).filter((field) => Boolean(options[field])) : [];
+    if (!refused.length || options.signal.aborted) return outcome;
     const replaced: Partial<Record<QueryIdField, string>> = {};
-    for (const field of fields) replaced[field] = conversation[field] = newId();
-    console.warn(`kagent-chat: the endpoint refused the stored ${fields.join(' and ')}; asking again with a new one`);
+    for (const field of refused) replaced[field] = conversation[field] = newId();
+    console.warn(`kagent-chat: the endpoint refused the stored ${refused.join(' and ')}; asking again with a new one`);
     if (this.#conversation === conversation) store.save(conversation);
-    return replaced;
+    return askOnceLoaded({ ...options, ...replaced });
   }
 
   #saveNowAndThen(store: ConversationStore, conversation: StoredConversation): void {

@@ -1,6 +1,5 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { loadAnswerEngine, loadedAnswerEngine } from './answer-engine-loader.js';
-import { isPlainText, plainTextNodes } from './plain-text.js';
+import { loadAnswerEngine, loadedAnswerEngine, type AnswerEngine } from './answer-engine-loader.js';
 
 /** When the chat fetches its second part: see the element's `loading` attribute. */
 export type LoadingMode = 'eager' | 'idle' | 'interaction';
@@ -18,10 +17,13 @@ const IDLE_TIMEOUT_MS = 5000;
 /** Where `requestIdleCallback` is missing (Safari), the idle load starts this long after the page loaded. */
 const WITHOUT_IDLE_CALLBACK_MS = 1000;
 
+/** Where the second part is, in the shape of `@lit/task`'s `TaskStatus`: not asked for yet, on its way, here, or failed to arrive. */
+export type AnswerEngineStatus = 'initial' | 'pending' | 'complete' | 'error';
+
 /**
  * Decides when the chat's second part (the answer engine: request, markdown,
- * sanitizer, citation links) is fetched, and shows the welcome message,
- * which may need it.
+ * sanitizer, citation links) is fetched, and tells the element where it is
+ * (`status`, `value`, `error`, as `@lit/task` does).
  *
  * - `eager`: at once;
  * - `idle` (default): once the page has loaded and the browser is idle, so
@@ -30,19 +32,23 @@ const WITHOUT_IDLE_CALLBACK_MS = 1000;
  *
  * Whatever the mode, it is fetched on first need: the pointer over the chat or
  * focus in it (the launcher hovered or focused, the question box), the bubble
- * opened, a welcome message with markup shown; a question sent and a stored
- * answer to show fetch it themselves (`askOnceLoaded`, `AnswerBody`). After a
- * failed fetch, the pointer, focus and idle time no longer try again (a blocked
- * address would be asked on every move); opening the chat and a question do.
+ * opened, a welcome message with markup shown (`need()`); a question sent and
+ * a stored answer to show fetch it themselves (`askOnceLoaded`, `AnswerBody`).
+ * After a failed fetch, the pointer, focus and idle time no longer try again
+ * (a blocked address would be asked on every move); opening the chat and a
+ * question do.
  */
 export class AnswerEngineController implements ReactiveController {
+  status: AnswerEngineStatus = 'initial';
+  /** The second part, once `complete`. */
+  value: AnswerEngine | undefined;
+  /** Why it could not be fetched, once `error`. */
+  error: unknown;
   #host: AnswerEngineHost;
-  #failed = false;
-  #loading = false;
+  /** The latest fetch: an earlier one that settles late (after the engine came another way) changes nothing. */
+  #run = 0;
   #wasOpen = false;
   #scheduled = false;
-  /** The welcome message as it renders. */
-  #welcome: { text: string; nodes: Node[] } | undefined;
 
   constructor(host: AnswerEngineHost) {
     this.#host = host;
@@ -52,6 +58,7 @@ export class AnswerEngineController implements ReactiveController {
   }
 
   hostUpdate(): void {
+    this.#adoptLoaded();
     const host = this.#host;
     const open = host.mode === 'bubble' && host.opened;
     if (open && !this.#wasOpen) this.need();
@@ -71,51 +78,41 @@ export class AnswerEngineController implements ReactiveController {
   /** Once the second part is here, its styles (markdown blocks, citation markers) join the chat's. */
   hostUpdated(): void {
     const root = this.#host.renderRoot as ShadowRoot;
-    const sheet = loadedAnswerEngine()?.answerStyleSheet();
+    const sheet = this.value?.answerStyleSheet();
     // (Where a browser cannot adopt sheets, Lit fell back to style elements; answers then go unstyled.)
     if (sheet && root.adoptedStyleSheets && !root.adoptedStyleSheets.includes(sheet)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
   }
 
   /** Fetches the second part now, also after a failure. */
   need(): void {
-    if (loadedAnswerEngine() || this.#loading) return;
-    this.#loading = true;
+    if (this.#adoptLoaded() || this.status === 'pending') return;
+    const run = ++this.#run;
+    this.status = 'pending';
     loadAnswerEngine().then(
-      () => this.#settle(false),
+      (engine) => this.#settle(run, 'complete', engine, undefined),
       (error: unknown) => {
-        if (!this.#failed) console.warn('kagent-chat: could not fetch its answer engine', error);
-        this.#settle(true);
+        if (this.error === undefined) console.warn('kagent-chat: could not fetch its answer engine', error);
+        this.#settle(run, 'error', undefined, error);
       },
     );
   }
 
-  /**
-   * The welcome message as nodes: plain text at once; markdown once the second
-   * part is here (nothing until then; plain text if it cannot be fetched). A
-   * closed bubble's welcome with markup waits: showing it would fetch the
-   * second part for a chat nobody opened.
-   */
-  welcome(text: string): Node[] {
-    if (this.#welcome?.text !== text) {
-      const engine = loadedAnswerEngine();
-      if (isPlainText(text)) this.#welcome = { text, nodes: plainTextNodes(text) };
-      else if (engine) this.#welcome = { text, nodes: engine.renderMarkdown(text) };
-      else if (this.#failed) return plainTextNodes(text);
-      else {
-        if (this.#host.mode !== 'bubble' || this.#host.opened) this.need();
-        return [];
-      }
-    }
-    return this.#welcome.nodes;
+  /** A fetch made elsewhere (another chat on the page, a stored answer of this one) counts as this chat's own. */
+  #adoptLoaded(): boolean {
+    const engine = loadedAnswerEngine();
+    if (engine && this.status !== 'complete') this.#settle(++this.#run, 'complete', engine, undefined, false);
+    return this.status === 'complete';
   }
 
   #want = (): void => {
-    if (!this.#failed) this.need();
+    if (this.status !== 'error') this.need();
   };
 
-  #settle(failed: boolean): void {
-    this.#loading = false;
-    this.#failed = failed;
-    this.#host.requestUpdate();
+  #settle(run: number, status: AnswerEngineStatus, value: AnswerEngine | undefined, error: unknown, update = true): void {
+    if (run !== this.#run) return;
+    this.status = status;
+    this.value = value;
+    this.error = error;
+    if (update) this.#host.requestUpdate();
   }
 }

@@ -1,0 +1,137 @@
+import { INCOMPLETE_STREAM, describeProblems, readAgentQueryAnswer, readAgentStream, type AgentQueryAnswer } from '../../protocol/index.js';
+import type { ChatFailure } from '../element/failure-kinds.js';
+import { failureFromNetworkError, failureFromResponse, failureFromStreamError } from './failures.js';
+
+export interface AskOptions {
+  /** The proxy, or the service itself for a public agent. */
+  endpoint: string;
+  agentId: string;
+  query: string;
+  conversationId?: string;
+  visitorId?: string;
+  /** `true`: an event stream, shown as it arrives; `false`: one JSON answer. */
+  streaming: boolean;
+  /** Aborting stops the answer (Stop, or the element leaving the page). */
+  signal: AbortSignal;
+  /** Further body fields (e.g. `filters`) for endpoints that allow them; the chat's own fields win. */
+  queryOptions?: Record<string, unknown> | undefined;
+  /** Each piece of the answer as it arrives. */
+  onText?: (fragment: string) => void;
+}
+
+export type AskOutcome =
+  | { type: 'answered'; answer: string; response: AgentQueryAnswer | undefined }
+  | { type: 'failed'; failure: ChatFailure; partialAnswer: string }
+  | { type: 'stopped'; partialAnswer: string };
+
+/** `POST {endpoint}/agents/{agentId}/query`. */
+export function queryUrl(endpoint: string, agentId: string): string {
+  return `${endpoint.replace(/\/+$/, '')}/agents/${encodeURIComponent(agentId)}/query`;
+}
+
+/**
+ * Asks the agent once. One POST is made, whatever happens: no retry on an
+ * error, a closed stream, a 429 or a hidden tab; the visitor decides whether
+ * to ask again. (The one re-ask, for ids the proxy refuses, is the
+ * conversation's: see `ConversationController`.)
+ */
+export async function askAgent(options: AskOptions): Promise<AskOutcome> {
+  const { streaming, signal } = options;
+  let response: Response;
+  try {
+    // An already aborted signal sends nothing.
+    response = await fetch(queryUrl(options.endpoint, options.agentId), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: streaming ? 'text/event-stream' : 'application/json' },
+      body: requestBody(options, streaming),
+      signal,
+    });
+  } catch (error) {
+    if (signal.aborted) return { type: 'stopped', partialAnswer: '' };
+    return { type: 'failed', failure: failureFromNetworkError(error), partialAnswer: '' };
+  }
+  if (!response.ok) return { type: 'failed', failure: await failureFromResponse(response), partialAnswer: '' };
+  return streaming ? readStreamed(response, options) : readJson(response, options);
+}
+
+function requestBody(options: AskOptions, streaming: boolean): string {
+  const body: Record<string, unknown> = { ...options.queryOptions, query: options.query, streaming };
+  if (options.conversationId) body.conversationId = options.conversationId;
+  if (options.visitorId) body.visitorId = options.visitorId;
+  return JSON.stringify(body);
+}
+
+/** The answer as an event stream, read with the protocol's one reader (`readAgentStream`), shown piece by piece. */
+async function readStreamed(response: Response, options: AskOptions): Promise<AskOutcome> {
+  const type = response.headers.get('content-type');
+  if (!response.body || !/^text\/event-stream\b/i.test(type ?? '')) {
+    await response.body?.cancel().catch(() => {});
+    return { type: 'failed', failure: { kind: 'unreadable', status: response.status, detail: `Expected an event stream, got ${type ?? 'no content type'}` }, partialAnswer: '' };
+  }
+  let answer = '';
+  let broke: unknown;
+  try {
+    for await (const event of readAgentStream(response.body.pipeThrough(inSlices()))) {
+      if (event.type === 'answer') {
+        answer += event.text;
+        if (event.text) options.onText?.(event.text);
+      } else if (event.type === 'done') return { type: 'answered', answer: event.answer, response: event.response };
+      else return { type: 'failed', failure: failureFromStreamError(event), partialAnswer: event.partialAnswer };
+    }
+  } catch (error) {
+    broke = error;
+  }
+  if (options.signal.aborted) return { type: 'stopped', partialAnswer: answer };
+  // The connection broke mid-answer: it was cut off.
+  return { type: 'failed', failure: { kind: 'incomplete', code: INCOMPLETE_STREAM, detail: String(broke) }, partialAnswer: answer };
+}
+
+/** Longest stretch, in ms, that reading a stream may hold the main thread before letting the page paint. */
+const READ_SLICE_MS = 10;
+/** Bytes handed to the event parser at a time when a burst arrives in one large chunk. */
+const PIECE_BYTES = 4096;
+
+/** Waits one task (not a clamped timer), so the page can paint in between. */
+const nextTask = () =>
+  new Promise<void>((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => resolve();
+    channel.port2.postMessage(0);
+  });
+
+/**
+ * The body on its way to the reader, a task at a time: a burst of buffered
+ * data would otherwise be parsed in one long task; it is passed on in
+ * pieces, so the page keeps painting.
+ */
+function inSlices(): TransformStream<Uint8Array, Uint8Array> {
+  let sliceStart = performance.now();
+  return new TransformStream({
+    async transform(chunk, controller) {
+      for (let offset = 0; offset < chunk.length; offset += PIECE_BYTES) {
+        if (offset > 0 || performance.now() - sliceStart >= READ_SLICE_MS) {
+          await nextTask();
+          sliceStart = performance.now();
+        }
+        controller.enqueue(chunk.subarray(offset, offset + PIECE_BYTES));
+      }
+    },
+  });
+}
+
+/** The whole answer as one JSON body. */
+async function readJson(response: Response, options: AskOptions): Promise<AskOutcome> {
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch (error) {
+    if (options.signal.aborted) return { type: 'stopped', partialAnswer: '' };
+    return { type: 'failed', failure: { kind: 'unreadable', status: response.status, detail: `The answer is not JSON: ${(error as Error).message}` }, partialAnswer: '' };
+  }
+  const parsed = readAgentQueryAnswer(body);
+  if (!parsed.ok) {
+    return { type: 'failed', failure: { kind: 'unreadable', status: response.status, detail: `The answer is not an agent answer: ${describeProblems(parsed.problems)}` }, partialAnswer: '' };
+  }
+  if (parsed.value.answer) options.onText?.(parsed.value.answer);
+  return { type: 'answered', answer: parsed.value.answer, response: parsed.value };
+}

@@ -1,0 +1,46 @@
+import type { AskOptions, AskOutcome } from '../answer-engine/answer-request.js';
+
+/** The chat's second part, as `import('../answer-engine/index.js')` gives it. */
+export type AnswerEngine = typeof import('../answer-engine/index.js');
+
+// One load per page, shared by every <kagent-chat> on it.
+let loading: Promise<AnswerEngine> | undefined;
+let loaded: AnswerEngine | undefined;
+
+/**
+ * Fetches the chat's second part (the answer engine: streaming request,
+ * markdown renderer, sanitizer, citation links), once per page. A failed
+ * fetch (offline, blocked) is not remembered: the next call tries again.
+ */
+export function loadAnswerEngine(): Promise<AnswerEngine> {
+  loading ??= import('../answer-engine/index.js').then(
+    (engine) => (loaded = engine),
+    (error: unknown) => {
+      loading = undefined;
+      throw error;
+    },
+  );
+  return loading;
+}
+
+/** The answer engine if it has arrived, for code that can use it at once. */
+export function loadedAnswerEngine(): AnswerEngine | undefined {
+  return loaded;
+}
+
+/**
+ * `askAgent` from the second part, fetched first if need be. One POST per
+ * call, made once the engine is here; none if the question was stopped
+ * meanwhile (`askAgent` sends nothing for an aborted signal), or if the
+ * engine could not be fetched: then the outcome says so, and Retry tries
+ * again.
+ */
+export async function askOnceLoaded(options: AskOptions): Promise<AskOutcome> {
+  let engine: AnswerEngine;
+  try {
+    engine = await loadAnswerEngine();
+  } catch (error) {
+    return options.signal.aborted ? { type: 'stopped', partialAnswer: '' } : { type: 'failed', failure: { kind: 'not-loaded', detail: String(error) }, partialAnswer: '' };
+  }
+  return engine.askAgent(options);
+}

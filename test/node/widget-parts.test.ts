@@ -1,0 +1,81 @@
+// The widget's two parts are two folders: src/widget/element (drawn at once) and
+// src/widget/answer-engine (loaded later). The first reaches the second only through the loader's
+// import(); the second needs nothing from the first at run time. A static import across would pull
+// the answer engine into every page view (or the first part into the engine's chunk).
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const widget = fileURLToPath(new URL('../../src/widget/', import.meta.url));
+const ELEMENT = join(widget, 'element');
+const ENGINE = join(widget, 'answer-engine');
+const LOADER = join(ELEMENT, 'answer-engine-loader.ts');
+
+const sources = (folder: string): string[] =>
+  readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sources(join(folder, entry.name)) : entry.name.endsWith('.ts') ? [join(folder, entry.name)] : [],
+  );
+
+interface Import {
+  file: string;
+  /** The imported file, resolved (`.js` read as the `.ts` beside it). */
+  target: string;
+  /** `import type` / `export type`: erased, so no code crosses. */
+  typeOnly: boolean;
+  dynamic: boolean;
+}
+
+/** Every static `import`/`export ... from`, side-effect import and `import()` of a relative module in `file`. */
+export function importsOf(file: string, code = readFileSync(file, 'utf8')): Import[] {
+  const at = (specifier: string) => resolve(dirname(file), specifier).replace(/\.js$/, '.ts');
+  const found: Import[] = [];
+  for (const match of code.matchAll(/^\s*(import|export)\s+(type\s+)?(?:[\w*{}\s,]+?\s+from\s+)?['"](\.[^'"]+)['"]/gm)) {
+    found.push({ file, target: at(match[3]!), typeOnly: Boolean(match[2]), dynamic: false });
+  }
+  for (const match of code.matchAll(/(typeof\s+)?\bimport\(\s*['"`](\.[^'"`]+)['"`]\s*\)/g)) {
+    found.push({ file, target: at(match[2]!), typeOnly: Boolean(match[1]), dynamic: true });
+  }
+  return found;
+}
+
+const inside = (folder: string, path: string) => !relative(folder, path).startsWith('..');
+const name = (path: string) => relative(widget, path);
+
+/** The first part's imports of the second that bring code with them, other than the loader's `import()`. */
+export function crossingsFromElement(imports: Import[]): string[] {
+  return imports
+    .filter((i) => inside(ENGINE, i.target) && !i.typeOnly && !(i.dynamic && i.file === LOADER))
+    .map((i) => `${name(i.file)} imports ${name(i.target)}${i.dynamic ? ' with import()' : ''}`);
+}
+
+test('the first part (src/widget/element) reaches the answer engine only through the loader', () => {
+  const imports = sources(ELEMENT).flatMap((file) => importsOf(file));
+  assert.ok(imports.some((i) => i.file === LOADER && i.dynamic && i.target === join(ENGINE, 'index.ts')), "the loader's import() of answer-engine/index.ts");
+  assert.deepEqual(crossingsFromElement(imports), []);
+});
+
+test('the answer engine (src/widget/answer-engine) needs no code of the first part', () => {
+  const crossings = sources(ENGINE)
+    .flatMap((file) => importsOf(file))
+    .filter((i) => inside(ELEMENT, i.target) && !i.typeOnly)
+    .map((i) => `${name(i.file)} imports ${name(i.target)}`);
+  assert.deepEqual(crossings, []);
+});
+
+test('the check catches a static import of the answer engine in the first part', () => {
+  const file = join(ELEMENT, 'kagent-chat.ts');
+  const imports = importsOf(file, "import { renderMarkdown } from '../answer-engine/markdown/incremental-markdown.js';\nimport type { AskOptions } from '../answer-engine/answer-request.js';\nconst engine = import('../answer-engine/index.js');\n");
+  assert.deepEqual(crossingsFromElement(imports), [
+    'element/kagent-chat.ts imports answer-engine/markdown/incremental-markdown.ts',
+    'element/kagent-chat.ts imports answer-engine/index.ts with import()',
+  ]);
+});
+
+test('src/widget shows its two parts: two folders and at most six files at its top level', () => {
+  const entries = readdirSync(widget, { withFileTypes: true });
+  assert.deepEqual(entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort(), ['answer-engine', 'element']);
+  const files = entries.filter((entry) => entry.isFile()).map((entry) => entry.name);
+  assert.ok(files.length <= 6, `top-level files: ${files.join(', ')}`);
+});
