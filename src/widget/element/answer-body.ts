@@ -32,6 +32,8 @@ export class AnswerBody {
     this.element = document.createElement('div');
     this.element.className = 'markdown';
     this.element.setAttribute('part', 'answer-text');
+    // An answer reads in its own text's direction (an English answer on a right-to-left page, and the reverse).
+    this.element.dir = 'auto';
     this.sources = document.createElement('div');
     this.sources.className = 'sources-box';
     this.#ready = loadAnswerEngine().then(
