@@ -156,4 +156,24 @@ describe('<kagent-chat> inline and bubble modes', () => {
     // The Send button comes after the box in reading order: to its left.
     expect(box(part(chat, 'stop') ?? part(chat, 'send')!).right).to.be.at.most(box(part(chat, 'input')!).left);
   });
+
+  it('the launcher takes the theme\'s accent: dark with theme="dark", light with theme="light"', async () => {
+    const chat = await mountChat(uniqueAgent('launcher-theme'), 'answer', { mode: 'bubble', theme: 'dark' });
+    const launcher = part(chat, 'launcher')!;
+    const header = part(chat, 'header')!;
+    // The accent as the chat's own parts resolve it (a link's colour is the accent), against the launcher's background.
+    const accent = () => {
+      const probe = document.createElement('a');
+      header.append(probe);
+      const colour = getComputedStyle(probe).color;
+      probe.remove();
+      return colour;
+    };
+    expect(getComputedStyle(launcher).colorScheme).to.equal('dark');
+    expect(getComputedStyle(launcher).backgroundColor).to.equal(accent());
+    expect(getComputedStyle(launcher).backgroundColor).to.equal('rgb(138, 180, 255)');
+    chat.theme = 'light';
+    await chat.updateComplete;
+    expect(getComputedStyle(launcher).backgroundColor).to.equal('rgb(47, 91, 234)');
+  });
 });

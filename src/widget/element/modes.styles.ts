@@ -91,6 +91,8 @@ export const modeStyles = css`
   }
   .launcher {
     all: initial;
+    /* After all: initial, which would otherwise reset it: the launcher's colours follow the chat's theme. */
+    color-scheme: inherit;
     box-sizing: border-box;
     display: grid;
     place-items: center;
