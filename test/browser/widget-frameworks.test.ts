@@ -160,7 +160,8 @@ function brokenWords(element: Element): string[] {
       const range = document.createRange();
       range.setStart(text, match.index);
       range.setEnd(text, match.index + match[0].length);
-      const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+      // (WebKit adds an empty box at the end of the line before a word that starts a line.)
+      const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
       if (tops.size > 1) broken.push(match[0]);
     }
   }
@@ -395,8 +396,7 @@ describe('<kagent-chat> and the site\'s own modals', () => {
     expectLauncherInCorner(chat);
   }
 
-  // These three fail until the chat steps back for a site's modal (issue 23).
-  it.skip('a Bootstrap modal shown by its own JavaScript over the open bubble: the chat steps back, the modal takes clicks and typing, the chat comes back when it closes', async () => {
+  it('a Bootstrap modal shown by its own JavaScript over the open bubble: the chat steps back, the modal takes clicks and typing, the chat comes back when it closes', async () => {
     await load(Object.assign(document.createElement('script'), { src: `${NM}/bootstrap/dist/js/bootstrap.bundle.min.js` }));
     const chat = await openBubble();
     const modal = Object.assign(document.createElement('div'), { className: `modal fade ${ROOT}`, tabIndex: -1 });
@@ -413,7 +413,7 @@ describe('<kagent-chat> and the site\'s own modals', () => {
     await expectChatBack(chat);
   });
 
-  it.skip('a modal <dialog> (showModal) over the open bubble: the chat steps back and comes back when it closes', async () => {
+  it('a modal <dialog> (showModal) over the open bubble: the chat steps back and comes back when it closes', async () => {
     const chat = await openBubble();
     const dialog = Object.assign(document.createElement('dialog'), { className: ROOT });
     dialog.innerHTML = MODAL_FORM;
@@ -424,7 +424,7 @@ describe('<kagent-chat> and the site\'s own modals', () => {
     await expectChatBack(chat);
   });
 
-  it.skip('a site\'s own aria-modal dialog with the rest of the page inert: the chat steps back and comes back when it closes', async () => {
+  it('a site\'s own aria-modal dialog with the rest of the page inert: the chat steps back and comes back when it closes', async () => {
     const chat = await openBubble();
     const modal = Object.assign(document.createElement('div'), { className: `${ROOT}` });
     modal.setAttribute('role', 'dialog');

@@ -1,5 +1,6 @@
 import { html, nothing, svg, type ReactiveController, type ReactiveControllerHost, type TemplateResult } from 'lit';
 import type { ChatStrings } from './strings.js';
+import { SiteModalController } from './site-modal-controller.js';
 import { VisualViewportController } from './visual-viewport-controller.js';
 
 /** What the bubble needs of its element. */
@@ -28,6 +29,9 @@ const popoverSupported = typeof HTMLElement !== 'undefined' && typeof HTMLElemen
  * (see VisualViewportController) and lets clicks through where it shows
  * nothing.
  *
+ * While the page shows a modal of its own (SiteModalController), the layer
+ * steps back (is not drawn) and comes back, open or closed as it was, after.
+ *
  * Also: opening moves focus to the question box and closing returns it to
  * the launcher, both without scrolling the page; Escape closes. It draws the
  * launcher, the layer around the chat and the header's Close button.
@@ -36,11 +40,13 @@ export class BubbleController implements ReactiveController {
   #host: BubbleHost;
   #wasOpen = false;
   #refocusLauncher = false;
+  #siteModal: SiteModalController;
 
   constructor(host: BubbleHost) {
     this.#host = host;
     host.addController(this);
     new VisualViewportController(host, () => this.#layer);
+    this.#siteModal = new SiteModalController(host);
   }
 
   /** The chat as the page shows it: inline as it is; as a bubble inside the layer, after its launcher. */
@@ -49,7 +55,7 @@ export class BubbleController implements ReactiveController {
     if (!this.#active) return chat;
     const s = host.strings;
     return html`
-      <div class="layer" popover="manual">
+      <div class=${this.#siteModal.open ? 'layer stepped-back' : 'layer'} popover="manual">
         <button class="launcher" part="launcher" type="button" aria-expanded=${String(host.opened)} aria-controls="chat" aria-label=${host.opened ? s.closeChat : s.openChat} @click=${() => host.toggle()}>
           ${icon(host.opened ? closeIcon : chatIcon)}
         </button>

@@ -89,6 +89,10 @@ export const modeStyles = css`
   .layer::backdrop {
     display: none;
   }
+  /* While the page shows its own modal. */
+  .layer.stepped-back {
+    display: none;
+  }
   .launcher {
     all: initial;
     /* After all: initial, which would otherwise reset it: the launcher's colours follow the chat's theme. */
