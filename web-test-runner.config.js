@@ -26,6 +26,7 @@ const others = [firefox, webkit].filter(Boolean);
 export const CROSS_BROWSER_FILES = [
   'test/browser/widget-api.test.ts',
   'test/browser/widget-chat.test.ts',
+  'test/browser/widget-controllers.test.ts',
   'test/browser/widget-csp.test.ts',
   'test/browser/widget-failures.test.ts',
   'test/browser/widget-frameworks.test.ts',
