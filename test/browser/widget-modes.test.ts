@@ -177,24 +177,18 @@ describe('<kagent-chat> inline and bubble modes', () => {
     expect(getComputedStyle(launcher).backgroundColor).to.equal('rgb(47, 91, 234)');
   });
 
-  it('a browser without light-dark() still draws the chat: light colours, and dark ones with theme="dark" (the feature hidden by renaming it in the chat\'s sheets)', async () => {
-    const colours = async (theme: string) => {
-      const chat = await mountChat(uniqueAgent('no-light-dark'), 'answer', { theme });
-      const root = chat.shadowRoot!;
-      // What an older browser sees: light-dark() unknown, so every value using it invalid and @supports not (...) true.
-      root.adoptedStyleSheets = root.adoptedStyleSheets.map((sheet) => {
-        const hidden = new CSSStyleSheet();
-        hidden.replaceSync([...sheet.cssRules].map((rule) => rule.cssText.replaceAll('light-dark(', 'no-light-dark(')).join('\n'));
-        return hidden;
-      });
-      await chat.updateComplete;
-      const base = getComputedStyle(part(chat, 'base')!);
-      const send = getComputedStyle(part(chat, 'send')!);
-      const result = [base.backgroundColor, base.color, send.backgroundColor];
-      chat.remove();
-      return result;
-    };
-    expect(await colours('light')).to.deep.equal(['rgb(255, 255, 255)', 'rgb(29, 35, 48)', 'rgb(47, 91, 234)']);
-    expect(await colours('dark')).to.deep.equal(['rgb(22, 25, 31)', 'rgb(232, 234, 240)', 'rgb(138, 180, 255)']);
+  it('a browser without light-dark() still draws the chat: an opaque light panel, legible text, the accent (the feature hidden by renaming it in the chat\'s sheets)', async () => {
+    const chat = await mountChat(uniqueAgent('no-light-dark'), 'answer');
+    const root = chat.shadowRoot!;
+    // What an older browser sees: light-dark() unknown, so every value using it invalid and @supports not (...) true.
+    root.adoptedStyleSheets = root.adoptedStyleSheets.map((sheet) => {
+      const hidden = new CSSStyleSheet();
+      hidden.replaceSync([...sheet.cssRules].map((rule) => rule.cssText.replaceAll('light-dark(', 'no-light-dark(')).join('\n'));
+      return hidden;
+    });
+    await chat.updateComplete;
+    const base = getComputedStyle(part(chat, 'base')!);
+    const send = getComputedStyle(part(chat, 'send')!);
+    expect([base.backgroundColor, base.color, send.backgroundColor, send.color]).to.deep.equal(['rgb(255, 255, 255)', 'rgb(29, 35, 48)', 'rgb(47, 91, 234)', 'rgb(255, 255, 255)']);
   });
 });

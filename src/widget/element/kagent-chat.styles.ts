@@ -23,32 +23,15 @@ export const styles = css`
     contain: content;
   }
   /*
-   * Browsers without light-dark() (before Chrome 123, Safari 17.5, Firefox 120) would find every colour
-   * invalid (a transparent panel): they get the light colours, and the dark ones with theme="dark".
+   * Browsers without light-dark() (before Chrome 123, Safari 17.5, Firefox 120) would find every colour invalid
+   * (a transparent panel): the light surface, text and accent there; the other colours fall back to the text's.
    */
-  @supports not (color: light-dark(#000, #fff)) {
+  @supports not (color: light-dark(red, red)) {
     :host {
       --kagent-accent: #2f5bea;
       --kagent-accent-text: #fff;
       --kagent-text: #1d2330;
-      --kagent-muted: #5b6475;
       --kagent-surface: #fff;
-      --kagent-question-surface: #eef2fd;
-      --kagent-border: #d9dde6;
-      --kagent-danger: #b42318;
-      --kagent-code-surface: #f5f6f8;
-    }
-    :host([theme='dark']) {
-      color-scheme: dark;
-      --kagent-accent: #8ab4ff;
-      --kagent-accent-text: #0b1020;
-      --kagent-text: #e8eaf0;
-      --kagent-muted: #a9b1c1;
-      --kagent-surface: #16191f;
-      --kagent-question-surface: #262d3d;
-      --kagent-border: #3b4252;
-      --kagent-danger: #ff9b8f;
-      --kagent-code-surface: #0f1115;
     }
   }
   /*

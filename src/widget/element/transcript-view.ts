@@ -22,7 +22,7 @@ export function renderTranscript(view: TranscriptView): unknown[] {
   const { strings: s, conversation, welcome } = view;
   const turns = conversation.turns;
   return [
-    welcome ? html`<div class="welcome markdown" part="welcome" dir="auto">${welcome}</div>` : nothing,
+    welcome ? html`<div class="welcome markdown" part="welcome">${welcome}</div>` : nothing,
     turns.length
       ? turns.map((turn) => renderTurn(turn, view))
       : welcome && conversation.configured
