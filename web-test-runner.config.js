@@ -219,6 +219,8 @@ export default {
   // /frameworks/tailwind.css: Tailwind's CSS for the framework pages, made by its compiler.
   middleware: [browserServiceMiddleware(), scriptTagGateMiddleware(new URL('./dist/', import.meta.url)), tailwindMiddleware()],
   concurrency: 1,
+  // The three browsers side by side (one file each at a time): their tests mostly wait on the network and on events.
+  concurrentBrowsers: 3,
   reporters: [defaultReporter(), ...(process.env.TEST_TIMINGS === '1' ? [timingReporter()] : [])],
   // A ceiling for a loaded machine (another test run beside this one), not an expectation: tests wait on events.
   testFramework: { config: { timeout: 60000 } },
