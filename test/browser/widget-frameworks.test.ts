@@ -61,11 +61,7 @@ const PAGES: FrameworkPage[] = [
     css: [`${NM}/@picocss/pico/css/pico.min.css`],
     html: `<main class="container"><div class="grid"><article>${ARTICLE}</article><article><kagent-chat></kagent-chat></article></div></main>`,
   },
-  {
-    name: 'Foundation 6: .grid-container .grid-x, the chat in a .cell.medium-4 .callout',
-    css: [`${NM}/foundation-sites/dist/css/foundation.min.css`],
-    html: `<div class="grid-container"><div class="grid-x grid-margin-x"><div class="cell medium-8">${ARTICLE}</div><div class="cell medium-4"><div class="callout"><kagent-chat></kagent-chat></div></div></div></div>`,
-  },
+
   {
     name: 'normalize.css: a grid-template-columns: 2fr 1fr layout (columns sized by content)',
     css: [`${NM}/normalize.css/normalize.css`],
@@ -247,7 +243,7 @@ describe('<kagent-chat> on pages of CSS frameworks', () => {
 
       it('inline: its column keeps its width after an answer with a long line of code and a wide table, which scroll inside the chat', async () => {
         const chat = await frameworkPage(page, { 'agent-id': uniqueAgent('fw-width'), endpoint: '/scripted/widget/text-echo-40' });
-        const column = chat.parentElement!.closest('aside, .column, .cell, article, [class*="col-"]') ?? chat.parentElement!;
+        const column = chat.parentElement!.closest('aside, .column, article, [class*="col-"]') ?? chat.parentElement!;
         const before = column.getBoundingClientRect().width;
         expect(pageScrollsSideways(), 'the page scrolls sideways before any answer').to.equal(false);
         await askEcho(chat, WIDE_ANSWER);

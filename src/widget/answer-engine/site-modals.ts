@@ -6,8 +6,8 @@
  * `chat`, and `onChange(false)` when none is left; returns a function that
  * stops watching. A modal is any of:
  * - a `<dialog>` opened with `showModal()`;
- * - a shown element with `aria-modal="true"` (Bootstrap, Foundation's Reveal,
- *   Headless UI, Radix and most modal libraries set it on theirs);
+ * - a shown element with `aria-modal="true"` (Bootstrap, Headless UI, Radix
+ *   and most modal libraries set it on theirs);
  * - an `inert` ancestor of the chat (what a page sets around its modal).
  */
 export function watchSiteModals(chat: HTMLElement, onChange: (open: boolean) => void): () => void {
