@@ -1,15 +1,44 @@
 import { esbuildPlugin } from '@web/dev-server-esbuild';
-import { chromeLauncher } from '@web/test-runner-chrome';
+import { defaultReporter } from '@web/test-runner';
 import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { findChrome } from './scripts/find-chrome.js';
+import { launchers, windowSizePlugin } from './scripts/browsers.js';
+import { timingReporter } from './scripts/test-timings.js';
 import { browserServiceMiddleware } from './test/support/browser-service.ts';
 import { HIDE_NATIVE_SANITIZER } from './test/support/csp-page.ts';
 import { scriptTagGateMiddleware } from './test/support/script-tag-gate.ts';
+import { tailwindMiddleware } from './test/support/tailwind-css.ts';
 import { serveReact } from './test/fixtures/react/serve-react.js';
 
-const executablePath = findChrome();
+const { chromium, firefox, webkit } = launchers();
+const others = [firefox, webkit].filter(Boolean);
+
+/**
+ * The files that also run in Firefox and WebKit: the widget's own behaviour on
+ * pages (element, markdown, host and framework pages, CSP, modes, failures,
+ * recovery). The rest stay in Chromium: they drive the DevTools protocol
+ * (device emulation, a second tab and the back/forward cache, screenshots,
+ * colour-scheme emulation for axe), or test what no browser changes (the
+ * protocol and client modules, the React wrapper, the built file's
+ * loading and spec conformance, already run in every browser by their
+ * unbuilt twins).
+ */
+export const CROSS_BROWSER_FILES = [
+  'test/browser/widget-api.test.ts',
+  'test/browser/widget-chat.test.ts',
+  'test/browser/widget-controllers.test.ts',
+  'test/browser/widget-csp.test.ts',
+  'test/browser/widget-failures.test.ts',
+  'test/browser/widget-frameworks.test.ts',
+  'test/browser/widget-host.test.ts',
+  'test/browser/widget-hostile.test.ts',
+  'test/browser/widget-markdown.test.ts',
+  'test/browser/widget-markdown-heal.test.ts',
+  'test/browser/widget-markdown-stream.test.ts',
+  'test/browser/widget-modes.test.ts',
+  'test/browser/widget-recovery.test.ts',
+];
 
 /** A free port from the system: the runner's own search starts at 8000, where two runs side by side collide. */
 const freePort = () =>
@@ -21,6 +50,30 @@ const freePort = () =>
       probe.close(() => resolve(port));
     });
   });
+
+/**
+ * Not in WebKit: the hostile-host suite types each question by hand through
+ * WebKitWebDriver, which took 10 minutes for the file on a loaded machine and
+ * lost the typed questions on its scrolled pages; the framework suite covers
+ * those pages there with the same geometry checks.
+ */
+const NOT_IN_WEBKIT = ['test/browser/widget-host.test.ts'];
+
+/**
+ * The cross-browser files to run: all of them, or those named after `--files`
+ * (which sets only the default group's files: a group keeps its own list).
+ */
+function crossBrowserFiles(launcher) {
+  const files = launcher === webkit ? CROSS_BROWSER_FILES.filter((file) => !NOT_IN_WEBKIT.includes(file)) : CROSS_BROWSER_FILES;
+  const at = process.argv.indexOf('--files');
+  if (at === -1) return files;
+  const named = [];
+  for (const arg of process.argv.slice(at + 1)) {
+    if (arg.startsWith('--')) break;
+    named.push(arg.replace(/^\.\//, ''));
+  }
+  return files.filter((file) => named.includes(file));
+}
 
 /**
  * `executeServerCommand('widget-screenshot', { name, clip })` from a test:
@@ -158,16 +211,6 @@ const runnerHtml = (before = '') => (testFramework) =>
   `<!DOCTYPE html><html><head>${before}<script>window.litIssuedWarnings = new Set(['dev-mode']);</script></head><body><script type="module" src="${testFramework}"></script></body></html>`;
 
 export default {
-  files: ['test/browser/**/*.test.ts'],
-  // The sanitizer's suites (XSS, markdown, the built file, CSP and Trusted Types) once more with the browser's own
-  // sanitizer hidden, as in a browser that has none (Safari today): the chat then sanitizes with DOMPurify.
-  groups: [
-    {
-      name: 'dompurify',
-      files: ['test/browser/widget-{hostile,markdown,markdown-*,build,csp}.test.ts'],
-      testRunnerHtml: runnerHtml(`<script>${HIDE_NATIVE_SANITIZER}</script>`),
-    },
-  ],
   nodeResolve: true,
   port: await freePort(),
   // The widget's one-line warning for each failure (`kagent-chat: <kind> (<status>): …`), which the failure tests provoke on purpose; any other log is shown.
@@ -176,11 +219,18 @@ export default {
   testRunnerHtml: runnerHtml(),
   // Real HTTP routes the tests call on this same origin.
   // /split/...: the script-tag build with its second part served, failed or held as a test says.
-  middleware: [browserServiceMiddleware(), scriptTagGateMiddleware(new URL('./dist/', import.meta.url))],
+  // /frameworks/tailwind.css: Tailwind's CSS for the framework pages, made by its compiler.
+  middleware: [browserServiceMiddleware(), scriptTagGateMiddleware(new URL('./dist/', import.meta.url)), tailwindMiddleware()],
   concurrency: 1,
+  // The three browsers side by side (one file each at a time): their tests mostly wait on the network and on events.
+  concurrentBrowsers: 3,
+  reporters: [defaultReporter(), ...(process.env.TEST_TIMINGS === '1' ? [timingReporter()] : [])],
   // A ceiling for a loaded machine (another test run beside this one), not an expectation: tests wait on events.
   testFramework: { config: { timeout: 60000 } },
+  // The same for a whole file, whose results come at its end (the host suite takes minutes in WebKit under load).
+  testsFinishTimeout: 600000,
   plugins: [
+    windowSizePlugin,
     screenshotPlugin,
     devicePlugin,
     secondPagePlugin,
@@ -189,21 +239,17 @@ export default {
     // The tsconfig path makes esbuild honour Lit's legacy decorators.
     esbuildPlugin({ ts: true, target: 'es2022', tsconfig: fileURLToPath(new URL('./tsconfig.json', import.meta.url)) }),
   ],
-  browsers: [
-    chromeLauncher({
-      launchOptions: {
-        executablePath,
-        args: [
-          '--headless=new',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-dev-shm-usage',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      },
-    }),
+  // Every file in Chromium; the cross-browser ones also in Firefox and WebKit, as groups (TEST_BROWSERS picks browsers).
+  files: chromium ? ['test/browser/**/*.test.ts'] : crossBrowserFiles(others[0]),
+  browsers: [chromium ?? others[0]],
+  groups: [
+    ...(chromium ? others : others.slice(1))
+      .map((launcher) => ({ name: launcher === firefox ? 'firefox' : 'webkit', files: crossBrowserFiles(launcher), browsers: [launcher] }))
+      .filter((group) => group.files.length > 0),
+    // The sanitizer's suites (XSS, markdown, the built file, CSP and Trusted Types) once more with the browser's own
+    // sanitizer hidden, as in a browser that has none (Safari today): the chat then sanitizes with DOMPurify.
+    ...(chromium
+      ? [{ name: 'dompurify', files: ['test/browser/widget-{hostile,markdown,markdown-*,build,csp}.test.ts'], browsers: [chromium], testRunnerHtml: runnerHtml(`<script>${HIDE_NATIVE_SANITIZER}</script>`) }]
+      : []),
   ],
 };

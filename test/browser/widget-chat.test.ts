@@ -268,4 +268,28 @@ describe('<kagent-chat> asking and answering', () => {
     expect(input.value).to.equal('');
     expect((await agentLog(agent)).posts).to.equal(1);
   });
+
+  it('an Enter that confirms an input method\'s composition does not send: during it (isComposing) nor, as Safari sends it, just after compositionend (keyCode 229)', async () => {
+    const agent = uniqueAgent('ime');
+    const chat = await mountChat(agent, 'answer');
+    const input = part(chat, 'input') as HTMLTextAreaElement;
+    input.value = 'にほんご';
+    input.dispatchEvent(new CompositionEvent('compositionstart', { bubbles: true, composed: true }));
+    const during = new KeyboardEvent('keydown', { key: 'Enter', isComposing: true, bubbles: true, composed: true, cancelable: true });
+    input.dispatchEvent(during);
+    input.dispatchEvent(new CompositionEvent('compositionend', { data: 'にほんご', bubbles: true, composed: true }));
+    // Safari's order: compositionend first, then the confirming Enter, no longer composing but with the IME's keyCode.
+    const confirming = new KeyboardEvent('keydown', { key: 'Enter', isComposing: false, bubbles: true, composed: true, cancelable: true });
+    Object.defineProperty(confirming, 'keyCode', { value: 229 });
+    input.dispatchEvent(confirming);
+    await chat.updateComplete;
+    expect([during.defaultPrevented, confirming.defaultPrevented]).to.deep.equal([false, false]);
+    expect(parts(chat, 'question')).to.have.length(0);
+    expect(input.value).to.equal('にほんご');
+    // The next Enter, a real one, sends the question.
+    input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, composed: true, cancelable: true }));
+    await settled(chat);
+    expect(parts(chat, 'question').map((q) => q.textContent)).to.deep.equal(['You asked: にほんご']);
+    expect((await agentLog(agent)).posts).to.equal(1);
+  });
 });

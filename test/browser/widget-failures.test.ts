@@ -72,6 +72,21 @@ describe('<kagent-chat> failures', () => {
     expect((await agentLog(agent)).posts).to.equal(2);
   });
 
+  it('an answer cut off inside inline code is shown healed, when it is cut and when it is shown again after a reload: no stray backtick', async () => {
+    const agent = uniqueAgent('cut-code');
+    let chat = await mountChat(agent, 'cut-code');
+    await ask(chat, 'How do I start it?');
+    await settled(chat);
+    await waitFor(() => part(chat, 'failure'), 'the cut-off note');
+    expect(lastAnswer(chat)!.innerHTML.trim()).to.equal('<p>Run <code>npm start --port 8787 and</code></p>');
+    // Shown again, from storage, by a new element (what a reload does).
+    chat.remove();
+    chat = await mountChat(agent, 'cut-code');
+    await waitFor(() => lastAnswer(chat)?.querySelector('code'), 'the restored answer');
+    expect(lastAnswer(chat)!.innerHTML.trim()).to.equal('<p>Run <code>npm start --port 8787 and</code></p>');
+    expect(lastAnswer(chat)!.textContent).not.to.contain('`');
+  });
+
   it('Retry after a 500 sends the question once more and shows the answer', async () => {
     const agent = uniqueAgent('retry');
     const chat = await mountChat(agent, 'first-500');

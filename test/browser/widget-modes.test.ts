@@ -1,7 +1,8 @@
 import { expect } from '@open-wc/testing';
-import { sendKeys, setViewport } from '@web/test-runner-commands';
+import { sendKeys } from '@web/test-runner-commands';
 import '../../src/widget/index.js';
 import { ENGLISH } from '../../src/widget/index.js';
+import { setWindowSize } from './browser-window.js';
 import { mountChat, part, removeAllChats, sleep, uniqueAgent, waitFor } from './widget-helpers.js';
 
 const box = (element: Element) => element.getBoundingClientRect();
@@ -9,12 +10,12 @@ const box = (element: Element) => element.getBoundingClientRect();
 describe('<kagent-chat> inline and bubble modes', () => {
   beforeEach(async () => {
     localStorage.clear();
-    await setViewport({ width: 1000, height: 700 });
+    await setWindowSize(1000, 700);
   });
   afterEach(async () => {
     removeAllChats();
     document.documentElement.removeAttribute('dir');
-    await setViewport({ width: 1000, height: 700 });
+    await setWindowSize(1000, 700);
   });
 
   it('inline (the default) fills its container and has no launcher', async () => {
@@ -116,19 +117,21 @@ describe('<kagent-chat> inline and bubble modes', () => {
   });
 
   it('on a small screen the open panel fills the visible viewport and keeps the question box in it', async () => {
-    await setViewport({ width: 375, height: 640 });
+    // Under the 480-pixel phone limit, and as narrow as every browser's window goes (WebKitGTK's MiniBrowser: about 450).
+    const width = 460;
+    await setWindowSize(width, 640);
     const chat = await mountChat(uniqueAgent('mobile'), 'answer', { mode: 'bubble' });
     chat.open();
     await chat.updateComplete;
     const panel = part(chat, 'base')!;
     await waitFor(() => Math.round(box(panel).height) === 640, 'the panel to fill the screen');
-    expect(box(panel).width).to.equal(375);
+    expect(box(panel).width).to.equal(width);
     const layer = panel.parentElement!;
     expect(layer.style.getPropertyValue('--kagent-vv-height')).to.equal(`${visualViewport!.height}px`);
     // The launcher gives way to the panel's own Close button.
     expect(getComputedStyle(part(chat, 'launcher')!).display).to.equal('none');
     // The on-screen keyboard shrinks the visual viewport; the panel follows it so the input stays above.
-    await setViewport({ width: 375, height: 360 });
+    await setWindowSize(width, 360);
     await waitFor(() => Math.round(box(panel).height) === 360, 'the panel to follow the visual viewport');
     const input = box(part(chat, 'input')!);
     expect(input.bottom).to.be.at.most(visualViewport!.height);
@@ -136,7 +139,7 @@ describe('<kagent-chat> inline and bubble modes', () => {
     chat.close();
     await chat.updateComplete;
     const launcher = box(part(chat, 'launcher')!);
-    expect(Math.round(375 - launcher.right)).to.equal(20);
+    expect(Math.round(width - launcher.right)).to.equal(20);
     expect(Math.round(360 - launcher.bottom)).to.equal(20);
   });
 
@@ -152,5 +155,40 @@ describe('<kagent-chat> inline and bubble modes', () => {
     expect(getComputedStyle(part(chat, 'input')!).direction).to.equal('rtl');
     // The Send button comes after the box in reading order: to its left.
     expect(box(part(chat, 'stop') ?? part(chat, 'send')!).right).to.be.at.most(box(part(chat, 'input')!).left);
+  });
+
+  it('the launcher takes the theme\'s accent: dark with theme="dark", light with theme="light"', async () => {
+    const chat = await mountChat(uniqueAgent('launcher-theme'), 'answer', { mode: 'bubble', theme: 'dark' });
+    const launcher = part(chat, 'launcher')!;
+    const header = part(chat, 'header')!;
+    // The accent as the chat's own parts resolve it (a link's colour is the accent), against the launcher's background.
+    const accent = () => {
+      const probe = document.createElement('a');
+      header.append(probe);
+      const colour = getComputedStyle(probe).color;
+      probe.remove();
+      return colour;
+    };
+    expect(getComputedStyle(launcher).colorScheme).to.equal('dark');
+    expect(getComputedStyle(launcher).backgroundColor).to.equal(accent());
+    expect(getComputedStyle(launcher).backgroundColor).to.equal('rgb(138, 180, 255)');
+    chat.theme = 'light';
+    await chat.updateComplete;
+    expect(getComputedStyle(launcher).backgroundColor).to.equal('rgb(47, 91, 234)');
+  });
+
+  it('a browser without light-dark() still draws the chat: an opaque light panel, legible text, the accent (the feature hidden by renaming it in the chat\'s sheets)', async () => {
+    const chat = await mountChat(uniqueAgent('no-light-dark'), 'answer');
+    const root = chat.shadowRoot!;
+    // What an older browser sees: light-dark() unknown, so every value using it invalid and @supports not (...) true.
+    root.adoptedStyleSheets = root.adoptedStyleSheets.map((sheet) => {
+      const hidden = new CSSStyleSheet();
+      hidden.replaceSync([...sheet.cssRules].map((rule) => rule.cssText.replaceAll('light-dark(', 'no-light-dark(')).join('\n'));
+      return hidden;
+    });
+    await chat.updateComplete;
+    const base = getComputedStyle(part(chat, 'base')!);
+    const send = getComputedStyle(part(chat, 'send')!);
+    expect([base.backgroundColor, base.color, send.backgroundColor, send.color]).to.deep.equal(['rgb(255, 255, 255)', 'rgb(29, 35, 48)', 'rgb(47, 91, 234)', 'rgb(255, 255, 255)']);
   });
 });

@@ -144,6 +144,9 @@ async function widgetScenario(scenario: string, agentId: string, request: Reques
     case 'cut-once':
       if (scenario === 'cut-once' && log.posts > 1) return answer();
       return streamResponse([answerEvent('The partial **answer** that'), answerEvent(' stops here')], { onCancel });
+    case 'cut-code':
+      // Cut inside an inline code span: its closing backtick never comes.
+      return streamResponse([answerEvent('Run `npm start'), answerEvent(' --port 8787 and')], { onCancel });
     case 'not-event-stream':
       return new Response('<html><body>Welcome</body></html>', { headers: { 'Content-Type': 'text/html' } });
     case 'slow':

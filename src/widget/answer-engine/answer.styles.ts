@@ -5,7 +5,15 @@
 const css = String.raw;
 
 export const answerCss = css`
+  /*
+   * A code block or a table scrolls inside the chat and never widens it: inline-size containment leaves their
+   * width out of the chat's own minimum (a column sized by its content would grow to a long line of code).
+   * Code reads left to right from its start on a right-to-left page too.
+   */
   .markdown pre {
+    contain: inline-size;
+    direction: ltr;
+    text-align: left;
     overflow-x: auto;
     background: var(--kagent-code-surface);
     padding: 8px 10px;
@@ -13,16 +21,21 @@ export const answerCss = css`
   }
   .markdown code {
     font-size: 0.9em;
+    direction: ltr;
+    unicode-bidi: isolate;
   }
   .markdown table {
     border-collapse: collapse;
     display: block;
+    contain: inline-size;
     overflow-x: auto;
   }
   .markdown th,
   .markdown td {
     border: 1px solid var(--kagent-border);
     padding: 3px 8px;
+    /* Words stay whole in a cell: a wide table scrolls rather than breaking them mid-letter. */
+    overflow-wrap: normal;
   }
   .markdown img {
     max-width: 100%;

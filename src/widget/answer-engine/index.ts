@@ -19,3 +19,4 @@ export { linkCitationMarkers } from './citation-markers.js';
 export { citationLinks } from './citations.js';
 export { renderSources } from './sources-list.js';
 export { answerStyleSheet } from './answer.styles.js';
+export { watchSiteModals } from './site-modals.js';

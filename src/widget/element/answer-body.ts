@@ -32,6 +32,8 @@ export class AnswerBody {
     this.element = document.createElement('div');
     this.element.className = 'markdown';
     this.element.setAttribute('part', 'answer-text');
+    // An answer reads in its own text's direction (an English answer on a right-to-left page, and the reverse).
+    this.element.dir = 'auto';
     this.sources = document.createElement('div');
     this.sources.className = 'sources-box';
     this.#ready = loadAnswerEngine().then(
@@ -60,18 +62,18 @@ export class AnswerBody {
     loadedAnswerEngine()?.renderSources(this.sources, sources, strings, turnId);
   }
 
-  /** Renders the rest and, for a complete answer, links its `[n]` markers to `sources`. */
-  async finish(sources: readonly Source[], strings: ChatStrings): Promise<void> {
+  /** Renders the rest and, for a complete answer, links its `[n]` markers to `sources`; a cut-off one stays healed. */
+  async finish(sources: readonly Source[], strings: ChatStrings, cutOff = false): Promise<void> {
     await this.#ready;
     const renderer = this.#renderer;
     // Without the renderer (it could not be fetched): the words, as text.
     if (!renderer) return this.element.replaceChildren(...plainTextNodes(this.#waiting));
-    await renderer.markdown.finish();
+    await renderer.markdown.finish({ cutOff });
     renderer.engine.linkCitationMarkers(this.element, renderer.engine.citationLinks(sources, strings), this.sources);
   }
 
   /** An answer restored after a reload: it renders after the ones restored before it, a slice per frame. */
-  static restored(text: string, sources: readonly Source[], strings: ChatStrings, turnId: string, onRender?: () => void): AnswerBody {
+  static restored(text: string, sources: readonly Source[], strings: ChatStrings, turnId: string, cutOff: boolean, onRender?: () => void): AnswerBody {
     const body = new AnswerBody(onRender);
     restoring = restoring
       .then(nextFrame)
@@ -79,7 +81,7 @@ export class AnswerBody {
       .then(() => {
         body.showSources(sources, strings, turnId);
         body.append(text);
-        return body.finish(sources, strings);
+        return body.finish(sources, strings, cutOff);
       })
       // One answer that fails to render must not hold up the others.
       .catch((error: unknown) => console.error('kagent-chat: could not render a restored answer', error));

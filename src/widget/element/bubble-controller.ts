@@ -1,5 +1,6 @@
 import { html, nothing, svg, type ReactiveController, type ReactiveControllerHost, type TemplateResult } from 'lit';
 import type { ChatStrings } from './strings.js';
+import { loadedAnswerEngine } from './answer-engine-loader.js';
 import { VisualViewportController } from './visual-viewport-controller.js';
 
 /** What the bubble needs of its element. */
@@ -28,6 +29,10 @@ const popoverSupported = typeof HTMLElement !== 'undefined' && typeof HTMLElemen
  * (see VisualViewportController) and lets clicks through where it shows
  * nothing.
  *
+ * While the page shows a modal of its own, the layer steps back (is not
+ * drawn) and comes back, open or closed as it was, after: watched by the
+ * second part (watchSiteModals) once it is here, as it is when the panel opens.
+ *
  * Also: opening moves focus to the question box and closing returns it to
  * the launcher, both without scrolling the page; Escape closes. It draws the
  * launcher, the layer around the chat and the header's Close button.
@@ -36,6 +41,10 @@ export class BubbleController implements ReactiveController {
   #host: BubbleHost;
   #wasOpen = false;
   #refocusLauncher = false;
+  /** The page shows a modal of its own: the layer steps back. */
+  #stepBack = false;
+  /** Stops watching for the page's modals. */
+  #unwatch: (() => void) | undefined;
 
   constructor(host: BubbleHost) {
     this.#host = host;
@@ -49,7 +58,7 @@ export class BubbleController implements ReactiveController {
     if (!this.#active) return chat;
     const s = host.strings;
     return html`
-      <div class="layer" popover="manual">
+      <div class=${this.#stepBack ? 'layer stepped-back' : 'layer'} popover="manual">
         <button class="launcher" part="launcher" type="button" aria-expanded=${String(host.opened)} aria-controls="chat" aria-label=${host.opened ? s.closeChat : s.openChat} @click=${() => host.toggle()}>
           ${icon(host.opened ? closeIcon : chatIcon)}
         </button>
@@ -80,6 +89,20 @@ export class BubbleController implements ReactiveController {
 
   hostDisconnected(): void {
     this.#host.removeEventListener('keydown', this.#onKeydown);
+    this.#watchModals(false);
+  }
+
+  #watchModals(on: boolean): void {
+    if (on) {
+      this.#unwatch ??= loadedAnswerEngine()?.watchSiteModals(this.#host, (open) => {
+        this.#stepBack = open;
+        this.#host.requestUpdate();
+      });
+    } else if (this.#unwatch) {
+      this.#unwatch();
+      this.#unwatch = undefined;
+      this.#stepBack = false;
+    }
   }
 
   hostUpdate(): void {
@@ -90,6 +113,7 @@ export class BubbleController implements ReactiveController {
 
   hostUpdated(): void {
     this.#show();
+    this.#watchModals(this.#active && this.#host.isConnected);
     const open = this.#active && this.#host.opened;
     if (open !== this.#wasOpen && this.#host.isConnected) {
       const root = this.#host.renderRoot;

@@ -105,7 +105,7 @@ export class ConversationController implements ReactiveController {
   /** Renders the stored answers again, whole, the newest first (they are the ones in view). */
   #restoreBodies(): void {
     for (const turn of [...this.turns].reverse()) {
-      if (turn.answer) this.#bodies.set(turn.id, AnswerBody.restored(turn.answer, turn.state === 'answered' ? turn.sources : [], this.#host.strings, turn.id, this.#onRender));
+      if (turn.answer) this.#bodies.set(turn.id, AnswerBody.restored(turn.answer, turn.state === 'answered' ? turn.sources : [], this.#host.strings, turn.id, turn.state !== 'answered', this.#onRender));
     }
     this.#host.requestUpdate();
   }
@@ -245,7 +245,7 @@ export class ConversationController implements ReactiveController {
     // Only a conversation still shown is kept: "New conversation" or a new agent may have replaced it.
     if (this.#conversation === conversation) store.save(conversation);
     this.#host.requestUpdate();
-    await body.finish(turn.state === 'answered' ? turn.sources : [], strings);
+    await body.finish(turn.state === 'answered' ? turn.sources : [], strings, turn.state !== 'answered');
     // Told once the answer is fully on screen, so what is announced is what is shown.
     this.#onSettled(turn);
     this.#host.requestUpdate();

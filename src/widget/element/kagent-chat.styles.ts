@@ -23,6 +23,18 @@ export const styles = css`
     contain: content;
   }
   /*
+   * Browsers without light-dark() (before Chrome 123, Safari 17.5, Firefox 120) would find every colour invalid
+   * (a transparent panel): the light surface, text and accent there; the other colours fall back to the text's.
+   */
+  @supports not (color: light-dark(red, red)) {
+    :host {
+      --kagent-accent: #2f5bea;
+      --kagent-accent-text: #fff;
+      --kagent-text: #1d2330;
+      --kagent-surface: #fff;
+    }
+  }
+  /*
    * The chat's own box starts from scratch: a page that overrides the host's
    * \`all: initial\` (say \`* { all: revert }\`, or a font on the element) passes
    * nothing down. Sizes are in px, so \`html { font-size: 62.5% }\` changes nothing.

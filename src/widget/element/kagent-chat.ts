@@ -247,8 +247,8 @@ export class KagentChat extends LitElement {
   }
 
   #onKeydown(event: KeyboardEvent): void {
-    // Enter sends, Shift+Enter adds a line; never mid-composition (IME).
-    if (event.key !== 'Enter' || event.shiftKey || event.isComposing) return;
+    // Enter sends, Shift+Enter adds a line; never the Enter that confirms an IME composition (Safari sends it after compositionend: isComposing false, keyCode 229).
+    if (event.key !== 'Enter' || event.shiftKey || event.isComposing || event.keyCode === 229) return;
     event.preventDefault();
     this.renderRoot.querySelector('form')?.requestSubmit();
   }

@@ -89,8 +89,14 @@ export const modeStyles = css`
   .layer::backdrop {
     display: none;
   }
+  /* While the page shows its own modal. */
+  .layer.stepped-back {
+    display: none;
+  }
   .launcher {
     all: initial;
+    /* After all: initial, which would otherwise reset it: the launcher's colours follow the chat's theme. */
+    color-scheme: inherit;
     box-sizing: border-box;
     display: grid;
     place-items: center;

@@ -27,7 +27,7 @@ export function renderTranscript(view: TranscriptView): unknown[] {
       ? turns.map((turn) => renderTurn(turn, view))
       : welcome && conversation.configured
         ? nothing
-        : html`<p class="empty">${conversation.configured ? s.emptyState : s.notConfigured}</p>`,
+        : html`<p class="empty" dir="auto">${conversation.configured ? s.emptyState : s.notConfigured}</p>`,
     !turns.length && conversation.configured && view.suggestions.length
       ? html`<div class="suggestions" part="suggestions" role="group" aria-label=${s.suggestionsLabel}>
           ${view.suggestions.map((question) => html`<button class="quiet" part="suggestion" type="button" ?disabled=${!conversation.canAsk} @click=${() => view.onSuggest(question)}>${question}</button>`)}
@@ -53,7 +53,7 @@ function renderTurn(turn: Turn, view: TranscriptView): TemplateResult {
   const retry = html`<button class="quiet" part="retry" type="button" ?disabled=${!conversation.canAsk} @click=${() => view.onRetry(turn)}>${s.retry}</button>`;
   return html`
     <article class="turn" part="turn">
-      <p class="question" part="question"><span class="sr-only">${s.visitorSaid} </span>${turn.question}</p>
+      <p class="question" part="question" dir="auto"><span class="sr-only">${s.visitorSaid} </span>${turn.question}</p>
       ${turn.state === 'sending' ? html`<p class="note" part="status">${s.answering}</p>` : nothing}
       ${body && turn.answer
         ? html`<div class="answer" part="answer"><span class="sr-only">${s.agentSaid}</span>${body.element}</div>`

@@ -137,6 +137,8 @@ export class IncrementalMarkdown {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #lastRender = -Infinity;
   #finished = false;
+  /** The answer ended before it was complete: its last block stays healed as while it streamed. */
+  #cutOff = false;
   #stopped = false;
   #whenFinished: (() => void)[] = [];
 
@@ -177,10 +179,13 @@ export class IncrementalMarkdown {
   /**
    * The answer is complete: no more text is accepted, and the rest renders
    * now (a large backlog over the next frames). Resolves once all is shown.
+   * `cutOff`: it ended unfinished (cut off or stopped), so its last block is
+   * shown healed, its unfinished constructs closed, as while it streamed.
    */
-  finish(): Promise<void> {
+  finish({ cutOff = false }: { cutOff?: boolean } = {}): Promise<void> {
     if (this.#stopped) return Promise.resolve();
     this.#finished = true;
+    this.#cutOff = cutOff;
     this.#cancelFrame();
     const rendered = new Promise<void>((resolve) => this.#whenFinished.push(resolve));
     this.#render();
@@ -227,6 +232,7 @@ export class IncrementalMarkdown {
   #render(): void {
     if (this.#stopped) return;
     const final = this.#finished;
+    const whole = final && !this.#cutOff;
     const text = this.#take();
     if (!final && this.#renderedLength === text.length) return;
     if (!final && this.#appendPlain(text)) return this.#rendered();
@@ -238,14 +244,14 @@ export class IncrementalMarkdown {
     let partial = rest.length > sliceLength;
     let tail = partial ? rest.slice(0, sliceLength) : rest;
     let tokens = this.#lex(tail);
-    let openFrom = final && !partial ? tokens.length : openBlockIndex(tokens);
+    let openFrom = whole && !partial ? tokens.length : openBlockIndex(tokens);
     while (partial && openFrom === 0) {
       // No block ends within the slice: take twice as much, until one does or the rest is taken.
       sliceLength *= 2;
       partial = rest.length > sliceLength;
       tail = partial ? rest.slice(0, sliceLength) : rest;
       tokens = this.#lex(tail);
-      openFrom = final && !partial ? tokens.length : openBlockIndex(tokens);
+      openFrom = whole && !partial ? tokens.length : openBlockIndex(tokens);
     }
     // Offsets are only trusted when the tokens cover the tail exactly; otherwise nothing is frozen.
     if (openFrom > 0 && rawLength(tokens) !== tail.length) openFrom = 0;
@@ -259,7 +265,7 @@ export class IncrementalMarkdown {
     for (const definition of definitions) this.#links[definition.tag] = { href: definition.href, title: definition.title };
     this.#frozenLength += frozenLength;
     // The open blocks are shown with their unfinished constructs closed (not the last render's, which is the answer itself).
-    const open = final ? { tokens: tokens.slice(openFrom), healed: false } : openForDisplay(openText, tokens.slice(openFrom), (text) => this.#lex(text));
+    const open = whole ? { tokens: tokens.slice(openFrom), healed: false } : openForDisplay(openText, tokens.slice(openFrom), (text) => this.#lex(text));
     const [frozenNodes, openNodes] = this.#toNodesSplit(frozen, open.tokens);
     // The shown open tail is updated, not replaced: unchanged nodes stay, so the browser restyles and lays out only what changed.
     const shown = morphNodes(this.element, this.#openNodes, [...frozenNodes, ...openNodes], null);

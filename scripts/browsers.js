@@ -1,0 +1,187 @@
+// The three browsers the browser tests run in, all installed from Debian (no test tool downloads one):
+// Chromium (puppeteer-core over the DevTools protocol), Firefox ESR (puppeteer-core over WebDriver BiDi)
+// and WebKitGTK's MiniBrowser (WebKitWebDriver, under a virtual X display of its own).
+import { chromeLauncher } from '@web/test-runner-chrome';
+import { WebdriverLauncher } from '@web/test-runner-webdriver';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import * as puppeteer from 'puppeteer-core';
+import { findChrome } from './find-chrome.js';
+
+const chromiumArgs = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+const install = {
+  firefox: 'apt-get install -y --no-install-recommends firefox-esr',
+  webkit: 'apt-get install -y --no-install-recommends webkit2gtk-driver xvfb',
+};
+
+/** The first existing path of `candidates` (after the environment variable `envName`), or an exit with advice. */
+function find(name, envName, candidates) {
+  const fromEnv = process.env[envName];
+  if (fromEnv) {
+    if (existsSync(fromEnv)) return fromEnv;
+    fail(`${envName} is set to ${fromEnv}, but no file is there.`, name, envName);
+  }
+  const found = candidates.find((path) => existsSync(path));
+  if (found) return found;
+  fail(`No ${name} was found for the browser tests.`, name, envName);
+}
+
+function fail(reason, name, envName) {
+  console.error(
+    `\n${reason}\nInstall it from Debian:  apt-get update && ${install[name]}\n` +
+      `or point ${envName} at one, or leave it out:  TEST_BROWSERS=chromium npm run test:browser\n`,
+  );
+  process.exit(1);
+}
+
+/** A free TCP port on 127.0.0.1 (for WebKitWebDriver, which takes a port number, not 0). */
+export const freePort = () =>
+  new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+
+/** Child processes this run started, ended when it ends however it ends. */
+const children = new Set();
+const endChildren = () => {
+  for (const child of children) child.kill('SIGTERM');
+};
+process.once('exit', endChildren);
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => (endChildren(), process.exit(130)));
+
+function start(command, args, env) {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-2000)));
+  return { child, stderr: () => stderr };
+}
+
+/** Xvfb on the first free display, which it names itself (`-displayfd`): runs side by side never collide. */
+function startDisplay() {
+  const { child, stderr } = start(find('webkit', 'XVFB_PATH', ['/usr/bin/Xvfb']), ['-displayfd', '3', '-screen', '0', '1280x1024x24', '-nolisten', 'tcp']);
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdio[3].on('data', (chunk) => {
+      out += chunk;
+      if (out.includes('\n')) resolve({ child, display: `:${out.trim()}` });
+    });
+    child.once('exit', (code) => reject(new Error(`Xvfb exited (${code}) before naming its display: ${stderr()}`)));
+  });
+}
+
+/** Waits until WebKitWebDriver answers its status route. */
+async function driverReady(port, driver) {
+  const end = Date.now() + 30000;
+  for (;;) {
+    if (driver.child.exitCode !== null) throw new Error(`WebKitWebDriver exited (${driver.child.exitCode}): ${driver.stderr()}`);
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/status`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > end) throw new Error(`WebKitWebDriver did not answer on port ${port}: ${driver.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** WebKitGTK's MiniBrowser through WebKitWebDriver, which the launcher starts (with a display) before the first session. */
+class WebKitLauncher extends WebdriverLauncher {
+  constructor(driverPath, browserPath) {
+    const browserOptions = { binary: browserPath, args: ['--automation'] };
+    // webdriverio asks for WebDriver BiDi by default, which WebKitWebDriver does not offer: the session would not match.
+    const capabilities = { browserName: 'MiniBrowser', 'webkitgtk:browserOptions': browserOptions, 'wdio:enforceWebDriverClassic': true };
+    super({ capabilities, hostname: '127.0.0.1', path: '/', logLevel: 'error' });
+    this.driverPath = driverPath;
+  }
+
+  async initialize(config, testFiles) {
+    await super.initialize(config, testFiles);
+    this.name = 'WebKit';
+  }
+
+  async createDriverManager() {
+    // Its own display unless told to use one (WEBKIT_DISPLAY=:0 to watch the tests run).
+    const display = process.env.WEBKIT_DISPLAY ?? (this.xvfb ??= await startDisplay()).display;
+    const port = await freePort();
+    this.driverProcess = start(this.driverPath, [`--port=${port}`], { DISPLAY: display });
+    await driverReady(port, this.driverProcess);
+    this.options.port = port;
+    return super.createDriverManager();
+  }
+
+  async stop() {
+    await super.stop();
+    this.driverProcess?.child.kill('SIGTERM');
+    this.xvfb?.child.kill('SIGTERM');
+  }
+}
+
+/** The launchers for the browsers named in TEST_BROWSERS (comma-separated; all three by default). */
+export function launchers() {
+  const wanted = (process.env.TEST_BROWSERS ?? 'chromium,firefox,webkit').split(',').map((name) => name.trim().toLowerCase());
+  const unknown = wanted.filter((name) => !['chromium', 'firefox', 'webkit'].includes(name));
+  if (unknown.length > 0) {
+    console.error(`TEST_BROWSERS names ${unknown.join(', ')}; the browsers are chromium, firefox and webkit.`);
+    process.exit(1);
+  }
+  const chromium = wanted.includes('chromium') ? chromeLauncher({ launchOptions: { executablePath: findChrome(), args: chromiumArgs } }) : undefined;
+  const firefox = wanted.includes('firefox')
+    ? chromeLauncher({
+        puppeteer,
+        launchOptions: { browser: 'firefox', headless: true, executablePath: find('firefox', 'FIREFOX_PATH', ['/usr/bin/firefox-esr', '/usr/bin/firefox']) },
+      })
+    : undefined;
+  const webkit = wanted.includes('webkit')
+    ? new WebKitLauncher(
+        find('webkit', 'WEBKIT_DRIVER_PATH', ['/usr/bin/WebKitWebDriver']),
+        find('webkit', 'WEBKIT_BROWSER_PATH', ['/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser', '/usr/lib/aarch64-linux-gnu/webkit2gtk-4.1/MiniBrowser', '/usr/libexec/webkit2gtk-4.1/MiniBrowser']),
+      )
+    : undefined;
+  return { chromium, firefox, webkit };
+}
+
+/**
+ * `executeServerCommand('window-size', { width, height })`: the page's viewport
+ * at that size in every browser (the runner's own `setViewport` has no WebDriver
+ * form). Puppeteer sets the viewport; over WebDriver the window is sized, then
+ * grown by what the browser's own toolbar and borders take.
+ */
+export const windowSizePlugin = {
+  name: 'window-size',
+  async executeCommand({ command, payload, session }) {
+    if (command !== 'window-size') return undefined;
+    const { width, height } = payload;
+    if (session.browser.type === 'puppeteer') {
+      await session.browser.getPage(session.id).setViewport({ width, height });
+      return true;
+    }
+    const driver = session.browser.driver;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const inner = await driver.execute(() => [innerWidth, innerHeight]);
+      if (inner[0] === width && inner[1] === height) return true;
+      const outer = await driver.getWindowSize();
+      await driver.setWindowSize(outer.width + width - inner[0], outer.height + height - inner[1]);
+    }
+    const inner = await driver.execute(() => [innerWidth, innerHeight]);
+    if (inner[0] !== width || inner[1] !== height) throw new Error(`window-size: the viewport is ${inner.join('x')}, not ${width}x${height}`);
+    return true;
+  },
+};
