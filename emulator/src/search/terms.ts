@@ -207,13 +207,6 @@ function looksLikeName(word: string, question: string): boolean {
   return !/(^|[.!?:]\s*|["'“(]\s*)$/.test(question.slice(0, at));
 }
 
-/** Adjacent terms of a text joined as `first_second`: the index's phrase field. */
-export function termPairs(sequence: readonly string[][]): string[] {
-  const pairs: string[] = [];
-  for (let i = 1; i < sequence.length; i++) pairs.push(`${sequence[i - 1]![0]}_${sequence[i]![0]}`);
-  return pairs;
-}
-
 /** "Name: value" at the start of a table row or after "; ": a cell of a row as ingestion writes it ("Header: value; Header: value"). */
 const ROW_CELL = /(^|; )([^:;\n]{1,60}): (?=\S)/g;
 
