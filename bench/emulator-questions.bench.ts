@@ -50,7 +50,19 @@ console.log(row('now', nowFigures));
 console.log(row(`held out (${holdout.answered.length} + ${holdout.uncovered.length}), before`, thenHeldOut));
 console.log(row(`held out (${holdout.answered.length} + ${holdout.uncovered.length}), now`, nowHeldOutFigures));
 const scores = now.answered.flatMap((asked) => asked.scores);
-console.log(`Cited source scores now: ${Math.min(...scores).toFixed(2)} to ${Math.max(...scores).toFixed(2)}, median ${scores.sort((a, b) => a - b)[Math.floor(scores.length / 2)]!.toFixed(2)}.`);
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+console.log(`Cited source scores now: ${Math.min(...scores).toFixed(2)} to ${Math.max(...scores).toFixed(2)}, median ${median(scores).toFixed(2)}; shown as 100% (0.995 or more): ${scores.filter((score) => score >= 0.995).length} of ${scores.length}.`);
+// Whether the score tells right from wrong: the cited sources that are an expected document of their question, and the others.
+for (const [name, questions, asked] of [
+  ['set', set, now.answered],
+  ['held out', holdout, nowHeldOut.answered],
+] as const) {
+  const right: number[] = [];
+  const wrong: number[] = [];
+  questions.answered.forEach((expected, i) => asked[i]!.sources.forEach((source, n) => (expected.documents.includes(source) ? right : wrong).push(asked[i]!.scores[n]!)));
+  const range = (values: number[]) => (values.length ? `median ${median(values).toFixed(2)} (${Math.min(...values).toFixed(2)} to ${Math.max(...values).toFixed(2)})` : 'none');
+  console.log(`Cited scores, ${name}: ${right.length} citations of an expected document ${range(right)}; ${wrong.length} others ${range(wrong)}.`);
+}
 for (const asked of [...now.uncovered, ...nowHeldOut.uncovered]) if (!asked.dontKnow) console.log(`Answered though uncovered: "${asked.question}" (${asked.sources[0]} ${asked.scores[0]!.toFixed(2)})`);
 // The misses, each with what was cited instead and its score: where to look when a figure moves.
 const cited = (asked: Asked) => asked.sources.map((source, i) => `${source} ${asked.scores[i]!.toFixed(2)}`).join(', ') || 'nothing';

@@ -243,7 +243,7 @@ export class IngestQueue {
       if (split.fragments.length === 0) throw new IngestError('no text could be read from it');
       if (!(await this.#commitFragments(id, split))) return;
       this.#commit(id, (row) => [
-        { put: 'datasource', row: { ...row, ...synched(), name: row.name || cleanName(split.title ?? '', row.name), textSize: textSize(split.fragments) } },
+        { put: 'datasource', row: { ...withoutText(row), ...synched(), name: row.name || cleanName(split.title ?? '', row.name), textSize: textSize(split.fragments) } },
       ]);
     } catch (error) {
       const reason = error instanceof IngestError ? error.message : `internal error: ${(error as Error).message}`;
@@ -307,6 +307,12 @@ export class IngestQueue {
     if (pages === 0) throw new IngestError('no page of the site could be read');
     this.#commit(id, (row) => [{ put: 'datasource', row: { ...row, ...synched(), textSize: size } }]);
   }
+}
+
+/** A row without an upserted document's text: needed only until its fragments are in (a restart before then reads it again), it would double the text held. */
+function withoutText(row: DatasourceRow): DatasourceRow {
+  const { text: _text, ...rest } = row;
+  return rest;
 }
 
 function synched(): Pick<DatasourceRow, 'status' | 'errorMessage' | 'updatedAt' | 'lastSynch'> {

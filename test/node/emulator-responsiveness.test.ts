@@ -133,3 +133,51 @@ test('a 4 MB CSV upload (CRLF line ends) never holds the emulator for long while
   });
   assertNotHeld(t, held);
 });
+
+/**
+ * Sends a question of nearly 5 MB (the largest JSON body: 800,000 distinct words) to `path`
+ * and, while it is in flight, asks for the datastore again and again over other connections:
+ * prints the big answer's status and time, and the longest any of those small requests waited.
+ */
+const HUGE_QUESTION = (path: string, extra: string) => `
+  const [url, key, datastoreId] = process.argv.slice(1);
+  const words = [];
+  let length = 0;
+  for (let i = 0; length < ${5 * MB - 4096}; i++) {
+    const word = 'w' + i.toString(36);
+    words.push(word);
+    length += word.length + 1;
+  }
+  const body = JSON.stringify({ query: words.join(' '), ${extra} });
+  const headers = { Authorization: 'Bearer ' + key, 'Content-Type': 'application/json' };
+  const started = performance.now();
+  let done = false;
+  const big = fetch(url + ${JSON.stringify(path)}.replace('{datastoreId}', datastoreId), { method: 'POST', headers, body })
+    .then(async (response) => ({ status: response.status, text: (await response.text()).slice(0, 300), ms: performance.now() - started }))
+    .finally(() => (done = true));
+  let longest = 0;
+  let probes = 0;
+  while (!done) {
+    const start = performance.now();
+    const response = await fetch(url + '/datastores/' + datastoreId, { headers });
+    await response.text();
+    longest = Math.max(longest, performance.now() - start);
+    probes++;
+  }
+  process.stdout.write(JSON.stringify({ ...(await big), longest, probes }));
+`;
+
+for (const [name, path, extra] of [
+  ['a datastore query', '/datastores/{datastoreId}/query', 'topK: 5'],
+  ["an agent's question", '/agents/{agentId}/query', 'streaming: false'],
+] as const) {
+  test(`${name} of 5 MB never holds the emulator for long: only its first 1,000 words are read, and other requests are answered meanwhile`, async (t) => {
+    const script = HUGE_QUESTION(path.replace('{agentId}', emulator.demo.agentId), extra);
+    const { output, held } = await whileSent(script, async () => {});
+    const result = JSON.parse(output) as { status: number; text: string; ms: number; longest: number; probes: number };
+    assert.equal(result.status, 200, result.text);
+    t.diagnostic(`answered in ${result.ms.toFixed(0)} ms; ${result.probes} requests meanwhile, the longest waited ${result.longest.toFixed(1)} ms`);
+    assert.ok(result.probes >= 1, 'other requests were sent while it ran');
+    assertNotHeld(t, held);
+  });
+}

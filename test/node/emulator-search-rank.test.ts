@@ -2,8 +2,8 @@
 // through the index the agents query: what it ranks first, and why.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { conceptMatch, coordinatedScore, pooledScores } from '../../emulator/src/search/rank.js';
-import { FragmentIndex } from '../../emulator/src/search/fragment-index.js';
+import { FragmentIndex, shownScore } from '../../emulator/src/search/fragment-index.js';
+import { pooledScores } from '../../emulator/src/search/rank.js';
 import type { FragmentRow } from '../../emulator/src/store/records.js';
 
 let id = 0;
@@ -21,16 +21,21 @@ test('a word found in three spellings counts once: the passage holding more of t
   assert.deepEqual(index.query('Can I host the proxy on Vercel?', { topK: 2 }).map((hit) => hit.datasourceId), ['recipe', 'overview']);
 });
 
-test('a phrase of the question counts whole only when all its words, or a synonym, are there; a word once however it is spelled', () => {
-  const fileTypes = { terms: ['file', 'type', 'mime', 'format'], own: 2, weight: 2 };
-  assert.equal(conceptMatch(fileTypes, new Set(['type'])), 0.5);
-  assert.equal(conceptMatch(fileTypes, new Set(['file', 'type'])), 1);
-  assert.equal(conceptMatch(fileTypes, new Set(['format'])), 1);
-  const host = { terms: ['host', 'deploi', 'platform'], own: 1, weight: 2 };
-  const proxy = { terms: ['proxi'], own: 1, weight: 1 };
-  // MiniSearch's score of 90 for three matched terms, all of one concept: one concept's worth, a third of it.
-  assert.equal(coordinatedScore(90, ['host', 'deploi', 'platform'], [host, proxy]), 30);
-  assert.equal(coordinatedScore(90, ['host', 'proxi', 'host_proxi'], [host, proxy]), 60);
+test('a word of the question counts once, however many of its synonyms a passage uses', () => {
+  const index = new FragmentIndex();
+  index.replace('filler', filler);
+  // "host" and both its synonyms: one concept of two, however strongly.
+  index.replace('synonyms', [fragment('Host it, deploy it, pick a platform: host, deploy, platform.', ['Overview'])]);
+  // "host" and "Vercel": both concepts.
+  index.replace('both', [fragment('Host the page on Vercel.', ['Recipes'])]);
+  assert.deepEqual(index.query('host on Vercel', { topK: 2 }).map((hit) => hit.datasourceId), ['both', 'synonyms']);
+});
+
+test('the score shown: 0.7 (the citation threshold) at 27% of the question held, 1 only for all of it at full strength, lower the weaker a passage is than the best', () => {
+  assert.equal(shownScore(0.27, 1), 0.7);
+  assert.equal(shownScore(1, 1), 1);
+  assert.ok(shownScore(0.5, 1) > 0.8 && shownScore(0.5, 1) < 0.85);
+  assert.ok(Math.abs(shownScore(0.5, 0.5) - shownScore(0.5, 1) / 2) < 1e-6);
 });
 
 test('a document that answers in several passages comes before one that names the subject once, and no score rises for it', () => {

@@ -1,4 +1,4 @@
-import { searchTerms } from '../search/terms.js';
+import { questionRead, searchTerms } from '../search/terms.js';
 import { piecesOf, type Piece } from './passages.js';
 import { QUOTE_LIMIT, codeBlock, cutAtWord, markdownText } from './quote.js';
 import type { Retrieved } from './retrieve.js';
@@ -47,7 +47,9 @@ interface Scored extends Piece {
 }
 
 /** The answer text for `question` from the sources' fragments, with `[n]` markers. */
-export function composeAnswer(question: string, sources: readonly Retrieved[]): string {
+export function composeAnswer(asked: string, sources: readonly Retrieved[]): string {
+  // As much of the question as the search read: the cost of an answer is bounded whatever the question's length.
+  const question = questionRead(asked);
   const quoted = sources.slice(0, SOURCES_QUOTED).map((hit) => piecesOf(hit));
   const weigh = termWeights(question, quoted);
   const points: { pieces: Scored[]; number: number; hit: Retrieved }[] = [];

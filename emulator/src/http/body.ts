@@ -59,15 +59,28 @@ export async function readBodyAtMost(request: Request, maxBytes: number, what: s
 const LARGE_JSON_BYTES = 256 * 1024;
 
 /**
- * Reads a JSON body. An empty body reads as `{}` (the deletes' body is an empty object). After
- * a large body, the server gets a turn before the request goes on: decoding and parsing 5 MB
- * take about 10 ms, and what follows (journaling a document's text) as long again or more.
+ * Reads a JSON body, which must be an object (every body of the interface is one): an empty body
+ * reads as `{}` (the deletes' body is an empty object); one sent with a Content-Type other than
+ * JSON, or holding an array or a plain value, is a 400. After a large body, the server gets a
+ * turn before the request goes on: decoding and parsing 5 MB take about 10 ms, and what follows
+ * (journaling a document's text) as long again or more.
  */
 export async function readJson(request: Request): Promise<unknown> {
   const bytes = await readBodyAtMost(request, MAX_JSON_BYTES, 'The body');
+  if (bytes.byteLength === 0) return {};
+  const type = request.headers.get('Content-Type');
+  if (type !== null && !isJsonType(type)) throw new HttpError(400, `The body must be JSON (Content-Type: application/json), not ${type.split(';')[0]!.trim() || 'an empty type'}.`);
   const value = parseJson(new TextDecoder().decode(bytes));
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new HttpError(400, `The body must be a JSON object, not ${value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`}.`);
+  }
   if (bytes.byteLength >= LARGE_JSON_BYTES) await yieldToRequests();
   return value;
+}
+
+/** `application/json`, or a `+json` type such as `application/merge-patch+json`, with any parameters. */
+function isJsonType(type: string): boolean {
+  return /^\s*application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type);
 }
 
 function parseJson(text: string): unknown {

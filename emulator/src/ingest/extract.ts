@@ -1,14 +1,9 @@
 import type { UploadMimeType } from 'kagent-chat/protocol';
-import { extractCsv } from './csv.js';
 import type { ExtractedDocument } from './document.js';
-import { extractDocx } from './docx.js';
 import { IngestError, reasonOf } from './errors.js';
 import { extractJson } from './json.js';
 import { extractMarkdown } from './markdown.js';
-import { extractPdf } from './pdf.js';
-import { extractPptx } from './pptx.js';
 import { extractPlainText } from './text.js';
-import { extractXlsx } from './xlsx.js';
 import { DEFAULT_TEXT_LIMITS, tooManyPages, tooMuchText, type TextLimits } from './text-limits.js';
 
 export { DEFAULT_TEXT_LIMITS, type TextLimits } from './text-limits.js';
@@ -24,15 +19,17 @@ export interface UploadedFile {
   fileName: string;
 }
 
+// The parsers of binary and table formats (and their libraries: about 30 MB in memory together)
+// are loaded when a file of their type is first read, not by every emulator at start.
 const EXTRACTORS: Record<UploadMimeType, { label: string; extract: (bytes: Uint8Array, limits: TextLimits) => ExtractedDocument | Promise<ExtractedDocument> }> = {
   'text/plain': { label: 'text file', extract: extractPlainText },
   'text/markdown': { label: 'Markdown file', extract: extractMarkdown },
-  'text/csv': { label: 'CSV file', extract: extractCsv },
+  'text/csv': { label: 'CSV file', extract: async (bytes) => (await import('./csv.js')).extractCsv(bytes) },
   'application/json': { label: 'JSON file', extract: extractJson },
-  'application/pdf': { label: 'PDF file', extract: extractPdf },
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': { label: '.docx file', extract: extractDocx },
-  'application/vnd.openxmlformats-officedocument.presentationml.presentation': { label: '.pptx file', extract: extractPptx },
-  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { label: '.xlsx file', extract: extractXlsx },
+  'application/pdf': { label: 'PDF file', extract: async (bytes, limits) => (await import('./pdf.js')).extractPdf(bytes, limits) },
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': { label: '.docx file', extract: async (bytes) => (await import('./docx.js')).extractDocx(bytes) },
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation': { label: '.pptx file', extract: async (bytes, limits) => (await import('./pptx.js')).extractPptx(bytes, limits) },
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { label: '.xlsx file', extract: async (bytes) => (await import('./xlsx.js')).extractXlsx(bytes) },
 };
 
 /**

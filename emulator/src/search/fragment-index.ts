@@ -1,22 +1,21 @@
-import MiniSearch from 'minisearch';
-import { AnalysedFragments, FIELDS, analyseFragments } from './fields.js';
-import { asksForPrice, statesPrice } from './answer-type.js';
-import { coordinatedScore, pooledScores } from './rank.js';
-import { questionConcepts, termPairs, type Concept } from './terms.js';
+import { AnalysedFragments, analyseFragments } from './fields.js';
+import { Postings, countIn } from './postings.js';
+import { bestKeys, pooledScores } from './rank.js';
+import { questionConcepts, type ConceptOptions } from './terms.js';
 import type { FragmentRow } from '../store/records.js';
 
-// Full-text search over a datastore's fragments: MiniSearch's BM25+ ranking
-// over four fields (the fragment's words, the title of its section, the
-// titles around that one, and its adjacent word pairs, for phrases), with the
-// question's synonyms, its coordination counted per concept and the support
-// of the fragment's document (rank.ts), and a score mapped to 0..1
-// (`normalizedScore`).
+// Full-text search over a datastore's fragments: BM25F (Lucene's k1 and b) over three fields (the
+// fragment's words, the title of its section, the titles around that one), each concept of the
+// question (a word, or a phrase of the synonym list with its synonyms) scored once and only the
+// question's most selective concepts scored, then the best candidates weighed by the rest of
+// their document (rank.ts). The score shown is the share of the question the passage holds,
+// against the best passage found (`shownScore`).
 
 /** Where a search hit comes from. */
 export interface FragmentHit {
   datasourceId: string;
   fragment: FragmentRow;
-  /** 0..1: the share of the question the fragment answers (see `normalizedScore`). */
+  /** 0..1: how much of the question the fragment holds, and how strongly (see `FragmentIndex.query`). */
   score: number;
 }
 
@@ -26,117 +25,86 @@ export interface SearchOptions {
   datasourceFilter?: (datasourceId: string) => boolean;
 }
 
-/** A fragment as the index takes it: each field analysed into its words, each word the list of its terms (see fields.ts). */
-interface Indexed {
-  key: number;
-  text: string[][];
-  /** The title of the innermost section the fragment starts in. */
-  heading: string[][];
-  /** The titles of the sections around that one. */
-  section: string[][];
-  pairs: string[][];
-}
-
 /** Fragments analysed beforehand (on a reader thread), from the one at `from` on. */
 export interface AnalysedSlice {
   analysed: AnalysedFragments;
   from: number;
 }
 
+/** Parts of the ranking that can be left out, each on by default (the search bench measures what each adds). */
+export interface Ranking extends ConceptOptions {
+  /** Section titles weigh as fields of their own (BM25F); off: only the fragment's words count. */
+  titles?: boolean;
+  /** A passage is weighed by the rest of its document. */
+  documentSupport?: boolean;
+}
+
+/** Lucene's BM25 parameters, the ones its published figures use. */
+const K1 = 0.9;
+const B = 0.4;
+/**
+ * Per field (text, heading, section), what one occurrence weighs: the title of a fragment's
+ * own section one and a half times its words; the titles around it three quarters, as every
+ * fragment of those sections carries them.
+ */
+const FIELD_WEIGHTS = [1, 1.5, 0.75];
+/** A synonym counts for this much of the question's own word. */
+const SYNONYM_WEIGHT = 0.7;
+/** An everyday word ("happens", "show", "work") counts for this much. */
+const LIGHT_WEIGHT = 1 / 3;
+/**
+ * Only the question's most selective concepts score (by IDF): a query's cost is bounded
+ * whatever its length, and a question rarely has more than a dozen.
+ */
+export const MAX_SCORED_CONCEPTS = 32;
+/** How many of the best fragments are ranked again: far more than an agent reads (8), few enough to stay cheap. */
+const CANDIDATES = 100;
+/** A fragment whose document holds two more passages scoring as well keeps its score; one alone keeps 1 / 1.3 of it. */
+const DOCUMENT_WEIGHT = 0.3;
+const DOCUMENT_PASSAGES = 2;
+/** What a word of the question no fragment holds weighs, in mean concept weights of the question (a name weighs as a term no fragment holds: the most a term can). */
+const MISSING_WORD = 0.75;
+
 interface Entry {
   datasourceId: string;
   fragment: FragmentRow;
-  /** The distinct terms of its words and section titles. */
-  terms: readonly string[];
 }
 
-// BM25+ parameters (MiniSearch's defaults).
-const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
-/**
- * The title of a fragment's own section weighs one and a half times its words
- * (a leaf title such as "Vercel" must not outweigh the words of the question
- * found in the text); the titles of the sections around that one three
- * quarters, as every fragment of those sections carries them: a long section
- * titled "Widget" is not about each of the widget's words its fragments use.
- * A pair of adjacent question words found adjacent (a phrase) counts as one
- * more word.
- */
-const FIELD_BOOST = { text: 1, heading: 1.5, section: 0.75, pairs: 1 };
-/** A synonym counts for this much of the question's own word. */
-const SYNONYM_WEIGHT = 0.7;
-
-/**
- * A hit's score, 0..1: how well the passage matches the question's words it
- * matches (`match`), times how much of the question the documents know at all
- * (`known`).
- *
- * Each concept of the question (a word, or a phrase of the synonym list, with
- * its synonyms) weighs the IDF of its rarest term in the datastore, a third of
- * that for everyday words ("happens", "show", "work"). With `raw` MiniSearch's
- * BM25+ score (field boosts, times the number of the question's concepts it
- * holds: `coordinatedScore`, weighed by its document's other passages:
- * `pooledScores`), `count`
- * the concepts the datastore holds and `idfSum` their weights,
- * `x = raw / (count × idfSum)` is about 1.5 for a fragment of average length
- * holding every concept once, and `match = 1 − e^(−3x)` puts that near 0.99,
- * three of four equally rare concepts near 0.92, half of them near 0.68.
- *
- * `known = idfSum / (idfSum + missing)`: a question word no fragment holds adds
- * to `missing` three quarters of the question's mean concept weight, a name
- * (WordPress, GDPR) the documents never use a whole one. So an everyday word
- * the documents lack ("quickest", "roughly") costs a question of four known
- * concepts a sixth of its score, not all of it, while a question whose object
- * the documents never name ("cancel my subscription", "a native iOS app")
- * falls under the 0.7 an answer cites.
- */
-export function normalizedScore(raw: number, count: number, idfSum: number, missing = 0): number {
-  if (raw <= 0 || count === 0 || idfSum <= 0) return 0;
-  const x = raw / (count * idfSum);
-  const known = idfSum / (idfSum + missing);
-  return Math.round((1 - Math.exp(-3 * x)) * known * 1e6) / 1e6;
+/** A concept of the question as the index scores it. */
+interface ScoredConcept {
+  /** Term ids with the weight of one of their occurrences (IDF × the concept's factor); the first `own` are the question's own. */
+  terms: { id: number; idf: number }[];
+  own: number;
+  /** What the concept weighs: the sum of its own terms' IDF (or its best synonym's), times its factor. */
+  weight: number;
 }
 
-/** What a question word no fragment holds weighs, in mean concept weights of the question: a name, any other word. */
-const MISSING_NAME = 1;
-const MISSING_WORD = 0.75;
-/** How many of BM25+'s best fragments are ranked again: far more than an agent reads (8), few enough to stay cheap on a large datastore. */
-const CANDIDATES = 100;
+/** The power that puts the service's citation threshold (0.7) at a passage holding 27% of the question's weight (0.27 ** 0.272 = 0.7). */
+const SHARE_POWER = Math.log(0.7) / Math.log(0.27);
+
 /**
- * A fragment whose document holds two more passages scoring as well keeps its
- * score; one alone in its document keeps 1 / 1.3 of it (`pooledScores`).
+ * The score shown for a passage: `share` (0..1, the question's weight it holds) raised to
+ * `SHARE_POWER`, times its score over the best passage's (`ofBest`): a passage
+ * far weaker than the best one found is less likely to answer, however many words it shares.
  */
-const DOCUMENT_WEIGHT = 0.3;
-const DOCUMENT_PASSAGES = 2;
-/**
- * A passage that does not hold the kind of answer the question asks for (a
- * price: answer-type.ts) keeps this share of its score: its words may
- * match, but it cannot answer, so it falls under the 0.7 an answer cites and
- * after any passage that does hold one.
- */
-const WITHOUT_ANSWER_TYPE = 0.5;
+export function shownScore(share: number, ofBest: number): number {
+  return Math.round(share ** SHARE_POWER * ofBest * 1e6) / 1e6;
+}
 
 /** The search index of one datastore. */
 export class FragmentIndex {
-  readonly #search = new MiniSearch<Indexed>({
-    idField: 'key',
-    fields: [...FIELDS],
-    storeFields: [],
-    // Fields come analysed: a field is its words (the index counts the distinct ones), a word its terms.
-    stringifyField: (words: string[][]) => words as unknown as string,
-    tokenize: (words) => words as unknown as string[],
-    processTerm: (terms) => terms as unknown as string[],
-    searchOptions: { bm25: BM25, combineWith: 'OR', boost: FIELD_BOOST },
-  });
+  readonly #postings = new Postings<Entry>();
   /** Per datasource, the index keys of its fragments. */
   readonly #keysByDatasource = new Map<string, number[]>();
-  readonly #entries = new Map<number, Entry>();
-  /** How many fragments hold each term (in their words or section titles), for IDF. */
-  readonly #documentFrequency = new Map<string, number>();
-  #nextKey = 1;
+  readonly #ranking: Required<Ranking>;
+
+  constructor(ranking: Ranking = {}) {
+    this.#ranking = { synonyms: true, lightWords: true, titles: true, documentSupport: true, ...ranking };
+  }
 
   /** Number of fragments indexed. */
   get size(): number {
-    return this.#entries.size;
+    return this.#postings.size;
   }
 
   /** Indexes a datasource's fragments, replacing any it had. */
@@ -152,18 +120,9 @@ export class FragmentIndex {
   add(datasourceId: string, fragments: readonly FragmentRow[], slice: AnalysedSlice = { analysed: new AnalysedFragments(analyseFragments(fragments)), from: 0 }): void {
     if (fragments.length === 0) return;
     const keys: number[] = this.#keysByDatasource.get(datasourceId) ?? [];
-    const documents: Indexed[] = [];
     const { analysed, from } = slice;
-    for (const [i, fragment] of fragments.entries()) {
-      const key = this.#nextKey++;
-      keys.push(key);
-      const at = from + i;
-      const entry: Entry = { datasourceId, fragment, terms: analysed.distinctTerms(at) };
-      this.#entries.set(key, entry);
-      documents.push({ key, text: analysed.words(at, 'text'), heading: analysed.words(at, 'heading'), section: analysed.words(at, 'section'), pairs: analysed.words(at, 'pairs') });
-      for (const term of entry.terms) this.#documentFrequency.set(term, (this.#documentFrequency.get(term) ?? 0) + 1);
-    }
-    this.#search.addAll(documents);
+    const termIds = this.#termIdsFor(analysed);
+    for (const [i, fragment] of fragments.entries()) keys.push(this.#postings.add({ datasourceId, fragment }, analysed, from + i, termIds));
     this.#keysByDatasource.set(datasourceId, keys);
   }
 
@@ -171,78 +130,142 @@ export class FragmentIndex {
   remove(datasourceId: string): void {
     const keys = this.#keysByDatasource.get(datasourceId);
     if (!keys) return;
-    for (const key of keys) {
-      const entry = this.#entries.get(key);
-      if (!entry) continue;
-      for (const term of entry.terms) {
-        const count = (this.#documentFrequency.get(term) ?? 1) - 1;
-        if (count > 0) this.#documentFrequency.set(term, count);
-        else this.#documentFrequency.delete(term);
-      }
-      this.#entries.delete(key);
-      this.#search.discard(key);
-    }
+    for (const key of keys) this.#postings.remove(key);
     this.#keysByDatasource.delete(datasourceId);
   }
 
-  /** The `topK` best fragments for `query`, best first, scored 0..1 (`normalizedScore`). */
+  /**
+   * The `topK` best fragments for `query`, best first, each scored 0..1 (`shownScore`). Each
+   * scored concept (weighed by its IDF) adds its weight × tf / (tf + k1), tf being its BM25F
+   * count (field-weighted, normalised by length): a concept once in a fragment of average length
+   * gives 0.53 of its weight, twice 0.69, three times 0.77. That sum is weighed by the support
+   * of the fragment's document (at most 1); its share of the question's weight is multiplied by
+   * how much of the question the documents know at all: a word no fragment holds costs three
+   * quarters of the question's mean concept weight, a name as much as the rarest term can.
+   */
   query(query: string, options: SearchOptions): FragmentHit[] {
-    if (this.#entries.size === 0) return [];
-    const asked = questionConcepts(query).map((concept) => ({ ...concept, weight: this.#weight(concept) }));
-    const concepts = asked.filter((concept) => concept.weight > 0);
-    if (concepts.length === 0) return [];
-    const idfSum = concepts.reduce((sum, concept) => sum + concept.weight, 0);
-    // Words the documents never use are part of the question all the same, a name (a product, a place) most of all.
-    const mean = idfSum / concepts.length;
-    const missing = asked.filter((concept) => concept.weight === 0).reduce((sum, concept) => sum + (concept.isName ? MISSING_NAME : MISSING_WORD) * mean, 0);
+    const postings = this.#postings;
+    if (postings.size === 0) return [];
+    const asked = questionConcepts(query, this.#ranking);
+    const weighed = asked.map((concept) => ({ concept, scored: this.#scored(concept.terms, concept.own, concept.isLight) }));
+    const known = weighed.filter(({ scored }) => scored.weight > 0);
+    if (known.length === 0) return [];
+    // The most selective concepts score; the others are the question's all the same.
+    const concepts = known
+      .map(({ scored }) => scored)
+      .sort((a, b) => b.weight - a.weight)
+      .slice(0, MAX_SCORED_CONCEPTS);
+    const weightSum = concepts.reduce((sum, concept) => sum + concept.weight, 0);
+    const mean = known.reduce((sum, { scored }) => sum + scored.weight, 0) / known.length;
+    const unheardOf = Math.log(1 + (postings.size + 0.5) / 0.5);
+    const missing = weighed.filter(({ scored }) => scored.weight === 0).reduce((sum, { concept }) => sum + (concept.isName ? unheardOf : MISSING_WORD * mean), 0);
+    const knownShare = weightSum / (weightSum + missing);
 
-    const boosts = new Map<string, number>();
+    const { scores, conceptScores } = this.#scratch(postings.keyLimit);
+    const touched: number[] = [];
+    const conceptTouched: number[] = [];
     for (const concept of concepts) {
-      for (const [i, term] of concept.terms.entries()) boosts.set(term, Math.max(boosts.get(term) ?? 0, i < concept.own ? 1 : SYNONYM_WEIGHT));
+      // A concept scores once: its own words summed, or its best synonym, whichever is more.
+      for (const [i, term] of concept.terms.entries()) {
+        const synonym = i >= concept.own;
+        this.#forEachMatch(term.id, (key, match) => {
+          const score = term.idf * match;
+          if (conceptScores[key] === 0) conceptTouched.push(key);
+          conceptScores[key] = synonym ? Math.max(conceptScores[key]!, score) : conceptScores[key]! + score;
+        });
+      }
+      for (const key of conceptTouched) {
+        if (scores[key] === 0) touched.push(key);
+        scores[key]! += conceptScores[key]!;
+        conceptScores[key] = 0;
+      }
+      conceptTouched.length = 0;
     }
-    const pairs = termPairs(concepts.map((concept) => concept.terms.slice(0, concept.own)));
+
     const filter = options.datasourceFilter;
-    // The question is already analysed: MiniSearch gets its terms as they are.
-    const results = this.#search.search([...boosts.keys(), ...pairs].join(' '), {
-      tokenize: (text) => text.split(' '),
-      processTerm: (term) => term,
-      boostTerm: (term) => boosts.get(term) ?? 1,
-      ...(filter ? { filter: (result) => filter(this.#entries.get(result.id as number)?.datasourceId ?? '') } : {}),
+    const accept = (key: number) => {
+      const entry = postings.value(key);
+      return entry !== undefined && (!filter || filter(entry.datasourceId));
+    };
+    const ranked = bestKeys(touched, scores, Math.max(CANDIDATES, options.topK), accept).map((key) => {
+      const entry = postings.value(key)!;
+      return { key, entry, datasourceId: entry.datasourceId, raw: scores[key]! };
     });
-    // MiniSearch ranks every fragment holding a term; the best of them are ranked again (rank.ts).
-    const ranked: { entry: Entry; datasourceId: string; raw: number }[] = [];
-    for (const result of results.slice(0, Math.max(CANDIDATES, options.topK))) {
-      const entry = this.#entries.get(result.id as number);
-      if (!entry) continue;
-      ranked.push({ entry, datasourceId: entry.datasourceId, raw: coordinatedScore(result.score, result.terms, concepts) });
-    }
-    const pooled = pooledScores(ranked, DOCUMENT_WEIGHT, DOCUMENT_PASSAGES);
-    const priceAsked = asksForPrice(query);
-    const scored = ranked.map(({ entry }, i) => {
-      const answerType = priceAsked && !statesPrice(entry.fragment.text) ? WITHOUT_ANSWER_TYPE : 1;
-      return { entry, raw: pooled[i]! * answerType, score: normalizedScore(pooled[i]!, concepts.length, idfSum, missing) * answerType };
-    });
+    // The scratch is left clean for the next query.
+    for (const key of touched) scores[key] = 0;
+    const final = this.#ranking.documentSupport ? pooledScores(ranked, DOCUMENT_WEIGHT, DOCUMENT_PASSAGES) : ranked.map((hit) => hit.raw);
+    const best = Math.max(...final);
+    const scored = ranked.map((hit, i) => ({ hit, raw: final[i]!, score: shownScore((final[i]! / weightSum) * knownShare, final[i]! / best) }));
     // By score, and where two round to the same, by the ranking's own order.
-    scored.sort((a, b) => b.score - a.score || b.raw - a.raw);
-    return scored.slice(0, options.topK).map(({ entry, score }) => ({ datasourceId: entry.datasourceId, fragment: entry.fragment, score: Math.round(score * 1e6) / 1e6 }));
+    scored.sort((a, b) => b.score - a.score || b.raw - a.raw || a.hit.key - b.hit.key);
+    return scored.slice(0, options.topK).map(({ hit, score }) => ({ datasourceId: hit.datasourceId, fragment: hit.entry.fragment, score }));
   }
 
-  /** A concept's weight: the IDF of its rarest own term the datastore holds (a synonym's, a little less, when it holds none). */
-  #weight(concept: Concept): number {
-    let own = 0;
-    let synonym = 0;
-    for (const [i, term] of concept.terms.entries()) {
-      const idf = this.#idf(term);
-      if (i < concept.own) own = Math.max(own, idf);
-      else synonym = Math.max(synonym, idf * SYNONYM_WEIGHT);
+  /** Calls `each` with every live fragment holding term `id` and its BM25F saturation there: tf / (tf + k1), 0..1. */
+  #forEachMatch(id: number, each: (key: number, match: number) => void): void {
+    const postings = this.#postings;
+    const fields = this.#ranking.titles ? FIELD_WEIGHTS.length : 1;
+    const averages = FIELD_WEIGHTS.map((_, field) => postings.averageLength(field));
+    postings.forEachPosting(id, (key, counts) => {
+      let tf = 0;
+      for (let field = 0; field < fields; field++) {
+        const count = countIn(counts, field);
+        if (count) tf += (FIELD_WEIGHTS[field]! * count) / (1 - B + (B * postings.length(key, field)) / averages[field]!);
+      }
+      if (tf > 0) each(key, tf / (tf + K1));
+    });
+  }
+
+  /** A concept's terms with their IDF in this datastore (0 for a term no fragment holds), and its weight. */
+  #scored(terms: readonly string[], own: number, isLight: boolean): ScoredConcept {
+    const factor = isLight ? LIGHT_WEIGHT : 1;
+    const scored: ScoredConcept = { terms: [], own: 0, weight: 0 };
+    let ownWeight = 0;
+    let synonymWeight = 0;
+    for (const [i, term] of terms.entries()) {
+      const id = this.#postings.termId(term);
+      const idf = id === undefined ? 0 : this.#idf(id);
+      if (id === undefined || idf === 0) continue;
+      if (i < own) {
+        scored.terms.splice(scored.own++, 0, { id, idf: idf * factor });
+        ownWeight += idf * factor;
+      } else {
+        scored.terms.push({ id, idf: idf * factor * SYNONYM_WEIGHT });
+        synonymWeight = Math.max(synonymWeight, idf * factor * SYNONYM_WEIGHT);
+      }
     }
-    return (own || synonym) * (concept.isLight ? 1 / 3 : 1);
+    scored.weight = Math.max(ownWeight, synonymWeight);
+    return scored;
   }
 
-  #idf(term: string, fragments = this.#documentFrequency.get(term) ?? 0): number {
-    const matching = fragments;
+  #idf(id: number): number {
+    const matching = this.#postings.documentFrequency(id);
     if (matching === 0) return 0;
-    const total = this.#entries.size;
+    const total = this.#postings.size;
     return Math.log(1 + (total - matching + 0.5) / (matching + 0.5));
+  }
+
+  // Per-fragment sums of a query, kept between queries (all zero between them): a query allocates no array as long as the index.
+  #scores = new Float64Array(0);
+  #conceptScores = new Float64Array(0);
+
+  #scratch(length: number): { scores: Float64Array; conceptScores: Float64Array } {
+    if (this.#scores.length < length) {
+      this.#scores = new Float64Array(length + (length >> 2));
+      this.#conceptScores = new Float64Array(length + (length >> 2));
+    }
+    return { scores: this.#scores, conceptScores: this.#conceptScores };
+  }
+
+  #analysed: AnalysedFragments | undefined;
+  #analysedTermIds = new Int32Array(0);
+
+  /** The map from `analysed`'s term ids to this index's, kept while its slices come in. */
+  #termIdsFor(analysed: AnalysedFragments): Int32Array {
+    if (this.#analysed !== analysed) {
+      this.#analysed = analysed;
+      this.#analysedTermIds = new Int32Array(analysed.termCount).fill(-1);
+    }
+    return this.#analysedTermIds;
   }
 }

@@ -1,48 +1,5 @@
-// The parts of a search hit's ranking that MiniSearch's BM25+ does not know
-// (fragment-index.ts applies them to its candidates): coordination by concept, not by
-// spelling, and what the rest of the passage's document says of the question.
-
-/** A concept of the question (a word or a synonym phrase) as the ranking weighs it. */
-export interface WeightedConcept {
-  /** Its own terms first, then its synonyms'. */
-  terms: readonly string[];
-  /** How many of `terms` are its own. */
-  own: number;
-  /** Its IDF weight in the datastore (0 when no fragment holds it). */
-  weight: number;
-}
-
-/**
- * BM25+ as MiniSearch computes it, with its coordination factor (the sum of
- * the matched terms' scores times how many query terms matched) taken per
- * concept: a question's word matched in three spellings ("host", "deploy",
- * "platform") or inside a phrase pair counts once, as it does for its reader,
- * and a phrase of the question ("file types") counts whole only when all its
- * words or one of its synonyms are there, else for the share of its words
- * that are. Otherwise a passage that happens to use every synonym of one word
- * outranks one that holds the question's other words.
- */
-export function coordinatedScore(score: number, matchedTerms: readonly string[], concepts: readonly WeightedConcept[]): number {
-  if (matchedTerms.length === 0) return 0;
-  const matched = new Set(matchedTerms);
-  let coordination = 0;
-  for (const concept of concepts) {
-    if (concept.weight > 0) coordination += conceptMatch(concept, matched);
-  }
-  return (score / matchedTerms.length) * coordination;
-}
-
-/** How much of a concept a passage holding `matched` holds: 1 for all its own words or a synonym, else the share of its own words. */
-export function conceptMatch(concept: WeightedConcept, matched: ReadonlySet<string>): number {
-  const { terms, own } = concept;
-  let found = 0;
-  for (let i = 0; i < own; i++) if (matched.has(terms[i]!)) found++;
-  // A synonym that is also one of its own words (a phrase holding it) does not stand for the whole.
-  for (let i = own; i < terms.length; i++) {
-    if (matched.has(terms[i]!) && terms.indexOf(terms[i]!) >= own) return 1;
-  }
-  return own ? found / own : 0;
-}
+// The part of a search hit's ranking that BM25 does not know (fragment-index.ts applies it to its
+// best candidates): what the rest of the passage's document says of the question.
 
 /**
  * Scores weighed by what the rest of their document says of the question: a
@@ -82,4 +39,45 @@ export function pooledScores(hits: readonly { datasourceId: string; raw: number 
     const support = Math.min(1, rest / (others * hit.raw));
     return (hit.raw * (1 + weight * support)) / (1 + weight);
   });
+}
+
+/**
+ * The `count` keys of `keys` with the highest `scores[key]` that `accept` takes, best first (ties:
+ * the lower key first), kept in a heap of `count`: a question matching most of a large
+ * datastore makes no object per fragment it matches.
+ */
+export function bestKeys(keys: readonly number[], scores: Float64Array, count: number, accept: (key: number) => boolean): number[] {
+  const heap: number[] = [];
+  // The heap's root is its worst key: lower score, or the same score and a higher key.
+  const worse = (a: number, b: number) => scores[a]! < scores[b]! || (scores[a] === scores[b] && a > b);
+  const down = (from: number) => {
+    let at = from;
+    for (;;) {
+      const left = 2 * at + 1;
+      const right = left + 1;
+      let worst = at;
+      if (left < heap.length && worse(heap[left]!, heap[worst]!)) worst = left;
+      if (right < heap.length && worse(heap[right]!, heap[worst]!)) worst = right;
+      if (worst === at) return;
+      [heap[at], heap[worst]] = [heap[worst]!, heap[at]!];
+      at = worst;
+    }
+  };
+  for (const key of keys) {
+    if (heap.length === count && !worse(heap[0]!, key)) continue;
+    if (!accept(key)) continue;
+    if (heap.length < count) {
+      heap.push(key);
+      for (let at = heap.length - 1; at > 0; ) {
+        const parent = (at - 1) >> 1;
+        if (!worse(heap[at]!, heap[parent]!)) break;
+        [heap[at], heap[parent]] = [heap[parent]!, heap[at]!];
+        at = parent;
+      }
+    } else {
+      heap[0] = key;
+      down(0);
+    }
+  }
+  return heap.sort((a, b) => scores[b]! - scores[a]! || a - b);
 }

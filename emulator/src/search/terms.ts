@@ -136,35 +136,63 @@ const synonymPhrases: { terms: string[]; group: number }[] = SYNONYMS.flatMap((g
   group.map((phrase) => ({ terms: termSequence(phrase).map((terms) => terms[0]!), group: index })),
 );
 
+/**
+ * How much of a question is read: its first 1,000 words (in at most its first 10,000
+ * characters). A question is a sentence or a paragraph; a longer one says nothing more to a
+ * search, and reading all of a 5 MB one would hold the server for seconds.
+ */
+export const MAX_QUESTION_WORDS = 1_000;
+const MAX_QUESTION_CHARS = 10_000;
+
+/** The part of a question that is read: its first `MAX_QUESTION_CHARS` characters. */
+export function questionRead(question: string): string {
+  return question.length > MAX_QUESTION_CHARS ? question.slice(0, MAX_QUESTION_CHARS) : question;
+}
+
+/** Parts of question analysis that can be left out (the search bench measures what each adds). */
+export interface ConceptOptions {
+  /** A word of the synonym list also searches its synonyms (default true). */
+  synonyms?: boolean;
+  /** Everyday words count for a third (default true). */
+  lightWords?: boolean;
+}
+
 /** The concepts of a question: its words, with phrases of the synonym list taken as one, and their synonyms. */
-export function questionConcepts(question: string): Concept[] {
+export function questionConcepts(question: string, options: ConceptOptions = {}): Concept[] {
+  const read = questionRead(question);
   // A proper name written in CamelCase (WordPress, PayPal) is one word in a question; a code name (systemPrompt) is also its parts.
   const termsOf = (word: string) => (/^[A-Z]/.test(word) ? [searchTerm(word)].filter((term): term is string => term !== null) : indexTerms(word));
-  const words = tokenize(question).filter((word) => termsOf(word).length);
+  const words = tokenize(read)
+    .slice(0, MAX_QUESTION_WORDS)
+    .filter((word) => termsOf(word).length);
   const terms = words.map(termsOf);
+  const phrases = options.synonyms === false ? [] : synonymPhrases;
   const concepts: Concept[] = [];
+  const seen = new Set<string>();
   for (let i = 0; i < words.length; ) {
     // The longest synonym phrase that starts here.
     let best: { length: number; group: number } | undefined;
-    for (const phrase of synonymPhrases) {
+    for (const phrase of phrases) {
       const n = phrase.terms.length;
       if (n === 0 || i + n > words.length || (best && best.length >= n)) continue;
       if (phrase.terms.every((term, k) => terms[i + k]![0] === term)) best = { length: n, group: phrase.group };
     }
     const length = best?.length ?? 1;
     const own = [...new Set(terms.slice(i, i + length).flat())];
-    const synonyms = best ? synonymPhrases.filter((phrase) => phrase.group === best.group).flatMap((phrase) => phrase.terms) : [];
+    const synonyms = best ? phrases.filter((phrase) => phrase.group === best.group).flatMap((phrase) => phrase.terms) : [];
     const all = [...new Set([...own, ...synonyms])];
     const written = words.slice(i, i + length);
-    const concept = {
-      words: written.join(' '),
-      terms: all,
-      own: own.length,
-      isName: written.some((word) => looksLikeName(word, question)),
-      isLight: !best && written.every((word) => LIGHT_WORDS.has(word.toLowerCase())),
-    };
     // The same concept twice ("key ... key") counts once.
-    if (!concepts.some((other) => other.terms[0] === concept.terms[0])) concepts.push(concept);
+    if (!seen.has(all[0]!)) {
+      seen.add(all[0]!);
+      concepts.push({
+        words: written.join(' '),
+        terms: all,
+        own: own.length,
+        isName: written.some((word) => looksLikeName(word, read)),
+        isLight: options.lightWords !== false && !best && written.every((word) => LIGHT_WORDS.has(word.toLowerCase())),
+      });
+    }
     i += length;
   }
   return concepts;
@@ -177,13 +205,6 @@ function looksLikeName(word: string, question: string): boolean {
   // A capital at the start of a sentence says nothing.
   const at = question.indexOf(word);
   return !/(^|[.!?:]\s*|["'“(]\s*)$/.test(question.slice(0, at));
-}
-
-/** Adjacent terms of a text joined as `first_second`: the index's phrase field. */
-export function termPairs(sequence: readonly string[][]): string[] {
-  const pairs: string[] = [];
-  for (let i = 1; i < sequence.length; i++) pairs.push(`${sequence[i - 1]![0]}_${sequence[i]![0]}`);
-  return pairs;
 }
 
 /** "Name: value" at the start of a table row or after "; ": a cell of a row as ingestion writes it ("Header: value; Header: value"). */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   closeSync,
   existsSync,
@@ -326,7 +327,9 @@ export class DiskPersistence implements Persistence {
   }
 
   fileIds(): string[] {
-    return readdirSync(this.#filesDir).filter((name) => !name.endsWith('.tmp'));
+    return readdirSync(this.#filesDir)
+      .filter((name) => !name.endsWith('.tmp'))
+      .map(idOfFileName);
   }
 
   close(): void {
@@ -363,9 +366,20 @@ function syncFolder(dir: string): void {
 }
 
 /** Ids come from the emulator, but a file name must never climb out of its folder. */
+/**
+ * A datasource's file name in the files folder: its id when that is letters, digits, `_` and
+ * `-` (the emulator's own ids), else `~` and the hex of its UTF-8 bytes, as a caller-chosen id
+ * (`doc.1`, `../x`) may hold anything; `idOfFileName` reads either back.
+ */
 function safeName(id: string): string {
-  if (!/^[A-Za-z0-9_-]+$/.test(id)) throw new Error(`not a datasource id: ${id}`);
-  return id;
+  if (/^[A-Za-z0-9_-]{1,200}$/.test(id)) return id;
+  const hex = Buffer.from(id, 'utf8').toString('hex');
+  // Too long for a file name: its hash (only the emulator's own ids ever have files; a name must only never fail).
+  return hex.length <= 200 ? `~${hex}` : `#${createHash('sha256').update(id).digest('hex')}`;
+}
+
+function idOfFileName(name: string): string {
+  return name.startsWith('~') ? Buffer.from(name.slice(1), 'hex').toString('utf8') : name;
 }
 
 function isRunning(pid: number): boolean {
