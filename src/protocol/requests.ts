@@ -171,6 +171,7 @@ export const WebDatasourceBody = v.pipe(
     v.check((b) => b.config.sitemap === undefined || b.type === 'web_site', 'is only for type web_site'),
     ['config', 'sitemap'],
   ),
+  v.metadata({ if: { properties: { type: { const: 'web_page' } } }, then: { properties: { config: { not: { required: ['sitemap'] } } } } }),
 );
 export type WebDatasourceBody = v.InferOutput<typeof WebDatasourceBody>;
 
@@ -267,6 +268,7 @@ export const ConversationsQuery = jsonObject({
     v.pipe(
       v.string('must be a string'),
       v.check((s) => !Number.isNaN(Date.parse(s)), 'must be a date (ISO 8601)'),
+      v.metadata({ format: 'date-time' }),
     ),
   ),
 });
