@@ -145,7 +145,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         if (match.kind === 'method') {
           throw new HttpError(405, `${request.method} is not allowed on ${url.pathname}; use ${match.allow.join(', ')}.`, { headers: { Allow: match.allow.join(', ') } });
         }
-        if (match.handler === 'file') return getFile(store, match.params);
+        if (match.handler === 'file') return await getFile(store, match.params);
         if (match.handler === 'openapi') return await getOpenApiDocument(url);
         const caller = authenticate(store, request);
         checkRateLimit(context, caller);
