@@ -151,7 +151,8 @@ function operationOf(row: OperationRow, schemas: Record<string, JsonSchema>): Js
   const ok: Json = {};
   if (row.ok.json) ok['application/json'] = { schema: ref(row.ok.json) };
   if (row.ok.eventStream) ok['text/event-stream'] = { schema: { type: 'string' }, example: STREAM_EXAMPLE, 'x-itemSchema': ref('AgentStreamEvent') };
-  if (row.ok.file) for (const type of UPLOAD_MIME_TYPES) ok[type] = { schema: { type: 'string', contentMediaType: type } };
+  // The stored bytes as uploaded, whatever they hold.
+  if (row.ok.file) for (const type of UPLOAD_MIME_TYPES) ok[type] = {};
   if (row.ok.document) ok['application/json'] = { schema: { type: 'object', required: ['openapi', 'info', 'paths'] } };
   const okDescription = row.ok.eventStream
     ? `The answer. With \`streaming: true\`, an event stream instead (\`${EVENT_STREAM_HEADERS['Content-Type']}\`, section 6): \`answer\` pieces, \`endpoint_response\` pieces, then \`[DONE]\`; see \`AgentStreamEvent\`.`

@@ -260,6 +260,13 @@ export const V1UpsertBody = jsonObject(
 );
 export type V1UpsertBody = v.InferOutput<typeof V1UpsertBody>;
 
+/** The query string of a list (section 7's `meta`), as parsed values: the page (from 1) and how many per page. */
+export const ListQuery = jsonObject({
+  page: v.optional(wholeNumberFrom(1)),
+  limit: v.optional(wholeNumberFrom(1)),
+});
+export type ListQuery = v.InferOutput<typeof ListQuery>;
+
 /** The query string of `GET /v1/agents/{agentId}/conversations` (4.9), as parsed values. */
 export const ConversationsQuery = jsonObject({
   limit: v.optional(wholeNumberFrom(1)),
