@@ -5,6 +5,7 @@ import {
   DATASTORE_TYPES,
   PROMPT_TYPES,
   VISIBILITIES,
+  deprecated,
   text,
 } from './fields.js';
 import type { DatasourceStatus, DatasourceType, DatastoreType, PromptType, Visibility } from './fields.js';
@@ -33,9 +34,9 @@ export const AgentRecord = v.looseObject({
   systemPrompt: v.optional(v.nullable(text())),
   userPrompt: v.optional(v.nullable(text())),
   /** Deprecated. */
-  promptType: v.optional(v.nullable(known<PromptType>(PROMPT_TYPES))),
+  promptType: v.optional(deprecated(v.nullable(known<PromptType>(PROMPT_TYPES)))),
   /** Deprecated. */
-  promptTemplate: v.optional(v.nullable(text())),
+  promptTemplate: v.optional(deprecated(v.nullable(text()))),
 });
 export type Agent = v.InferOutput<typeof AgentRecord>;
 

@@ -3,6 +3,7 @@ import { checkWith, type CheckResult } from './check.js';
 import {
   DATASTORE_TYPES,
   PROMPT_TYPES,
+  deprecated,
   VISIBILITIES,
   filters,
   httpUrl,
@@ -53,9 +54,9 @@ const agentQuery = (strict: boolean) =>
       systemPrompt: v.optional(text()),
       userPrompt: v.optional(text()),
       /** Deprecated: use `systemPrompt` and `userPrompt`. */
-      promptType: v.optional(oneOf(PROMPT_TYPES)),
+      promptType: v.optional(deprecated(oneOf(PROMPT_TYPES))),
       /** Deprecated: use `systemPrompt` and `userPrompt`. */
-      promptTemplate: v.optional(text()),
+      promptTemplate: v.optional(deprecated(text())),
     },
     objectMessage,
   );
@@ -79,9 +80,9 @@ const agentUpdate = (strict: boolean) =>
       modelName: v.optional(modelName(strict)),
       visibility: v.optional(oneOf(VISIBILITIES)),
       /** Deprecated. */
-      promptType: v.optional(oneOf(PROMPT_TYPES)),
+      promptType: v.optional(deprecated(oneOf(PROMPT_TYPES))),
       /** Deprecated. */
-      promptTemplate: v.optional(text()),
+      promptTemplate: v.optional(deprecated(text())),
     },
     objectMessage,
   );
