@@ -44,7 +44,7 @@ export const wholeNumberFrom = (min: number) =>
 
 export const oneOf = <const T extends readonly string[]>(options: T) => v.picklist(options, `must be one of: ${options.join(', ')}`);
 
-/** A field kept for older callers: `deprecated` in the OpenAPI document. */
+/** A field kept for older callers: marked `deprecated` in openapi.json. */
 export const deprecated = <S extends v.GenericSchema>(schema: S) => v.pipe(schema, v.metadata({ deprecated: true }));
 
 export const textList = () => v.array(v.string('must be a string'), 'must be an array of strings');
