@@ -16,6 +16,7 @@ import { createDatasource, deleteDatasource, getDatasource, listDatasources } fr
 import { createDatastore, deleteDatastore, getDatastore, listDatastores, queryDatastore, updateDatastore } from './resources/datastores.js';
 import { updateDocument, upsertDocuments, upsertDocumentsV1, uploadDocumentFile } from './resources/documents.js';
 import { getFile } from './resources/files.js';
+import { getOpenApiDocument } from './resources/openapi.js';
 import { DatastoreIndexes } from './search/indexes.js';
 import { DiskPersistence, MemoryPersistence } from './store/persistence.js';
 import type { ApiKeyRow, DatasourceRow, OrganizationRow, Plan } from './store/records.js';
@@ -24,7 +25,7 @@ import { Store } from './store/store.js';
 type Handler = (context: RequestContext) => Response | Promise<Response>;
 
 /** Every endpoint, answered both as `/path` and `/v1/path`. Literal paths come before `:id` ones. */
-const ROUTES: Route<Handler | 'file'>[] = [
+const ROUTES: Route<Handler | 'file' | 'openapi'>[] = [
   { method: 'GET', pattern: '/agents', handler: listAgents },
   { method: 'POST', pattern: '/agents', handler: createAgent },
   { method: 'GET', pattern: '/agents/:id', handler: getAgent },
@@ -47,6 +48,7 @@ const ROUTES: Route<Handler | 'file'>[] = [
   { method: 'DELETE', pattern: '/datasources/:id', handler: deleteDatasource },
   { method: 'POST', pattern: '/external/datastores/file-upload/:id', handler: uploadDocumentFile },
   { method: 'GET', pattern: '/files/:id/:name', handler: 'file' },
+  { method: 'GET', pattern: '/openapi.json', handler: 'openapi' },
 ];
 
 /** The demo organization's key and resources, printed at start. */
@@ -143,7 +145,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         if (match.kind === 'method') {
           throw new HttpError(405, `${request.method} is not allowed on ${url.pathname}; use ${match.allow.join(', ')}.`, { headers: { Allow: match.allow.join(', ') } });
         }
-        if (match.handler === 'file') return getFile(store, match.params);
+        if (match.handler === 'file') return await getFile(store, match.params);
+        if (match.handler === 'openapi') return await getOpenApiDocument(url);
         const caller = authenticate(store, request);
         checkRateLimit(context, caller);
         return await match.handler({ ...context, request, url, params: match.params, caller });

@@ -22,6 +22,7 @@ import {
   checkV1Upsert,
   checkWebDatasource,
   describeProblems,
+  listOf,
   readAgentQueryAnswer,
   uploadMimeTypeOf,
   type Agent,
@@ -350,10 +351,7 @@ export class KagentClient {
 
   /** Reads a list: the documented `{data, meta}` form, or a bare array. */
   async #readList<S extends v.GenericSchema>(response: Response, record: S): Promise<ListResponse<v.InferOutput<S>>> {
-    const schema = v.union([
-      v.object({ data: v.array(record), meta: v.object({ page: v.number(), limit: v.number(), total: v.number() }) }),
-      v.array(record),
-    ]);
+    const schema = v.union([listOf(record), v.array(record)]);
     const list = await this.#read(response, schema);
     if (Array.isArray(list)) return { data: list, meta: { page: 1, limit: list.length, total: list.length } };
     return list as ListResponse<v.InferOutput<S>>;

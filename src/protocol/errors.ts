@@ -1,7 +1,18 @@
+import * as v from 'valibot';
+
 /** The documented error body (section 7). */
 export interface ErrorBody {
   error: { code: string; message: string };
 }
+
+/** `ErrorBody` as a schema, for the OpenAPI document and servers' tests. */
+export const ErrorBodyRecord = v.looseObject({
+  error: v.looseObject({
+    /** `UNAUTHORIZED`, or another of `ERROR_CODES`. */
+    code: v.string(),
+    message: v.string(),
+  }),
+});
 
 /** The shape the service's own handler also writes (wire-format.md). */
 export interface PlainErrorBody {

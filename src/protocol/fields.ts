@@ -1,8 +1,9 @@
 import * as v from 'valibot';
-import { isKnownModelName, type ModelName } from './models.js';
+import { MODEL_NAMES, isKnownModelName, type ModelName } from './models.js';
 
 // Field rules shared by the records and the request bodies, with messages a
-// caller can act on.
+// caller can act on. A rule written as code (`custom`, `check`) carries its
+// JSON Schema form in `v.metadata`, for the OpenAPI document (openapi.json).
 
 export const VISIBILITIES = ['public', 'private'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
@@ -28,11 +29,8 @@ export type DatasourceStatus = (typeof DATASOURCE_STATUSES)[number];
 
 export const text = () => v.string('must be a string');
 
-export const nonEmptyText = () =>
-  v.pipe(
-    v.string('must be a string'),
-    v.check((s) => s.trim().length > 0, 'must not be empty'),
-  );
+/** A string with something besides white space (`\\S` is the complement of what `trim` removes). */
+export const nonEmptyText = () => v.pipe(v.string('must be a string'), v.regex(/\S/, 'must not be empty'));
 
 export const numberBetween = (min: number, max: number) =>
   v.pipe(
@@ -45,6 +43,9 @@ export const wholeNumberFrom = (min: number) =>
   v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(min, `must be at least ${min}`));
 
 export const oneOf = <const T extends readonly string[]>(options: T) => v.picklist(options, `must be one of: ${options.join(', ')}`);
+
+/** A field kept for older callers: marked `deprecated` in openapi.json. */
+export const deprecated = <S extends v.GenericSchema>(schema: S) => v.pipe(schema, v.metadata({ deprecated: true }));
 
 export const textList = () => v.array(v.string('must be a string'), 'must be an array of strings');
 
@@ -68,6 +69,7 @@ export const httpUrl = () =>
         return false;
       }
     }, 'must be an http(s) address'),
+    v.metadata({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' }),
   );
 
 /**
@@ -76,8 +78,8 @@ export const httpUrl = () =>
  */
 export const modelName = (strict: boolean): v.GenericSchema<unknown, ModelName> =>
   strict
-    ? v.custom<ModelName>(isKnownModelName, 'must be one of the model identifiers of section 2 (MODEL_NAMES)')
-    : v.custom<ModelName>((x) => typeof x === 'string' && x.length > 0, 'must be a non-empty string');
+    ? v.pipe(v.custom<ModelName>(isKnownModelName, 'must be one of the model identifiers of section 2 (MODEL_NAMES)'), v.metadata({ type: 'string', enum: MODEL_NAMES }))
+    : v.pipe(v.custom<ModelName>((x) => typeof x === 'string' && x.length > 0, 'must be a non-empty string'), v.metadata({ type: 'string', minLength: 1 }));
 
 const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 

@@ -5,6 +5,7 @@ import {
   DATASTORE_TYPES,
   PROMPT_TYPES,
   VISIBILITIES,
+  deprecated,
   text,
 } from './fields.js';
 import type { DatasourceStatus, DatasourceType, DatastoreType, PromptType, Visibility } from './fields.js';
@@ -15,7 +16,11 @@ import type { ModelName } from './models.js';
 // know. Enums are typed with their known values but read as any string, for
 // the same reason.
 
-const known = <T extends string>(_values: readonly T[]) => v.custom<T | (string & {})>((x) => typeof x === 'string', 'must be a string');
+const known = <T extends string>(values: readonly T[]) =>
+  v.pipe(
+    v.custom<T | (string & {})>((x) => typeof x === 'string', 'must be a string'),
+    v.metadata({ type: 'string', description: `Known values: ${values.join(', ')}; others may occur.` }),
+  );
 const number = () => v.number('must be a number');
 
 /** An agent ("AI Employee", section 2). */
@@ -23,15 +28,15 @@ export const AgentRecord = v.looseObject({
   id: text(),
   name: text(),
   description: v.optional(v.nullable(text())),
-  modelName: v.optional(v.nullable(v.custom<ModelName>((x) => typeof x === 'string', 'must be a string'))),
+  modelName: v.optional(v.nullable(v.pipe(v.custom<ModelName>((x) => typeof x === 'string', 'must be a string'), v.metadata({ type: 'string' })))),
   temperature: v.optional(v.nullable(number())),
   visibility: v.optional(known<Visibility>(VISIBILITIES)),
   systemPrompt: v.optional(v.nullable(text())),
   userPrompt: v.optional(v.nullable(text())),
   /** Deprecated. */
-  promptType: v.optional(v.nullable(known<PromptType>(PROMPT_TYPES))),
+  promptType: v.optional(deprecated(v.nullable(known<PromptType>(PROMPT_TYPES)))),
   /** Deprecated. */
-  promptTemplate: v.optional(v.nullable(text())),
+  promptTemplate: v.optional(deprecated(v.nullable(text()))),
 });
 export type Agent = v.InferOutput<typeof AgentRecord>;
 
@@ -93,3 +98,48 @@ export const ConversationRecord = v.looseObject({
   updatedAt: v.optional(text()),
 });
 export type Conversation = v.InferOutput<typeof ConversationRecord>;
+
+/** One chunk an agent's answer was grounded in (the `Source` the widget reads; every field may be missing). */
+export const SourceRecord = v.looseObject({
+  chunk_id: v.optional(text()),
+  datasource_id: v.optional(text()),
+  datasource_name: v.optional(text()),
+  datasource_type: v.optional(known<DatasourceType>(DATASOURCE_TYPES)),
+  /** An address; for files, the stored file's address. */
+  source_url: v.optional(text()),
+  mime_type: v.optional(text()),
+  page_number: v.optional(number()),
+  total_pages: v.optional(number()),
+  custom_id: v.optional(text()),
+  score: v.optional(number()),
+});
+
+/**
+ * The agent query answer (4.1), as a schema for the OpenAPI document and
+ * servers' tests. Readers use `readAgentQueryAnswer`, which keeps an answer
+ * whose other fields are off and needs no schema library.
+ */
+export const AgentQueryAnswerRecord = v.looseObject({
+  answer: text(),
+  conversationId: text(),
+  visitorId: text(),
+  /** Best first. */
+  sources: v.array(SourceRecord),
+  messageId: v.optional(text()),
+  usage: v.optional(
+    v.looseObject({
+      completionTokens: v.optional(number()),
+      promptTokens: v.optional(number()),
+      totalTokens: v.optional(number()),
+      cost: v.optional(number()),
+    }),
+  ),
+  metadata: v.optional(v.record(v.string(), v.unknown())),
+});
+
+/** A list (section 7): `data`, and `meta` saying where it sits in the whole. */
+export const listOf = <S extends v.GenericSchema>(record: S) =>
+  v.looseObject({
+    data: v.array(record),
+    meta: v.looseObject({ page: number(), limit: number(), total: number() }),
+  });

@@ -3,6 +3,7 @@ import { checkWith, type CheckResult } from './check.js';
 import {
   DATASTORE_TYPES,
   PROMPT_TYPES,
+  deprecated,
   VISIBILITIES,
   filters,
   httpUrl,
@@ -53,9 +54,9 @@ const agentQuery = (strict: boolean) =>
       systemPrompt: v.optional(text()),
       userPrompt: v.optional(text()),
       /** Deprecated: use `systemPrompt` and `userPrompt`. */
-      promptType: v.optional(oneOf(PROMPT_TYPES)),
+      promptType: v.optional(deprecated(oneOf(PROMPT_TYPES))),
       /** Deprecated: use `systemPrompt` and `userPrompt`. */
-      promptTemplate: v.optional(text()),
+      promptTemplate: v.optional(deprecated(text())),
     },
     objectMessage,
   );
@@ -79,9 +80,9 @@ const agentUpdate = (strict: boolean) =>
       modelName: v.optional(modelName(strict)),
       visibility: v.optional(oneOf(VISIBILITIES)),
       /** Deprecated. */
-      promptType: v.optional(oneOf(PROMPT_TYPES)),
+      promptType: v.optional(deprecated(oneOf(PROMPT_TYPES))),
       /** Deprecated. */
-      promptTemplate: v.optional(text()),
+      promptTemplate: v.optional(deprecated(text())),
     },
     objectMessage,
   );
@@ -171,6 +172,7 @@ export const WebDatasourceBody = v.pipe(
     v.check((b) => b.config.sitemap === undefined || b.type === 'web_site', 'is only for type web_site'),
     ['config', 'sitemap'],
   ),
+  v.metadata({ if: { properties: { type: { const: 'web_page' } } }, then: { properties: { config: { not: { required: ['sitemap'] } } } } }),
 );
 export type WebDatasourceBody = v.InferOutput<typeof WebDatasourceBody>;
 
@@ -259,6 +261,13 @@ export const V1UpsertBody = jsonObject(
 );
 export type V1UpsertBody = v.InferOutput<typeof V1UpsertBody>;
 
+/** The query string of a list (section 7's `meta`), as parsed values: the page (from 1) and how many per page. */
+export const ListQuery = jsonObject({
+  page: v.optional(wholeNumberFrom(1)),
+  limit: v.optional(wholeNumberFrom(1)),
+});
+export type ListQuery = v.InferOutput<typeof ListQuery>;
+
 /** The query string of `GET /v1/agents/{agentId}/conversations` (4.9), as parsed values. */
 export const ConversationsQuery = jsonObject({
   limit: v.optional(wholeNumberFrom(1)),
@@ -267,6 +276,7 @@ export const ConversationsQuery = jsonObject({
     v.pipe(
       v.string('must be a string'),
       v.check((s) => !Number.isNaN(Date.parse(s)), 'must be a date (ISO 8601)'),
+      v.metadata({ format: 'date-time' }),
     ),
   ),
 });

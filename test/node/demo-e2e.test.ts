@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { startEmulator } from '../../emulator/src/index.js';
+import { startEmulator } from '../fixtures/emulator/harness.js';
 import { startDemoProcess } from '../../scripts/demo-process.js';
 import { findChrome } from '../../scripts/find-chrome.js';
 

@@ -5,11 +5,10 @@ import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import { Lexer, type Tokens } from 'marked';
 import { knowledgeBaseFiles, seedKnowledgeBase } from '../../demo/knowledge-base.js';
-import { startEmulator, type RunningEmulator } from '../../emulator/src/index.js';
 import { KagentError } from '../../src/client/index.js';
 import { AgentStreamDecoder, DONE_EVENT, readAgentStream } from '../../src/protocol/index.js';
 import { extractMarkdown } from '../../emulator/src/ingest/markdown.js';
-import { eventually, startTestEmulator, type TestEmulator } from '../fixtures/emulator/harness.js';
+import { eventually, startEmulator, startTestEmulator, type CheckedEmulator as RunningEmulator, type TestEmulator } from '../fixtures/emulator/harness.js';
 
 let emulator: TestEmulator;
 before(async () => {

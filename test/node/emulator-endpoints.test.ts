@@ -286,6 +286,12 @@ describe('routing', () => {
     assert.match(method.headers.get('Allow') ?? '', /PATCH/);
   });
 
+  test('a stored file that is not there is 404 in the error shape, not 500', async () => {
+    const response = await emulator.api('GET', '/files/no-such-datasource/notes.md', undefined, null);
+    assert.equal(response.status, 404);
+    assert.equal(((await response.json()) as any).error.code, 'NOT_FOUND');
+  });
+
   test('a body that is not JSON is a 400', async () => {
     const response = await emulator.api('POST', '/v1/agents', '{"name": ');
     assert.equal(response.status, 400);

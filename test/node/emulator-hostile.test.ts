@@ -10,10 +10,9 @@ import { after, before, describe, test } from 'node:test';
 import { extractDocument, fetchWebPage } from '../../emulator/src/ingest/index.js';
 import { nonPublicKind } from '../../emulator/src/ingest/address-guard.js';
 import { cleanName } from '../../emulator/src/http/names.js';
-import { startEmulator } from '../../emulator/src/index.js';
 import { MIME } from '../fixtures/ingest/samples.js';
 import { deepJson, hugeSlidePptx, lyingDocx, manyPagesPdf, oneLineCsv } from '../fixtures/emulator/hostile.js';
-import { fileOf, settled, startTestEmulator, tempDataDir, type TestEmulator } from '../fixtures/emulator/harness.js';
+import { fileOf, settled, startEmulator, startTestEmulator, tempDataDir, type TestEmulator } from '../fixtures/emulator/harness.js';
 import { refusal } from '../support/ingest-refusal.js';
 import { listen, type TestServer } from '../support/http.js';
 

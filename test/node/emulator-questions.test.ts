@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { seedKnowledgeBase } from '../../demo/knowledge-base.js';
-import { startEmulator, type RunningEmulator } from '../../emulator/src/index.js';
+import { startEmulator, type CheckedEmulator as RunningEmulator } from '../fixtures/emulator/harness.js';
 import { askQuestionSet, figuresOf, loadQuestionSet, percent, rankOf, type Asked, type Figures, type QuestionSet } from '../support/question-set.js';
 
 let running: RunningEmulator;

@@ -45,7 +45,7 @@ let proxy: Started | undefined;
 let site: TestServer | undefined;
 let browser: Browser | undefined;
 /** What the emulator and the proxy said at start. */
-let service: { agentId: string; proxyUrl: string; siteOrigin: string };
+let service: { agentId: string; proxyUrl: string; siteOrigin: string; emulatorUrl: string };
 
 // Time limits are ceilings for a loaded machine (two test runs side by side), not expectations: it runs in about a minute when idle.
 const QUESTION = 'How long do I hold the power button to reset the Zephyr tablet?';
@@ -106,7 +106,7 @@ function startServices(): Promise<void> {
       }),
     );
     const [, proxyUrl] = await proxy.line(/kagent proxy listening on (http:\/\/127\.0\.0\.1:\d+)/);
-    service = { agentId: info.agentId, proxyUrl: proxyUrl!, siteOrigin: site.url };
+    service = { agentId: info.agentId, proxyUrl: proxyUrl!, siteOrigin: site.url, emulatorUrl: info.url };
   })();
   return services;
 }
@@ -200,6 +200,15 @@ describe('the packed tarballs, installed in a fresh app outside the repository',
     assert.ok(pieces.length > 1, `the answer came in pieces:\n${body.slice(0, 400)}`);
     assert.match(pieces.join(''), /twelve seconds/);
     assert.match(body, /data: \[DONE\]/);
+  });
+
+  test('kagent-chat/openapi.json is in the package, and the installed emulator serves it at /openapi.json', { timeout: 180_000 }, async () => {
+    const shipped = JSON.parse(readFileSync(join(nodeModules, 'kagent-chat', 'openapi.json'), 'utf8')) as { openapi: string; paths: object };
+    assert.equal(shipped.openapi, '3.1.0');
+    await startServices();
+    const served = await fetch(`${service.emulatorUrl}/openapi.json`);
+    assert.equal(served.status, 200);
+    assert.deepEqual(((await served.json()) as { paths: object }).paths, shipped.paths);
   });
 
   test('the installed kagent-proxy, given KAGENT_REDIS_URL without @redis/client, stops and names the package to install', { timeout: 120_000 }, async () => {

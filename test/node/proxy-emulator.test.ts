@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readAgentStream, type AgentStreamEvent } from '../../src/protocol/index.js';
-import { startEmulator, type RunningEmulator } from '../../emulator/src/index.js';
+import { startEmulator, type CheckedEmulator as RunningEmulator } from '../fixtures/emulator/harness.js';
 import { createProxy, type ProxyLogEntry } from '../../src/proxy/index.js';
 import { serveProxy, type RunningProxy } from '../../src/proxy/node/index.js';
 

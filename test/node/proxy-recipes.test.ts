@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { build } from 'esbuild';
-import { startEmulator } from '../../emulator/src/index.js';
+import { startEmulator } from '../fixtures/emulator/harness.js';
 
 const root = new URL('../../', import.meta.url);
 const doc = readFileSync(new URL('docs/proxy.md', root), 'utf8');
