@@ -64,8 +64,8 @@ export function needsNewChallenge(code: string | undefined): boolean {
   return code !== undefined && NEW_CHALLENGE.has(code);
 }
 
-const hex = (name: string) => v.pipe(v.string(`${name} must be a string`), v.regex(/^(?:[0-9a-f]{2})+$/, `${name} must be lower-case hex`));
-const whole = (name: string) => v.pipe(v.number(`${name} must be a number`), v.integer(`${name} must be a whole number`), v.minValue(0, `${name} must not be negative`));
+const hex = () => v.pipe(v.string('must be a string'), v.regex(/^(?:[0-9a-f]{2})+$/, 'must be lower-case hex'));
+const whole = () => v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(0, 'must not be negative'));
 
 /**
  * A challenge as the proxy signs it: ALTCHA proof of work v2, `PBKDF2/SHA-256`.
@@ -75,19 +75,19 @@ const whole = (name: string) => v.pipe(v.number(`${name} must be a number`), v.i
  */
 export const SessionChallengeRecord = v.object({
   parameters: v.looseObject({
-    algorithm: v.literal('PBKDF2/SHA-256', 'algorithm must be PBKDF2/SHA-256'),
-    nonce: hex('nonce'),
-    salt: hex('salt'),
-    cost: v.pipe(whole('cost'), v.minValue(1, 'cost must be at least 1')),
-    keyLength: v.pipe(whole('keyLength'), v.minValue(1, 'keyLength must be at least 1'), v.maxValue(64, 'keyLength must be at most 64')),
-    keyPrefix: hex('keyPrefix'),
+    algorithm: v.literal('PBKDF2/SHA-256', 'must be PBKDF2/SHA-256'),
+    nonce: hex(),
+    salt: hex(),
+    cost: v.pipe(whole(), v.minValue(1, 'must be at least 1')),
+    keyLength: v.pipe(whole(), v.minValue(1, 'must be at least 1'), v.maxValue(64, 'must be at most 64')),
+    keyPrefix: hex(),
     /** When the challenge stops being accepted, in seconds since 1970 (the proxy's clock). */
-    expiresAt: whole('expiresAt'),
-    keySignature: v.optional(hex('keySignature')),
+    expiresAt: whole(),
+    keySignature: v.optional(hex()),
     /** Signed with the rest: the page's origin and the proxy's key id. */
     data: v.optional(v.record(v.string(), v.union([v.string(), v.number(), v.boolean(), v.null()]))),
   }),
-  signature: hex('signature'),
+  signature: hex(),
 });
 export type SessionChallenge = v.InferOutput<typeof SessionChallengeRecord>;
 
@@ -97,30 +97,30 @@ export const ChallengeAnswerRecord = v.looseObject({
   /** `'turnstile'`: the session request must also carry a Cloudflare Turnstile token (`turnstileToken`). */
   humanCheck: v.nullable(v.literal('turnstile')),
   /** How long the challenge is accepted, from now. */
-  expiresInSeconds: whole('expiresInSeconds'),
+  expiresInSeconds: whole(),
 });
 export type ChallengeAnswer = v.InferOutput<typeof ChallengeAnswerRecord>;
 
 /** What a solver found: the counter and the key it derives, as lower-case hex. */
-export const SessionSolutionRecord = v.object({ counter: whole('counter'), derivedKey: hex('derivedKey') });
+export const SessionSolutionRecord = v.object({ counter: whole(), derivedKey: hex() });
 export type SessionSolution = v.InferOutput<typeof SessionSolutionRecord>;
 
 /** The body of `POST /sessions`. */
 export const SessionRequestBody = v.object({
   challenge: SessionChallengeRecord,
   solution: SessionSolutionRecord,
-  turnstileToken: v.optional(v.pipe(v.string('turnstileToken must be a string'), v.minLength(1, 'turnstileToken must not be empty'), v.maxLength(2048, 'turnstileToken is too long'))),
+  turnstileToken: v.optional(v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(2048, 'is too long'))),
 });
 export type SessionRequest = v.InferOutput<typeof SessionRequestBody>;
 
 /** The answer to `POST /sessions` (status 201). */
 export const SessionGrantRecord = v.looseObject({
   /** Opaque: sent back as the `X-Kagent-Session` header of each query. */
-  token: v.pipe(v.string('token must be a string'), v.minLength(1, 'token must not be empty')),
+  token: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty')),
   /** How long the token is accepted, from now. Renew before it runs out (a new challenge, a new session). */
-  expiresInSeconds: whole('expiresInSeconds'),
+  expiresInSeconds: whole(),
   /** The session's questions: at most `max` in each window of `windowSeconds`; `null` when not limited per session. */
-  questions: v.nullable(v.looseObject({ max: whole('max'), windowSeconds: whole('windowSeconds') })),
+  questions: v.nullable(v.looseObject({ max: whole(), windowSeconds: whole() })),
 });
 export type SessionGrant = v.InferOutput<typeof SessionGrantRecord>;
 

@@ -43,7 +43,7 @@ const EXPECTED: Record<string, string[]> = {
     'citationsFrom', 'formatSeconds', 'loadAnswerEngine', 'queryUrl', 'renderMarkdown', 'renderMarkdownSoFar', 'withStrings',
   ],
   'kagent-chat/protocol': PROTOCOL,
-  'kagent-chat/client': [...PROTOCOL, 'AgentAnswerStream', 'CallOptions', 'FileUpload', 'KagentClient', 'KagentClientOptions', 'KagentError', 'LocalErrorCode'].sort(),
+  'kagent-chat/client': [...PROTOCOL, 'AgentAnswerStream', 'CallOptions', 'FileUpload', 'KagentClient', 'KagentClientOptions', 'KagentError', 'LocalErrorCode', 'StartSessionOptions'].sort(),
   'kagent-chat/proxy': [
     'DEFAULTS', 'Env', 'MemoryRateLimitStore', 'ProxyConfigError', 'ProxyHandler', 'ProxyLogEntry', 'ProxyLogger', 'ProxyOptions',
     'ProxyRequestContext', 'RateLimit', 'RateLimitCount', 'RateLimitStore', 'RedisEval', 'RedisRateLimitStore',
