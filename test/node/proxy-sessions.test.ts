@@ -10,7 +10,10 @@ import { MemoryRateLimitStore } from '../../src/proxy/index.js';
 import type { UpstreamCall } from '../../src/proxy/core/upstream.js';
 import { AGENT, SITE, TEST_KEY, startProxyHarness, type ProxyHarness } from '../support/proxy-harness.js';
 import { OTHER_SECRET, SESSION_SECRET, TEST_DIFFICULTY, earnSession, getChallenge, mint, withSession } from '../support/proxy-sessions.js';
-import { heldStream } from '../support/proxy-upstream.js';
+import { answer, heldStream } from '../support/proxy-upstream.js';
+import { hasRedisServer, startRedis, type TestRedis } from '../support/proxy-redis.js';
+import { connectRedisRateLimitStore } from '../../src/proxy/stores/redis-node.js';
+import { DUMMY_TOKEN, TURNSTILE_FAIL, TURNSTILE_PASS, TURNSTILE_SPENT, startTurnstileStandIn, type TurnstileStandIn } from '../support/turnstile-stand-in.js';
 
 const PATH = `/agents/${AGENT}/query`;
 const OTHER_SITE = 'https://docs.example.org';
@@ -144,7 +147,7 @@ describe('visitor sessions, on', () => {
     assert.equal(busy.code, SESSION_ERROR_CODES.busy);
     held.release();
     await first.text();
-    h.upstream.behave((await import('../support/proxy-upstream.js')).answer());
+    h.upstream.behave(answer());
     // The hold is let go when the stream ends, a moment after its last byte.
     let next = await ask(h, grant.token);
     for (let i = 0; i < 50 && next.code === SESSION_ERROR_CODES.busy; i++) next = await ask(h, grant.token);
@@ -276,5 +279,121 @@ describe('visitor sessions: configuration', () => {
   test('sessions need a store that can let go of a hold', () => {
     const store = { hit: async () => ({ count: 1, resetInMs: 1000 }) };
     assert.throws(() => createProxyCore({ ...base, sessionSecret: SESSION_SECRET, rateLimitStore: store }), /release\(\)/);
+  });
+});
+
+describe('visitor sessions: the Turnstile human check (against a local stand-in of its verification endpoint)', () => {
+  let standIn: TurnstileStandIn;
+  before(async () => (standIn = await startTurnstileStandIn(new URL(SITE).hostname)));
+  after(() => standIn.close());
+
+  async function withTurnstile(secret: string, verifyUrl = standIn.url): Promise<ProxyHarness> {
+    return startProxyHarness({ sessionSecret: SESSION_SECRET, sessionDifficulty: Number(TEST_DIFFICULTY), turnstileSecret: secret, turnstileVerifyUrl: verifyUrl, sessionsPerAddress: false });
+  }
+
+  async function solvedWith(h: ProxyHarness, turnstileToken?: string) {
+    const { challenge, humanCheck } = await getChallenge(h.url);
+    assert.equal(humanCheck, 'turnstile');
+    return mint(h.url, { challenge, solution: await solveSessionChallenge(challenge), ...(turnstileToken === undefined ? {} : { turnstileToken }) });
+  }
+
+  test('a pass from an allowed hostname starts the session; the proxy sends the secret, the token and the address', async () => {
+    const h = await withTurnstile(TURNSTILE_PASS);
+    try {
+      const calls = standIn.calls.length;
+      const { response, body } = await solvedWith(h, DUMMY_TOKEN);
+      assert.equal(response.status, 201);
+      assert.equal((await ask(h, body.token)).status, 200);
+      const form = standIn.calls[calls]!;
+      assert.deepEqual([form.get('secret'), form.get('response'), form.get('remoteip')], [TURNSTILE_PASS, DUMMY_TOKEN, '127.0.0.1']);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('no token, a failing one, a spent one, or a pass solved on another hostname are refused with HUMAN_CHECK_FAILED', async () => {
+    for (const [secret, token, hostname] of [[TURNSTILE_PASS, undefined, SITE], [TURNSTILE_FAIL, DUMMY_TOKEN, SITE], [TURNSTILE_SPENT, DUMMY_TOKEN, SITE], [TURNSTILE_PASS, DUMMY_TOKEN, 'https://elsewhere.example.net']] as const) {
+      standIn.hostname = new URL(hostname).hostname;
+      const h = await withTurnstile(secret);
+      try {
+        const { response, body } = await solvedWith(h, token);
+        assert.equal(response.status, 403, `${secret} ${token} ${hostname}`);
+        assert.equal(body.error?.code, SESSION_ERROR_CODES.humanCheckFailed);
+        for (const entry of h.logs) assert.ok(!JSON.stringify(entry).includes(secret), 'the Turnstile secret stays out of the log');
+      } finally {
+        standIn.hostname = new URL(SITE).hostname;
+        await h.close();
+      }
+    }
+  });
+
+  test('when the verification endpoint cannot be reached, the session is refused (fails closed) with HUMAN_CHECK_UNAVAILABLE', async () => {
+    const gone = await startTurnstileStandIn('x');
+    const url = gone.url;
+    await gone.close();
+    const h = await withTurnstile(TURNSTILE_PASS, url);
+    try {
+      const { response, body } = await solvedWith(h, DUMMY_TOKEN);
+      assert.equal(response.status, 503);
+      assert.equal(body.error?.code, SESSION_ERROR_CODES.humanCheckUnavailable);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('visitor sessions: two proxies sharing one Redis', { skip: hasRedisServer() ? false : 'redis-server is not installed here (.ci/run installs it; locally: apt-get install redis-server)' }, () => {
+  let redis: TestRedis;
+  let a: ProxyHarness;
+  let b: ProxyHarness;
+  const stores: { close(): Promise<void> }[] = [];
+  before(async () => {
+    redis = await startRedis();
+    const prefix = `sessions-${Date.now()}:`;
+    const settings = { sessionSecret: SESSION_SECRET, sessionDifficulty: Number(TEST_DIFFICULTY), perSessionLimit: { max: 3, windowSeconds: 60 }, sessionsPerAddress: { max: 4, windowSeconds: 3600 }, perAddressLimit: false, perVisitorLimit: false } as const;
+    const storeA = await connectRedisRateLimitStore(redis.url, { prefix });
+    const storeB = await connectRedisRateLimitStore(redis.url, { prefix });
+    stores.push(storeA, storeB);
+    a = await startProxyHarness({ ...settings, rateLimitStore: storeA });
+    b = await startProxyHarness({ ...settings, rateLimitStore: storeB });
+  });
+  after(async () => {
+    await a?.close();
+    await b?.close();
+    for (const store of stores) await store.close();
+    await redis?.stop();
+  });
+
+  test("a session's questions are counted across both, whatever visitorId says", async () => {
+    const { grant } = await earnSession(a.url);
+    const statuses = [];
+    for (const [i, h] of [a, b, a, b].entries()) statuses.push((await ask(h, grant.token, { body: { query: 'hi', visitorId: `rotating-${i}` } })).code ?? 'ok');
+    assert.deepEqual(statuses, ['ok', 'ok', 'ok', SESSION_ERROR_CODES.limited]);
+  });
+
+  test('a solution used on one is refused as replayed on the other', async () => {
+    const { challenge, solution } = await earnSession(a.url);
+    const again = await mint(b.url, { challenge: challenge.challenge, solution });
+    assert.equal(again.body.error?.code, SESSION_ERROR_CODES.challengeReplayed);
+  });
+
+  test("one answer at a time across both: the other refuses while the first streams", async () => {
+    const { grant } = await earnSession(a.url);
+    const held = heldStream();
+    a.upstream.behave(held.behaviour);
+    const first = await fetch(a.url + PATH, { method: 'POST', headers: withSession(grant.token), body: JSON.stringify({ query: 'hi', streaming: true }) });
+    assert.equal(first.status, 200);
+    assert.equal((await ask(b, grant.token)).code, SESSION_ERROR_CODES.busy);
+    held.release();
+    await first.text();
+    a.upstream.behave(answer());
+  });
+
+  test('sessions started by one address are counted across both', async () => {
+    // Three were started above; the hourly allowance is four.
+    await earnSession(b.url);
+    const { challenge } = await getChallenge(a.url);
+    const fifth = await mint(a.url, { challenge, solution: await solveSessionChallenge(challenge) });
+    assert.equal(fifth.body.error?.code, SESSION_ERROR_CODES.mintLimited);
   });
 });
