@@ -29,6 +29,16 @@ async function ask(h: ProxyHarness, token: string | undefined, { origin = SITE, 
   return { status: result.response.status, code: (JSON.parse(result.text || '{}') as { error?: { code?: string } }).error?.code, headers: result.response.headers, text: result.text };
 }
 
+/** A new session whose first answer streams and is held by the service until `held.release()`. */
+async function holdAnAnswer(h: ProxyHarness) {
+  const { grant } = await earnSession(h.url);
+  const held = heldStream();
+  h.upstream.behave(held.behaviour);
+  const first = await fetch(h.url + PATH, { method: 'POST', headers: withSession(grant.token), body: JSON.stringify({ query: 'hi', streaming: true }) });
+  assert.equal(first.status, 200);
+  return { grant, held, first };
+}
+
 describe('visitor sessions, off', () => {
   let h: ProxyHarness;
   before(async () => (h = await startProxyHarness()));
@@ -138,11 +148,7 @@ describe('visitor sessions, on', () => {
   });
 
   test('a session holds one answer at a time; the next goes once the first has ended', async () => {
-    const { grant } = await earnSession(h.url);
-    const held = heldStream();
-    h.upstream.behave(held.behaviour);
-    const first = await fetch(h.url + PATH, { method: 'POST', headers: withSession(grant.token), body: JSON.stringify({ query: 'hi', streaming: true }) });
-    assert.equal(first.status, 200);
+    const { grant, held, first } = await holdAnAnswer(h);
     const busy = await ask(h, grant.token);
     assert.equal(busy.code, SESSION_ERROR_CODES.busy);
     held.release();
@@ -378,11 +384,7 @@ describe('visitor sessions: two proxies sharing one Redis', { skip: hasRedisServ
   });
 
   test("one answer at a time across both: the other refuses while the first streams", async () => {
-    const { grant } = await earnSession(a.url);
-    const held = heldStream();
-    a.upstream.behave(held.behaviour);
-    const first = await fetch(a.url + PATH, { method: 'POST', headers: withSession(grant.token), body: JSON.stringify({ query: 'hi', streaming: true }) });
-    assert.equal(first.status, 200);
+    const { grant, held, first } = await holdAnAnswer(a);
     assert.equal((await ask(b, grant.token)).code, SESSION_ERROR_CODES.busy);
     held.release();
     await first.text();
