@@ -1,5 +1,5 @@
 import { after, before, describe, test } from 'node:test';
-import { CONFORMANCE, conformanceEnv } from '../support/proxy-conformance.js';
+import { CONFORMANCE, SESSION_CONFORMANCE, conformanceEnv, sessionConformanceEnv } from '../support/proxy-conformance.js';
 import { assertNoKey } from '../support/proxy-harness.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../support/proxy-upstream.js';
 import { bunBinary, denoBinary, startBunRuntime, startDenoRuntime, startNetlifyRuntime, startVercelRuntime, startNodeRuntime, startWorkerdRuntime, type RunningRuntime } from '../support/proxy-runtimes.js';
@@ -31,5 +31,22 @@ for (const [name, start, skip] of RUNTIMES) {
       if (runtime) assertNoKey(runtime.output(), `${name}'s log`);
     });
     for (const [title, run] of CONFORMANCE) test(title, () => run({ url: runtime.url, upstream }));
+  });
+}
+
+for (const [name, start, skip] of RUNTIMES) {
+  describe(`visitor sessions on ${name}`, { skip }, () => {
+    let upstream: RecordingUpstream;
+    let runtime: RunningRuntime;
+    before(async () => {
+      upstream = await startRecordingUpstream();
+      runtime = await start(sessionConformanceEnv(upstream.url));
+    });
+    after(async () => {
+      await runtime?.close();
+      await upstream?.close();
+      if (runtime) assertNoKey(runtime.output(), `${name}'s log`);
+    });
+    for (const [title, run] of SESSION_CONFORMANCE) test(title, () => run({ url: runtime.url, upstream }));
   });
 }

@@ -29,6 +29,14 @@ async function ask(h: ProxyHarness, token: string | undefined, { origin = SITE, 
   return { status: result.response.status, code: (JSON.parse(result.text || '{}') as { error?: { code?: string } }).error?.code, headers: result.response.headers, text: result.text };
 }
 
+const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** Another last character of a 32-byte base64url value that decodes to the same bytes (its 2 spare bits differ). */
+function spareBitsTwin(last: string): string {
+  const value = B64URL.indexOf(last);
+  return B64URL[value ^ 1]!;
+}
+
 /** A new session whose first answer streams and is held by the service until `held.release()`. */
 async function holdAnAnswer(h: ProxyHarness) {
   const { grant } = await earnSession(h.url);
@@ -104,6 +112,7 @@ describe('visitor sessions, on', () => {
       ['tampered payload', `${version}.${flipped(payload)}.${signature}`, SESSION_ERROR_CODES.invalid, 401],
       ['tampered signature', `${version}.${payload}.${flipped(signature)}`, SESSION_ERROR_CODES.invalid, 401],
       ['garbage', 'not-a-token', SESSION_ERROR_CODES.invalid, 401],
+      ['the same signature bytes, other spare bits', `${version}.${payload}.${signature.slice(0, -1)}${spareBitsTwin(signature.at(-1)!)}`, SESSION_ERROR_CODES.invalid, 401],
       ['expired', old.token, SESSION_ERROR_CODES.expired, 401],
       ['minted for another origin', grant.token, SESSION_ERROR_CODES.wrongOrigin, 403, OTHER_SITE],
     ];

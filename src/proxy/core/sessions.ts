@@ -148,6 +148,8 @@ export class Sessions {
       if (parts.length === 3 && parts[0] === 'v1') {
         claims = JSON.parse(decoder.decode(fromBase64url(parts[1]!))) as typeof claims;
         signature = fromBase64url(parts[2]!);
+        // Only the encoding the proxy writes: base64 leaves spare bits that decoders ignore.
+        if (base64url(signature) !== parts[2]) signature = undefined;
       }
     } catch {
       claims = undefined;
