@@ -17,36 +17,27 @@ const RUNTIMES: [name: string, start: (env: Record<string, string>) => Promise<R
   ['Bun (the Bun entry)', startBunRuntime, otherPlatform && !bunBinary() ? 'the tests look for the linux-x64 bun binary only' : false],
 ];
 
-for (const [name, start, skip] of RUNTIMES) {
-  describe(`proxy conformance on ${name}`, { skip }, () => {
-    let upstream: RecordingUpstream;
-    let runtime: RunningRuntime;
-    before(async () => {
-      upstream = await startRecordingUpstream();
-      runtime = await start(conformanceEnv(upstream.url));
-    });
-    after(async () => {
-      await runtime?.close();
-      await upstream?.close();
-      if (runtime) assertNoKey(runtime.output(), `${name}'s log`);
-    });
-    for (const [title, run] of CONFORMANCE) test(title, () => run({ url: runtime.url, upstream }));
-  });
-}
+// The suite with sessions off, then with visitor sessions on, each against its own start of the runtime.
+const SUITES = [
+  ['proxy conformance', conformanceEnv, CONFORMANCE],
+  ['visitor sessions', sessionConformanceEnv, SESSION_CONFORMANCE],
+] as const;
 
-for (const [name, start, skip] of RUNTIMES) {
-  describe(`visitor sessions on ${name}`, { skip }, () => {
-    let upstream: RecordingUpstream;
-    let runtime: RunningRuntime;
-    before(async () => {
-      upstream = await startRecordingUpstream();
-      runtime = await start(sessionConformanceEnv(upstream.url));
+for (const [suite, env, cases] of SUITES) {
+  for (const [name, start, skip] of RUNTIMES) {
+    describe(`${suite} on ${name}`, { skip }, () => {
+      let upstream: RecordingUpstream;
+      let runtime: RunningRuntime;
+      before(async () => {
+        upstream = await startRecordingUpstream();
+        runtime = await start(env(upstream.url));
+      });
+      after(async () => {
+        await runtime?.close();
+        await upstream?.close();
+        if (runtime) assertNoKey(runtime.output(), `${name}'s log`);
+      });
+      for (const [title, run] of cases) test(title, () => run({ url: runtime.url, upstream }));
     });
-    after(async () => {
-      await runtime?.close();
-      await upstream?.close();
-      if (runtime) assertNoKey(runtime.output(), `${name}'s log`);
-    });
-    for (const [title, run] of SESSION_CONFORMANCE) test(title, () => run({ url: runtime.url, upstream }));
-  });
+  }
 }
