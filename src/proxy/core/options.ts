@@ -72,7 +72,7 @@ export interface ProxyOptions {
   perSessionLimit?: RateLimit | false;
   /** Sessions started per client address. Default: 6 per hour. `false`: off. */
   sessionsPerAddress?: RateLimit | false;
-  /** A session's average cost to earn, in millions of PBKDF2-SHA-256 iterations (3 is about 1 s of one core). Rises up to 8-fold under load. Default: 3. */
+  /** A session's average cost to earn, in millions of PBKDF2-SHA-256 iterations (6 is about 1.2 s of one core natively, less in Chromium's WebCrypto). Rises up to 8-fold under load. Default: 6. */
   sessionDifficulty?: number;
   /** With sessions on, also require a Cloudflare Turnstile token to start one, verified with this secret key. Default: off. */
   turnstileSecret?: string;
@@ -134,7 +134,7 @@ export const DEFAULTS = {
   sessionMinutes: 30,
   perSessionLimit: { max: 5, windowSeconds: 300 },
   sessionsPerAddress: { max: 6, windowSeconds: 3600 },
-  sessionDifficulty: 3,
+  sessionDifficulty: 6,
 } as const;
 
 /** Cloudflare's verification endpoint for Turnstile tokens. */

@@ -13,7 +13,7 @@ export const CHALLENGE_COST = 2000;
 /** How long a challenge is accepted. */
 export const CHALLENGE_SECONDS = 300;
 /** Challenges issued a minute, all addresses together, above which each doubling doubles the work, up to `MAX_LOAD_FACTOR`. */
-export const LOAD_THRESHOLD_PER_MINUTE = 60;
+export const LOAD_THRESHOLD_PER_MINUTE = 30;
 const MAX_LOAD_FACTOR = 8;
 
 export interface SessionSettings {
