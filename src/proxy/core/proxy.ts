@@ -202,8 +202,10 @@ async function sessionRequest(route: SessionRoute, request: VisitorRequest, { ad
   if (!checked.ok) return sessionRefusal(checked, cors, where, log);
   if (options.turnstile) {
     const token = checked.request.turnstileToken;
+    // An IPv6 visitor is counted by its /64, which is no address to tell Cloudflare.
+    const remoteIp = address === 'unknown' || address.includes('/') ? undefined : address;
     const verdict: TurnstileVerdict = token
-      ? await verifyTurnstile({ ...options.turnstile, token, remoteIp: address === 'unknown' ? undefined : address, hostnames: turnstileHostnames(options, pageOrigin), fetch: options.fetch, timeoutMs: TURNSTILE_TIMEOUT_MS })
+      ? await verifyTurnstile({ ...options.turnstile, token, remoteIp, hostnames: turnstileHostnames(options, pageOrigin), fetch: options.fetch, timeoutMs: TURNSTILE_TIMEOUT_MS })
       : { ok: false, unavailable: false, reason: 'no turnstileToken in the request' };
     if (!verdict.ok) {
       log(verdict.unavailable ? 'error' : 'info', `refused a session: the human check ${verdict.unavailable ? 'could not be asked' : 'failed'} (${verdict.reason})`, { ...where, status: verdict.unavailable ? 503 : 403 });
