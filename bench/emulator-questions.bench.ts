@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { knowledgeBaseFiles, seedKnowledgeBase } from '../demo/knowledge-base.js';
 import { startEmulator } from '../emulator/src/index.js';
 import { extractMarkdown } from '../emulator/src/ingest/markdown.js';
-import { fragmentsOf } from '../emulator/src/ingestion.js';
+import { fragmentsOf } from '../emulator/src/ingest-queue.js';
 import { askQuestionSet, figuresOf, loadQuestionSet, percent, rankOf, type Asked, type Figures, type QuestionSet } from '../test/support/question-set.js';
 import { FragmentIndex as IndexBefore } from './support/search-before.js';
 

@@ -63,7 +63,7 @@ for (const [i, query] of queries.entries()) {
 await running.close();
 
 // The index alone, without HTTP or JSON.
-const { FragmentIndex } = await import('../emulator/src/search.js');
+const { FragmentIndex } = await import('../emulator/src/search/fragment-index.js');
 const index = new FragmentIndex();
 const indexStart = performance.now();
 for (let i = 0; i < FRAGMENTS; i++) index.replace(`ds${i}`, [{ id: `f${i}`, text: fragmentText().slice(0, 950), offset: 0 }]);

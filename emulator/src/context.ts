@@ -1,5 +1,6 @@
 import { hashApiKey } from './ids.js';
-import type { Ingestion } from './ingestion.js';
+import type { IngestQueue } from './ingest-queue.js';
+import type { DatastoreIndexes } from './search/indexes.js';
 import { HttpError } from './http/responses.js';
 import {
   DEFAULT_MAX_UPLOAD_BYTES,
@@ -64,7 +65,9 @@ export interface EmulatorContext {
   store: Store;
   settings: Settings;
   limiter: RateLimiter;
-  ingestion: Ingestion;
+  ingestion: IngestQueue;
+  /** The search index of each datastore. */
+  indexes: DatastoreIndexes;
 }
 
 /** What a handler gets for one request. */

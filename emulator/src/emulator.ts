@@ -6,7 +6,7 @@ import { authenticate, checkRateLimit, settingsOf, type EmulatorContext, type Re
 import { HttpError, errorResponse } from './http/responses.js';
 import { matchRoute, type Route } from './http/router.js';
 import { hashApiKey, newApiKey, newId } from './ids.js';
-import { Ingestion } from './ingestion.js';
+import { IngestQueue } from './ingest-queue.js';
 import type { EmulatorOptions } from './options.js';
 import { RateLimiter } from './rate-limit.js';
 import { queryAgent } from './resources/agent-query.js';
@@ -16,6 +16,7 @@ import { createDatasource, deleteDatasource, getDatasource, listDatasources } fr
 import { createDatastore, deleteDatastore, getDatastore, listDatastores, queryDatastore, updateDatastore } from './resources/datastores.js';
 import { updateDocument, upsertDocuments, upsertDocumentsV1, uploadDocumentFile } from './resources/documents.js';
 import { getFile } from './resources/files.js';
+import { DatastoreIndexes } from './search/indexes.js';
 import { DiskPersistence, MemoryPersistence } from './store/persistence.js';
 import type { ApiKeyRow, DatasourceRow, OrganizationRow, Plan } from './store/records.js';
 import { Store } from './store/store.js';
@@ -106,15 +107,16 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const persistence = options.dataDir
     ? new DiskPersistence(options.dataDir, options.snapshotAfterBytes ? { snapshotAfterBytes: options.snapshotAfterBytes } : {})
     : new MemoryPersistence();
+  const indexes = new DatastoreIndexes();
   let store: Store;
   try {
-    store = new Store(persistence, { log: settings.log });
+    store = new Store(persistence, { log: settings.log, watcher: indexes });
   } catch (error) {
     persistence.close();
     throw error;
   }
-  const ingestion = new Ingestion(store, { webLimits: settings.webLimits, limits: settings.ingestLimits, log: settings.log });
-  const context: EmulatorContext = { store, settings, limiter: new RateLimiter(), ingestion };
+  const ingestion = new IngestQueue(store, { webLimits: settings.webLimits, limits: settings.ingestLimits, log: settings.log });
+  const context: EmulatorContext = { store, settings, limiter: new RateLimiter(), ingestion, indexes };
   let demo: DemoInfo;
   let closed = false;
   let seeding: Promise<void> = Promise.resolve();

@@ -1,5 +1,5 @@
 import type { WebLimits } from './ingest/index.js';
-import type { IngestLimits } from './ingestion.js';
+import type { IngestLimits } from './ingest-queue.js';
 import type { Plan } from './store/records.js';
 
 /** How an emulator behaves. Every field has a default; see docs/emulator.md. */

@@ -1,5 +1,5 @@
 import type { Agent, Conversation, Datasource, Datastore, DatastoreFragment, Source } from 'kagent-chat/protocol';
-import type { FragmentHit } from './search.js';
+import type { FragmentHit } from './search/fragment-index.js';
 import type { AgentRow, ConversationRow, DatasourceRow, DatastoreRow } from './store/records.js';
 
 // Rows as the service shows them: the records of section 2, with the fields

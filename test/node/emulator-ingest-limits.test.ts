@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { extractDocument } from '../../emulator/src/ingest/index.js';
-import { Ingestion } from '../../emulator/src/ingestion.js';
+import { IngestQueue } from '../../emulator/src/ingest-queue.js';
 import { MemoryPersistence } from '../../emulator/src/store/persistence.js';
 import type { Change, DatasourceRow, DatastoreRow } from '../../emulator/src/store/records.js';
 import { Store } from '../../emulator/src/store/store.js';
@@ -71,7 +71,7 @@ describe('turns between organizations', () => {
     const quiet = [document('quiet', 0), document('quiet', 1)];
     store.commit([...busy, ...quiet].map((row): Change => ({ put: 'datasource', row })));
     const started = recordStarts(store);
-    const ingestion = new Ingestion(store, { log: (message) => assert.fail(message) });
+    const ingestion = new IngestQueue(store, { log: (message) => assert.fail(message) });
     for (const row of busy) ingestion.enqueue(row.id);
     for (const row of quiet) ingestion.enqueue(row.id);
     await ingestion.idle();

@@ -1,9 +1,9 @@
-// The answer type the emulator's search checks (emulator/src/search-answer-type.ts):
+// The answer type the emulator's search checks (emulator/src/search/answer-type.ts):
 // a question about price is answered only from a passage that states one.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { asksForPrice, statesPrice } from '../../emulator/src/search-answer-type.js';
-import { FragmentIndex } from '../../emulator/src/search.js';
+import { asksForPrice, statesPrice } from '../../emulator/src/search/answer-type.js';
+import { FragmentIndex } from '../../emulator/src/search/fragment-index.js';
 import type { FragmentRow } from '../../emulator/src/store/records.js';
 
 let id = 0;

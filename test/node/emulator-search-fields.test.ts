@@ -1,10 +1,10 @@
-// Fragments analysed for the search index on a reader thread (search-fields.ts) must index
+// Fragments analysed for the search index on a reader thread (search/fields.ts) must index
 // exactly as fragments analysed by the index itself: same hits, same scores, whatever the
 // slices they are added in.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AnalysedFragments, analyseFragments } from '../../emulator/src/search-fields.js';
-import { FragmentIndex } from '../../emulator/src/search.js';
+import { AnalysedFragments, analyseFragments } from '../../emulator/src/search/fields.js';
+import { FragmentIndex } from '../../emulator/src/search/fragment-index.js';
 import type { FragmentRow } from '../../emulator/src/store/records.js';
 
 const sentences = [

@@ -1,9 +1,9 @@
-// The second stage of the emulator's search (emulator/src/search-rank.ts),
+// The second stage of the emulator's search (emulator/src/search/rank.ts),
 // through the index the agents query: what it ranks first, and why.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { conceptMatch, coordinatedScore, pooledScores } from '../../emulator/src/search-rank.js';
-import { FragmentIndex } from '../../emulator/src/search.js';
+import { conceptMatch, coordinatedScore, pooledScores } from '../../emulator/src/search/rank.js';
+import { FragmentIndex } from '../../emulator/src/search/fragment-index.js';
 import type { FragmentRow } from '../../emulator/src/store/records.js';
 
 let id = 0;

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { DatastoreIndexes } from '../../emulator/src/search/indexes.js';
 import { DiskPersistence } from '../../emulator/src/store/persistence.js';
 import type { DatasourceRow, DatastoreRow, FragmentRow } from '../../emulator/src/store/records.js';
 import { Store } from '../../emulator/src/store/store.js';
@@ -59,13 +60,14 @@ describe('background snapshot', () => {
     assert.ok(snapshot.fragments.find((entry) => entry.datasourceId === 'big')!.fragments.length >= written);
     // Reopened as after a kill (no clean snapshot at close): the snapshot and the new journal make everything.
     store.close();
-    const reopened = new Store(new DiskPersistence(dir));
+    const indexes = new DatastoreIndexes();
+    const reopened = new Store(new DiskPersistence(dir), { watcher: indexes });
     try {
       assert.equal(reopened.fragments.get('big')?.length, written + 10);
       assert.deepEqual(reopened.fragments.get('big')!.map((fragment) => fragment.id), fragments('big', 0, written + 10).map((fragment) => fragment.id));
       assert.equal(reopened.fragments.get('during')?.length, 3);
       assert.ok(reopened.datasources.has('during'));
-      assert.ok(reopened.index('ds1').query('ferry north pier', { topK: 3 }).length > 0, 'indexed again after the restart');
+      assert.ok(indexes.of('ds1').query('ferry north pier', { topK: 3 }).length > 0, 'indexed again after the restart');
     } finally {
       reopened.close();
     }
@@ -82,7 +84,8 @@ describe('background snapshot', () => {
     store.close();
     assert.equal(existsSync(join(dir, 'journal.previous.jsonl')), true);
     assert.ok(written > 7);
-    const reopened = new Store(new DiskPersistence(dir));
+    const indexes = new DatastoreIndexes();
+    const reopened = new Store(new DiskPersistence(dir), { watcher: indexes });
     try {
       assert.equal(reopened.fragments.get('big')?.length, 7, 'the delete and the new slice of the new journal come after the old journal');
       assert.equal(existsSync(join(dir, 'journal.previous.jsonl')), false, 'the two journals are one again');

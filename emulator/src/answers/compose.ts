@@ -1,4 +1,4 @@
-import { searchTerms } from '../search.js';
+import { searchTerms } from '../search/terms.js';
 import { piecesOf, type Piece } from './passages.js';
 import { QUOTE_LIMIT, codeBlock, cutAtWord, markdownText } from './quote.js';
 import type { Retrieved } from './retrieve.js';

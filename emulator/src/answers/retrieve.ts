@@ -1,5 +1,6 @@
 import type { Source } from 'kagent-chat/protocol';
-import type { FragmentHit } from '../search.js';
+import type { FragmentHit } from '../search/fragment-index.js';
+import type { DatastoreIndexes } from '../search/indexes.js';
 import type { DatasourceRow, FragmentRow } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { sourceOf } from '../present.js';
@@ -25,6 +26,7 @@ const CONTEXT_CHARS = 2000;
 /** The best fragments of the agent's datastores for `query`, best first. */
 export function retrieve(
   store: Store,
+  indexes: DatastoreIndexes,
   datastoreIds: readonly string[],
   query: string,
   filter: ((datasourceId: string) => boolean) | undefined,
@@ -32,7 +34,7 @@ export function retrieve(
 ): Retrieved[] {
   const hits: Retrieved[] = [];
   for (const datastoreId of datastoreIds) {
-    for (const hit of store.index(datastoreId).query(query, { topK, ...(filter ? { datasourceFilter: filter } : {}) })) {
+    for (const hit of indexes.of(datastoreId).query(query, { topK, ...(filter ? { datasourceFilter: filter } : {}) })) {
       const datasource = store.datasources.get(hit.datasourceId);
       if (datasource) hits.push({ ...hit, datasource, ...neighbouringText(store.fragments.get(hit.datasourceId) ?? [], hit.fragment) });
     }

@@ -3,7 +3,7 @@ import type { ExtractedDocument } from './document.js';
 import { extractInThisThread, type UploadedFile } from './extract.js';
 import { splitIntoFragments, type TextFragment } from './fragments.js';
 import type { TextLimits } from './text-limits.js';
-import { analyseFragments, type FragmentTerms } from '../search-fields.js';
+import { analyseFragments, type FragmentTerms } from '../search/fields.js';
 
 /** What a worker is asked to do. */
 export type ExtractTask =

@@ -105,7 +105,7 @@ function startTurn(context: RequestContext, agent: AgentRow, body: AgentQueryBod
     messages: [],
   };
   const datastoreIds = agent.datastoreIds.filter((datastoreId) => context.store.datastores.has(datastoreId));
-  const retrieved = retrieve(context.store, datastoreIds, body.query, datasourceFilter(context.store, body.filters));
+  const retrieved = retrieve(context.store, context.indexes, datastoreIds, body.query, datasourceFilter(context.store, body.filters));
   const { sources, hits } = pickSources(retrieved, context.settings.sourceThreshold, fileUrlFor(context));
   return { agent, body, conversation, isNewConversation: !existing, hits, sources, messageId: newId() };
 }

@@ -100,7 +100,7 @@ export async function queryDatastore(context: RequestContext): Promise<Response>
   }
   const topK = Math.min(body.topK ?? DEFAULT_TOP_K, MAX_TOP_K);
   const filter = datasourceFilter(context.store, body.filters);
-  const hits = context.store.index(id).query(body.query, { topK, ...(filter ? { datasourceFilter: filter } : {}) });
+  const hits = context.indexes.of(id).query(body.query, { topK, ...(filter ? { datasourceFilter: filter } : {}) });
   const fileUrl = fileUrlFor(context);
   return json(hits.map((hit) => fragmentResult(hit, context.store.datasources.get(hit.datasourceId)!, fileUrl)));
 }

@@ -1,4 +1,3 @@
-import { FragmentIndex, type AnalysedSlice } from '../search.js';
 import type { Persistence } from './persistence.js';
 import type {
   AgentRow,
@@ -16,11 +15,27 @@ import type {
 const SNAPSHOT_PIECE_ROWS = 256;
 
 /**
+ * Told of every change to the fragments as it is applied: the search indexes follow the store
+ * this way, so the store knows nothing of search. `Prepared`: what the committer worked out
+ * beforehand for the fragments it adds (their terms, analysed on a reader thread), passed along.
+ */
+export interface FragmentsWatcher<Prepared> {
+  /** A datasource's fragments are now `fragments`, replacing any it had. */
+  set(datastoreId: string, datasourceId: string, fragments: readonly FragmentRow[]): void;
+  /** More fragments of a datasource, after those it has. */
+  add(datastoreId: string, datasourceId: string, fragments: readonly FragmentRow[], prepared: Prepared | undefined): void;
+  /** A datasource's fragments are gone. */
+  remove(datasourceId: string): void;
+  /** A datastore is gone. */
+  removeDatastore(datastoreId: string): void;
+}
+
+/**
  * Everything the emulator knows, in memory, with every change written through
  * `persistence` before it is applied: a commit that returned is durable.
  * Commits are synchronous, so two requests never interleave inside one.
  */
-export class Store {
+export class Store<Prepared = unknown> {
   readonly organizations = new Map<string, OrganizationRow>();
   readonly keys = new Map<string, ApiKeyRow>();
   readonly #keysByHash = new Map<string, ApiKeyRow>();
@@ -29,36 +44,37 @@ export class Store {
   readonly datasources = new Map<string, DatasourceRow>();
   readonly fragments = new Map<string, FragmentRow[]>();
   readonly conversations = new Map<string, ConversationRow>();
-  readonly #indexes = new Map<string, FragmentIndex>();
+  readonly #watcher: FragmentsWatcher<Prepared> | undefined;
   readonly #persistence: Persistence;
-  #indexing = true;
+  #watching = true;
 
   readonly #log: (message: string) => void;
   #snapshotWriting: Promise<void> = Promise.resolve();
 
-  constructor(persistence: Persistence, options: { log?: (message: string) => void } = {}) {
+  constructor(persistence: Persistence, options: { log?: (message: string) => void; watcher?: FragmentsWatcher<Prepared> } = {}) {
     this.#persistence = persistence;
     this.#log = options.log ?? (() => {});
+    this.#watcher = options.watcher;
     const { snapshot, commits } = persistence.load();
-    // Index once at the end instead of after every replayed change.
-    this.#indexing = false;
+    // The watcher is told once at the end instead of after every replayed change.
+    this.#watching = false;
     if (snapshot) this.#restore(snapshot);
     for (const changes of commits) for (const change of changes) this.#apply(change);
-    this.#indexing = true;
+    this.#watching = true;
     for (const [datasourceId, fragments] of this.fragments) {
       const datasource = this.datasources.get(datasourceId);
-      if (datasource) this.index(datasource.datastoreId).replace(datasourceId, fragments);
+      if (datasource) this.#watcher?.set(datasource.datastoreId, datasourceId, fragments);
     }
   }
 
   /**
-   * Writes `changes` durably, then applies them. `analysed`: the fragments of the change that
-   * adds fragments, analysed for the index beforehand (on a reader thread).
+   * Writes `changes` durably, then applies them. `prepared`: what the watcher is handed with
+   * the change that adds fragments (worked out beforehand, on a reader thread).
    */
-  commit(changes: Change[], analysed?: AnalysedSlice): void {
+  commit(changes: Change[], prepared?: Prepared): void {
     if (changes.length === 0) return;
     this.#persistence.append(changes);
-    for (const change of changes) this.#apply(change, analysed);
+    for (const change of changes) this.#apply(change, prepared);
     if (this.#persistence.wantsSnapshot()) {
       // Written in the background, a slice at a time: a snapshot of hundreds of megabytes in one go held every request for seconds.
       this.#snapshotWriting = this.#persistence
@@ -117,16 +133,6 @@ export class Store {
     return this.#keysByHash.get(hash);
   }
 
-  /** The search index of a datastore (empty when it has no fragments). */
-  index(datastoreId: string): FragmentIndex {
-    let index = this.#indexes.get(datastoreId);
-    if (!index) {
-      index = new FragmentIndex();
-      this.#indexes.set(datastoreId, index);
-    }
-    return index;
-  }
-
   datasourcesOf(datastoreId: string): DatasourceRow[] {
     return [...this.datasources.values()].filter((row) => row.datastoreId === datastoreId);
   }
@@ -168,7 +174,7 @@ export class Store {
     for (const row of state.conversations) this.#apply({ put: 'conversation', row });
   }
 
-  #apply(change: Change, analysed?: AnalysedSlice): void {
+  #apply(change: Change, prepared?: Prepared): void {
     if ('put' in change) {
       switch (change.put) {
         case 'organization':
@@ -193,7 +199,7 @@ export class Store {
         case 'fragments': {
           this.fragments.set(change.datasourceId, change.fragments);
           const datasource = this.datasources.get(change.datasourceId);
-          if (this.#indexing && datasource) this.index(datasource.datastoreId).replace(change.datasourceId, change.fragments);
+          if (this.#watching && datasource) this.#watcher?.set(datasource.datastoreId, change.datasourceId, change.fragments);
           return;
         }
         case 'conversation':
@@ -210,12 +216,12 @@ export class Store {
         // The next slice of an ingestion: added in place (a copy of the whole list per slice made 20,000 fragments quadratic).
         for (const fragment of change.fragments) existing.push(fragment);
         this.fragments.set(change.datasourceId, existing);
-        if (this.#indexing && datasource) this.index(datasource.datastoreId).add(change.datasourceId, change.fragments, analysed);
+        if (this.#watching && datasource) this.#watcher?.add(datasource.datastoreId, change.datasourceId, change.fragments, prepared);
         return;
       }
       const fragments = [...existing.slice(0, change.from), ...change.fragments];
       this.fragments.set(change.datasourceId, fragments);
-      if (this.#indexing && datasource) this.index(datasource.datastoreId).replace(change.datasourceId, fragments);
+      if (this.#watching && datasource) this.#watcher?.set(datasource.datastoreId, change.datasourceId, fragments);
       return;
     }
     if ('append' in change) {
@@ -237,14 +243,14 @@ export class Store {
         return;
       case 'datastore':
         this.datastores.delete(change.id);
-        this.#indexes.delete(change.id);
+        this.#watcher?.removeDatastore(change.id);
         return;
       case 'datasource':
         this.datasources.delete(change.id);
         return;
       case 'fragments': {
         this.fragments.delete(change.id);
-        for (const index of this.#indexes.values()) index.remove(change.id);
+        this.#watcher?.remove(change.id);
         return;
       }
       case 'conversation':

@@ -1,4 +1,4 @@
-import { indexedText, indexTerms, termPairs, tokenize } from './search-terms.js';
+import { indexedText, indexTerms, termPairs, tokenize } from './terms.js';
 
 // A fragment's search fields, analysed into index terms before the index takes them: the words
 // of each field (as the index's tokenizer splits it) and the terms each word gives. A reader

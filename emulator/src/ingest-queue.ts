@@ -12,8 +12,8 @@ import {
   type WebLimits,
 } from './ingest/index.js';
 import { newId } from './ids.js';
-import { AnalysedFragments } from './search-fields.js';
-import type { AnalysedSlice } from './search.js';
+import { AnalysedFragments } from './search/fields.js';
+import type { AnalysedSlice } from './search/fragment-index.js';
 import type { Change, DatasourceRow, FragmentRow } from './store/records.js';
 import type { Store } from './store/store.js';
 import { cleanName } from './http/names.js';
@@ -64,7 +64,7 @@ const MAX_SLICE = 512;
  * step committed so GET shows it. A failed parse is an `error` status, never
  * a crash. Datasources left unfinished by a kill start again on the next start.
  */
-export class Ingestion {
+export class IngestQueue {
   readonly #store: Store;
   readonly #webLimits: Partial<WebLimits> | undefined;
   readonly #log: (message: string) => void;
@@ -135,7 +135,7 @@ export class Ingestion {
   }
 
   #pump(): void {
-    while (!this.#closed && this.#running < Ingestion.CONCURRENCY && this.#queues.size > 0) {
+    while (!this.#closed && this.#running < IngestQueue.CONCURRENCY && this.#queues.size > 0) {
       const organizationId = this.#nextOrganization();
       const queue = this.#queues.get(organizationId)!;
       const id = queue.shift()!;

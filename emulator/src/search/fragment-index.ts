@@ -1,18 +1,16 @@
 import MiniSearch from 'minisearch';
-import { AnalysedFragments, FIELDS, analyseFragments } from './search-fields.js';
-import { asksForPrice, statesPrice } from './search-answer-type.js';
-import { coordinatedScore, pooledScores } from './search-rank.js';
-import { questionConcepts, termPairs, type Concept } from './search-terms.js';
-import type { FragmentRow } from './store/records.js';
+import { AnalysedFragments, FIELDS, analyseFragments } from './fields.js';
+import { asksForPrice, statesPrice } from './answer-type.js';
+import { coordinatedScore, pooledScores } from './rank.js';
+import { questionConcepts, termPairs, type Concept } from './terms.js';
+import type { FragmentRow } from '../store/records.js';
 
 // Full-text search over a datastore's fragments: MiniSearch's BM25+ ranking
 // over four fields (the fragment's words, the title of its section, the
 // titles around that one, and its adjacent word pairs, for phrases), with the
 // question's synonyms, its coordination counted per concept and the support
-// of the fragment's document (search-rank.ts), and a score mapped to 0..1
+// of the fragment's document (rank.ts), and a score mapped to 0..1
 // (`normalizedScore`).
-
-export { searchTerm, searchTerms } from './search-terms.js';
 
 /** Where a search hit comes from. */
 export interface FragmentHit {
@@ -28,7 +26,7 @@ export interface SearchOptions {
   datasourceFilter?: (datasourceId: string) => boolean;
 }
 
-/** A fragment as the index takes it: each field analysed into its words, each word the list of its terms (see search-fields.ts). */
+/** A fragment as the index takes it: each field analysed into its words, each word the list of its terms (see fields.ts). */
 interface Indexed {
   key: number;
   text: string[][];
@@ -111,7 +109,7 @@ const DOCUMENT_WEIGHT = 0.3;
 const DOCUMENT_PASSAGES = 2;
 /**
  * A passage that does not hold the kind of answer the question asks for (a
- * price: search-answer-type.ts) keeps this share of its score: its words may
+ * price: answer-type.ts) keeps this share of its score: its words may
  * match, but it cannot answer, so it falls under the 0.7 an answer cites and
  * after any passage that does hold one.
  */
@@ -211,7 +209,7 @@ export class FragmentIndex {
       boostTerm: (term) => boosts.get(term) ?? 1,
       ...(filter ? { filter: (result) => filter(this.#entries.get(result.id as number)?.datasourceId ?? '') } : {}),
     });
-    // MiniSearch ranks every fragment holding a term; the best of them are ranked again (search-rank.ts).
+    // MiniSearch ranks every fragment holding a term; the best of them are ranked again (rank.ts).
     const ranked: { entry: Entry; datasourceId: string; raw: number }[] = [];
     for (const result of results.slice(0, Math.max(CANDIDATES, options.topK))) {
       const entry = this.#entries.get(result.id as number);

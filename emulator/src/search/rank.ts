@@ -1,5 +1,5 @@
 // The parts of a search hit's ranking that MiniSearch's BM25+ does not know
-// (search.ts applies them to its candidates): coordination by concept, not by
+// (fragment-index.ts applies them to its candidates): coordination by concept, not by
 // spelling, and what the rest of the passage's document says of the question.
 
 /** A concept of the question (a word or a synonym phrase) as the ranking weighs it. */
