@@ -128,7 +128,7 @@ async function handle(request: VisitorRequest, context: Context): Promise<ProxyA
   if (byAddress) return limitAnswer(byAddress, cors, where, log);
 
   // A session's page is the page its Origin names; a request without one (server-side, when allowed) is ''.
-  const pageOrigin = request.header('origin') ?? '';
+  const pageOrigin = sessions ? (request.header('origin') ?? '') : '';
   if (route.kind === 'session') return sessionRequest(route, request, { address: address ?? 'unknown', pageOrigin, cors, where }, sessions!, options);
 
   // The token is checked before the body is read: a query without a valid one costs nothing more.
