@@ -25,6 +25,16 @@ import {
   listOf,
   readAgentQueryAnswer,
   uploadMimeTypeOf,
+  ChallengeAnswerRecord,
+  SESSION_HEADER,
+  SESSION_ROUTES,
+  SessionGrantRecord,
+  checkWith,
+  SessionRequestBody,
+  solveSessionChallenge,
+  type ChallengeAnswer,
+  type SessionGrant,
+  type SessionRequest,
   type Agent,
   type AgentCreateBody,
   type AgentQueryAnswer,
@@ -65,6 +75,20 @@ export interface KagentClientOptions {
   fetch?: typeof globalThis.fetch;
   /** Extra headers sent with every request. */
   headers?: Record<string, string>;
+  /**
+   * Talking to a kagent proxy with visitor sessions on: earn a session (solve
+   * the proxy's challenge) before the first query, send its token with every
+   * agent and datastore query, renew it before it runs out, and when a query is
+   * refused for its session (`needsNewSession`), renew and send it once more.
+   * Default: false.
+   */
+  sessions?: boolean;
+}
+
+/** Options of `sessions.start()`. */
+export interface StartSessionOptions extends CallOptions {
+  /** A Cloudflare Turnstile token, when the proxy's challenge says `humanCheck: 'turnstile'`. */
+  turnstileToken?: string;
 }
 
 /** Options of every call. */
@@ -83,6 +107,7 @@ export interface FileUpload {
 
 type RequestInit = {
   json?: unknown;
+  headers?: Record<string, string>;
   form?: FormData;
   query?: Record<string, string>;
   accept?: string;
@@ -104,6 +129,11 @@ export class KagentClient {
   readonly #apiKey: string | undefined;
   readonly #fetch: typeof globalThis.fetch;
   readonly #headers: Record<string, string>;
+  readonly #sessions: boolean;
+  /** The session in use, and when to renew it (this machine's clock). */
+  #session: { token: string; renewAt: number } | undefined;
+  /** A session being earned, shared by the queries that wait for it. */
+  #earning: Promise<string> | undefined;
 
   constructor(options: KagentClientOptions) {
     let base: URL;
@@ -117,6 +147,67 @@ export class KagentClient {
     this.#apiKey = options.apiKey || undefined;
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.#headers = { ...options.headers };
+    this.#sessions = options.sessions === true;
+  }
+
+  /** Visitor sessions of a kagent proxy (docs/proxy.md, Visitor sessions). */
+  readonly sessions = {
+    /** `POST /sessions/challenge`: a proof-of-work challenge to solve. */
+    challenge: async (options: CallOptions = {}): Promise<ChallengeAnswer> => {
+      const response = await this.#send('POST', SESSION_ROUTES.challenge, { json: {}, signal: options.signal });
+      return this.#read(response, ChallengeAnswerRecord);
+    },
+
+    /** `POST /sessions`: a solved challenge turned into a session token. */
+    create: async (body: SessionRequest, options: CallOptions = {}): Promise<SessionGrant> => {
+      checked(checkWith(SessionRequestBody, body));
+      const response = await this.#send('POST', SESSION_ROUTES.session, { json: body, signal: options.signal });
+      return this.#read(response, SessionGrantRecord);
+    },
+
+    /**
+     * Earns a session: asks for a challenge, solves it (WebCrypto, about a second
+     * of one core at the proxy's default difficulty) and creates the session. The
+     * token is kept and sent with later queries when the `sessions` option is on.
+     */
+    start: async (options: StartSessionOptions = {}): Promise<SessionGrant> => {
+      const { challenge } = await this.sessions.challenge(options);
+      const solution = await solveSessionChallenge(challenge, options.signal ? { signal: options.signal } : {});
+      if (!solution) throw new KagentError({ status: 0, code: 'INVALID_RESPONSE', message: options.signal?.aborted ? 'Stopped before the challenge was solved.' : 'The challenge has no solution.' });
+      const grant = await this.sessions.create({ challenge, solution, ...(options.turnstileToken === undefined ? {} : { turnstileToken: options.turnstileToken }) }, options);
+      // Renewed when a fifth of its time is left, so a question never goes with a token about to expire.
+      this.#session = { token: grant.token, renewAt: Date.now() + grant.expiresInSeconds * 800 };
+      return grant;
+    },
+  };
+
+  /** The token to send: the current one, or a new session's when there is none or it is due for renewal. */
+  #sessionToken(signal: AbortSignal | undefined): Promise<string> {
+    if (this.#session && Date.now() < this.#session.renewAt) return Promise.resolve(this.#session.token);
+    this.#earning ??= this.sessions.start(signal ? { signal } : {}).then(
+      (grant) => {
+        this.#earning = undefined;
+        return grant.token;
+      },
+      (error: unknown) => {
+        this.#earning = undefined;
+        throw error;
+      },
+    );
+    return this.#earning;
+  }
+
+  /** Sends a query, with the session's token when sessions are on; renews once and sends again when refused for its session. */
+  async #query(path: string, init: RequestInit): Promise<Response> {
+    if (!this.#sessions) return this.#send('POST', path, init);
+    const token = await this.#sessionToken(init.signal);
+    try {
+      return await this.#send('POST', path, { ...init, headers: { [SESSION_HEADER]: token } });
+    } catch (error) {
+      if (!(error instanceof KagentError) || !error.needsNewSession) throw error;
+      if (this.#session?.token === token) this.#session = undefined;
+      return this.#send('POST', path, { ...init, headers: { [SESSION_HEADER]: await this.#sessionToken(init.signal) } });
+    }
   }
 
   /** Agents (AI Employees). */
@@ -124,7 +215,7 @@ export class KagentClient {
     /** `POST /agents/{id}/query`: the whole answer as JSON. */
     query: async (agentId: string, body: Omit<AgentQueryBody, 'streaming'>, options: CallOptions = {}): Promise<AgentQueryAnswer> => {
       checked(checkAgentQuery(body));
-      const response = await this.#send('POST', `${this.#prefix}/agents/${id(agentId)}/query`, { json: body, signal: options.signal });
+      const response = await this.#query(`${this.#prefix}/agents/${id(agentId)}/query`, { json: body, signal: options.signal });
       const result = readAgentQueryAnswer(await this.#read(response, v.unknown()));
       if (!result.ok) throw invalidResponse(response, describeProblems(result.problems));
       return result.value;
@@ -138,7 +229,7 @@ export class KagentClient {
       checked(checkAgentQuery(body));
       const path = `${this.#prefix}/agents/${id(agentId)}/query`;
       return new AgentAnswerStream(
-        (signal) => this.#send('POST', path, { json: { ...body, streaming: true }, accept: 'text/event-stream', signal }),
+        (signal) => this.#query(path, { json: { ...body, streaming: true }, accept: 'text/event-stream', signal }),
         options.signal,
       );
     },
@@ -196,7 +287,7 @@ export class KagentClient {
     /** `POST /datastores/{id}/query`: the `topK` most similar fragments, best first. */
     query: async (datastoreId: string, body: DatastoreQueryBody, options: CallOptions = {}): Promise<DatastoreFragment[]> => {
       checked(checkDatastoreQuery(body));
-      const response = await this.#send('POST', `${this.#prefix}/datastores/${id(datastoreId)}/query`, { json: body, signal: options.signal });
+      const response = await this.#query(`${this.#prefix}/datastores/${id(datastoreId)}/query`, { json: body, signal: options.signal });
       return this.#read(response, v.array(DatastoreFragmentRecord));
     },
 
@@ -315,7 +406,7 @@ export class KagentClient {
   async #send(method: string, path: string, init: RequestInit): Promise<Response> {
     const url = new URL(this.#baseUrl + path);
     for (const [name, value] of Object.entries(init.query ?? {})) url.searchParams.set(name, value);
-    const headers: Record<string, string> = { ...this.#headers, Accept: init.accept ?? 'application/json' };
+    const headers: Record<string, string> = { ...this.#headers, ...init.headers, Accept: init.accept ?? 'application/json' };
     if (this.#apiKey) headers.Authorization = `Bearer ${this.#apiKey}`;
     let body: BodyInit | undefined;
     if (init.form) body = init.form; // fetch sets the multipart boundary itself

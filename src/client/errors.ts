@@ -1,4 +1,4 @@
-import { errorCodeForStatus, parseRetryAfter, readErrorBody, type FieldProblem } from '../protocol/index.js';
+import { SESSION_ERROR_CODES, errorCodeForStatus, needsNewSession, parseRetryAfter, readErrorBody, type FieldProblem } from '../protocol/index.js';
 
 /** Codes of failures that never reached an HTTP answer. */
 export type LocalErrorCode = 'NETWORK_ERROR' | 'INVALID_REQUEST' | 'UNSUPPORTED_MIME_TYPE' | 'INVALID_RESPONSE';
@@ -29,6 +29,16 @@ export class KagentError extends Error {
   /** Whether the usage limit was reached (402, or `USAGE_LIMIT` in a stream). */
   get usageLimit(): boolean {
     return this.status === 402 || this.code === 'USAGE_LIMIT';
+  }
+
+  /** Whether a kagent proxy refused the query for its session (missing, invalid, expired, another origin's): earn a new one and send once more. */
+  get needsNewSession(): boolean {
+    return needsNewSession(this.code);
+  }
+
+  /** Whether the site's questions for today are spent (a kagent proxy's daily budget); `retryAfter` says how long until they come back. */
+  get budgetSpent(): boolean {
+    return this.code === SESSION_ERROR_CODES.budgetSpent;
   }
 }
 

@@ -13,24 +13,28 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 
 /** `kagent-chat/protocol`, which `kagent-chat/client` also exports whole. */
 const PROTOCOL = [
-  'AGENT_QUERY_FIELDS', 'Agent', 'AgentCreateBody', 'AgentQueryAnswer', 'AgentQueryAnswerRecord', 'AgentQueryBody', 'AgentRecord',
-  'AgentStreamDecoder', 'AgentStreamEvent', 'AgentUpdateBody', 'AnswerEvent', 'CheckOptions', 'CheckResult', 'Conversation',
-  'ConversationRecord', 'ConversationsQuery', 'DATASOURCE_STATUSES', 'DATASOURCE_TYPES', 'DATASTORE_TYPES', 'DONE_EVENT',
-  'Datasource', 'DatasourceConfig', 'DatasourceRecord', 'DatasourceStatus', 'DatasourceType', 'Datastore', 'DatastoreCreateBody',
-  'DatastoreFragment', 'DatastoreFragmentRecord', 'DatastoreQueryBody', 'DatastoreRecord', 'DatastoreType', 'DatastoreUpdateBody',
-  'DoneEvent', 'ERROR_CODES', 'EVENT_STREAM_HEADERS', 'EmptyBody', 'ErrorBody', 'ErrorBodyRecord', 'FAMILY_WORDS', 'FieldProblem',
+  'AGENT_QUERY_FIELDS', 'Agent', 'AgentCreateBody', 'AgentQueryAnswer', 'AgentQueryAnswerRecord', 'AgentQueryBody',
+  'AgentRecord', 'AgentStreamDecoder', 'AgentStreamEvent', 'AgentUpdateBody', 'AnswerEvent', 'ChallengeAnswer',
+  'ChallengeAnswerRecord', 'CheckOptions', 'CheckResult', 'Conversation', 'ConversationRecord', 'ConversationsQuery',
+  'DATASOURCE_STATUSES', 'DATASOURCE_TYPES', 'DATASTORE_TYPES', 'DONE_EVENT', 'Datasource', 'DatasourceConfig',
+  'DatasourceRecord', 'DatasourceStatus', 'DatasourceType', 'Datastore', 'DatastoreCreateBody', 'DatastoreFragment',
+  'DatastoreFragmentRecord', 'DatastoreQueryBody', 'DatastoreRecord', 'DatastoreType', 'DatastoreUpdateBody', 'DoneEvent',
+  'ERROR_CODES', 'EVENT_STREAM_HEADERS', 'EmptyBody', 'ErrorBody', 'ErrorBodyRecord', 'FAMILY_WORDS', 'FieldProblem',
   'FileDatasourceFields', 'FileUploadFields', 'INCOMPLETE_STREAM', 'KnownModelName', 'ListQuery', 'ListResponse',
   'MAX_QUERY_ID_LENGTH', 'MODEL_NAMES', 'MODEL_SUFFIXES', 'ModelName', 'PROMPT_TYPES', 'PlainErrorBody', 'PromptType',
-  'QUERY_ID_FIELDS', 'QueryIdField', 'Source', 'SourceRecord', 'StreamErrorEvent', 'StreamMessage', 'StrictAgentCreateBody',
-  'StrictAgentQueryBody', 'StrictAgentUpdateBody', 'UPLOAD_EXTENSIONS', 'UPLOAD_MIME_TYPES', 'UpdateDocumentAnswer',
-  'UpdateDocumentAnswerRecord', 'UpdateDocumentBody', 'UploadMimeType', 'UpsertAnswer', 'UpsertAnswerRecord', 'UpsertDocumentsBody',
-  'Usage', 'V1UpsertBody', 'VISIBILITIES', 'Visibility', 'WebDatasourceBody', 'answerEvent', 'checkAgentCreate', 'checkAgentQuery',
-  'checkAgentUpdate', 'checkConversationsQuery', 'checkDatastoreCreate', 'checkDatastoreQuery', 'checkDatastoreUpdate',
-  'checkEmptyBody', 'checkFileDatasourceFields', 'checkFileUploadFields', 'checkUpdateDocument', 'checkUpsertDocuments',
-  'checkV1Upsert', 'checkWebDatasource', 'checkWith', 'decodeFragment', 'describeProblems', 'endpointResponseEvent', 'errorBody',
-  'errorCodeForStatus', 'errorLine', 'isKnownModelName', 'isUploadMimeType', 'isValidQueryId', 'jsonObject', 'listOf', 'oneOf',
-  'parseRetryAfter', 'queryIdFieldsNamed', 'queryIdRule', 'readAgentQueryAnswer', 'readAgentStream', 'readErrorBody', 'textList',
-  'toolCallEvent', 'uploadMimeTypeOf',
+  'QUERY_ID_FIELDS', 'QUESTIONS_LEFT_HEADER', 'QueryIdField', 'SESSION_ERROR_CODES', 'SESSION_HEADER', 'SESSION_ROUTES',
+  'SessionChallenge', 'SessionChallengeRecord', 'SessionErrorCode', 'SessionGrant', 'SessionGrantRecord', 'SessionRequest',
+  'SessionRequestBody', 'SessionSolution', 'SessionSolutionRecord', 'SolveOptions', 'Source', 'SourceRecord', 'StreamErrorEvent',
+  'StreamMessage', 'StrictAgentCreateBody', 'StrictAgentQueryBody', 'StrictAgentUpdateBody', 'UPLOAD_EXTENSIONS',
+  'UPLOAD_MIME_TYPES', 'UpdateDocumentAnswer', 'UpdateDocumentAnswerRecord', 'UpdateDocumentBody', 'UploadMimeType',
+  'UpsertAnswer', 'UpsertAnswerRecord', 'UpsertDocumentsBody', 'Usage', 'V1UpsertBody', 'VISIBILITIES', 'Visibility',
+  'WebDatasourceBody', 'answerEvent', 'checkAgentCreate', 'checkAgentQuery', 'checkAgentUpdate', 'checkConversationsQuery',
+  'checkDatastoreCreate', 'checkDatastoreQuery', 'checkDatastoreUpdate', 'checkEmptyBody', 'checkFileDatasourceFields',
+  'checkFileUploadFields', 'checkUpdateDocument', 'checkUpsertDocuments', 'checkV1Upsert', 'checkWebDatasource', 'checkWith',
+  'decodeFragment', 'describeProblems', 'endpointResponseEvent', 'errorBody', 'errorCodeForStatus', 'errorLine',
+  'isKnownModelName', 'isUploadMimeType', 'isValidQueryId', 'jsonObject', 'listOf', 'needsNewChallenge', 'needsNewSession',
+  'oneOf', 'parseRetryAfter', 'queryIdFieldsNamed', 'queryIdRule', 'readAgentQueryAnswer', 'readAgentStream', 'readErrorBody',
+  'solveSessionChallenge', 'textList', 'toolCallEvent', 'uploadMimeTypeOf',
 ];
 
 const EXPECTED: Record<string, string[]> = {
@@ -42,7 +46,7 @@ const EXPECTED: Record<string, string[]> = {
     'citationsFrom', 'formatSeconds', 'loadAnswerEngine', 'queryUrl', 'renderMarkdown', 'renderMarkdownSoFar', 'withStrings',
   ],
   'kagent-chat/protocol': PROTOCOL,
-  'kagent-chat/client': [...PROTOCOL, 'AgentAnswerStream', 'CallOptions', 'FileUpload', 'KagentClient', 'KagentClientOptions', 'KagentError', 'LocalErrorCode'].sort(),
+  'kagent-chat/client': [...PROTOCOL, 'AgentAnswerStream', 'CallOptions', 'FileUpload', 'KagentClient', 'KagentClientOptions', 'KagentError', 'LocalErrorCode', 'StartSessionOptions'].sort(),
   'kagent-chat/proxy': [
     'DEFAULTS', 'Env', 'MemoryRateLimitStore', 'ProxyConfigError', 'ProxyHandler', 'ProxyLogEntry', 'ProxyLogger', 'ProxyOptions',
     'ProxyRequestContext', 'RateLimit', 'RateLimitCount', 'RateLimitStore', 'RedisEval', 'RedisRateLimitStore',
@@ -119,5 +123,10 @@ test('each package entry exports exactly the names users rely on', () => {
     assert.ok(symbol, `${name}: ${file} is a module`);
     actual[name] = checker.getExportsOfModule(symbol).map((s) => s.name).sort();
   }
-  assert.deepEqual(actual, EXPECTED);
+  assert.deepEqual(Object.keys(actual), Object.keys(EXPECTED), 'the entries of both packages');
+  for (const [entry, names] of Object.entries(EXPECTED)) {
+    const added = actual[entry]!.filter((name) => !names.includes(name));
+    const removed = names.filter((name) => !actual[entry]!.includes(name));
+    assert.deepEqual({ added, removed }, { added: [], removed: [] }, `the names ${entry} exports`);
+  }
 });

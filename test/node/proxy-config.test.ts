@@ -158,6 +158,10 @@ describe('kagent-proxy command', () => {
     const [code] = await run.exited;
     assert.equal(code, 1);
     assert.match(run.output(), /KAGENT_WORKERS=2 needs KAGENT_REDIS_URL, because each worker would count KAGENT_RATE_LIMIT_PER_ADDRESS in its own memory/);
+    const sessions = startCommand({ KAGENT_API_KEY: TEST_KEY, KAGENT_UPSTREAM_URL: 'http://127.0.0.1:9', KAGENT_AGENT_IDS: AGENT, KAGENT_RATE_LIMIT_PER_ADDRESS: 'off', KAGENT_RATE_LIMIT_PER_VISITOR: 'off', KAGENT_SESSION_SECRET: 'a-session-secret-of-at-least-32-characters', KAGENT_WORKERS: '2', PORT: '0' });
+    assert.equal((await sessions.exited)[0], 1);
+    assert.match(sessions.output(), /KAGENT_WORKERS=2 needs KAGENT_REDIS_URL, because each worker would count the visitor sessions \(KAGENT_SESSION_SECRET\) in its own memory/);
+    assert.doesNotMatch(sessions.output(), /a-session-secret-of-at-least-32-characters/);
     const wrong = startCommand({ KAGENT_API_KEY: TEST_KEY, KAGENT_UPSTREAM_URL: 'http://127.0.0.1:9', KAGENT_AGENT_IDS: AGENT, KAGENT_WORKERS: 'two', PORT: '0' });
     assert.equal((await wrong.exited)[0], 1);
     assert.match(wrong.output(), /KAGENT_WORKERS must be a whole number from 1 to 256 \(got "two"\)/);

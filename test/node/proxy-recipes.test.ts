@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { build } from 'esbuild';
 import { startEmulator } from '../fixtures/emulator/harness.js';
+import { SESSION_ERROR_CODES, SESSION_HEADER } from '../../src/protocol/index.js';
+import { SESSION_SECRET, TEST_DIFFICULTY, earnSession, mint } from '../support/proxy-sessions.js';
 
 const root = new URL('../../', import.meta.url);
 const doc = readFileSync(new URL('docs/proxy.md', root), 'utf8');
@@ -21,10 +23,11 @@ for (const name of recipes) {
   });
 }
 
-/** Upstash's REST API in miniature: EVAL of the rate-limit store's script (INCR, then PTTL or PEXPIRE) on counters kept here. */
-async function startUpstashStandIn(token: string): Promise<{ server: Server; url: string; calls: string[] }> {
+/** Upstash's REST API in miniature: EVAL of the rate-limit store's scripts (INCR, then PTTL or PEXPIRE; DEL) on counters kept here. */
+async function startUpstashStandIn(token: string): Promise<{ server: Server; url: string; calls: string[]; released: string[] }> {
   const counters = new Map<string, { count: number; expiresAt: number }>();
   const calls: string[] = [];
+  const released: string[] = [];
   const server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk) => (body += chunk));
@@ -34,8 +37,15 @@ async function startUpstashStandIn(token: string): Promise<{ server: Server; url
         response.writeHead(401, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: 'Unauthorized' }));
         return;
       }
-      const [command, , , key, windowMs] = JSON.parse(body) as [string, string, number, string, string];
+      const [command, script, , key, windowMs] = JSON.parse(body) as [string, string, number, string, string];
       assert.equal(command, 'EVAL');
+      // The store's other script lets go of a key (a session's answer under way).
+      if (script.includes("'DEL'")) {
+        counters.delete(key);
+        released.push(key);
+        response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ result: 1 }));
+        return;
+      }
       const now = Date.now();
       let counter = counters.get(key);
       if (!counter || counter.expiresAt <= now) counters.set(key, (counter = { count: 0, expiresAt: now + Number(windowMs) }));
@@ -44,10 +54,11 @@ async function startUpstashStandIn(token: string): Promise<{ server: Server; url
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls };
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls, released };
 }
 
-test('the Cloudflare recipe runs in workerd: the Upstash store is built from env on the first request and counts every visitor hit', { timeout: 60_000 }, async () => {
+/** The Cloudflare recipe bundled and run in workerd, against the emulator and the Upstash stand-in, with `bindings` added to its env. */
+async function startCloudflareRecipe(bindings: Record<string, string>) {
   const { Miniflare, Log, LogLevel } = await import('miniflare');
   const service = await startEmulator({ port: 0, pace: 0, log: () => {} });
   const upstash = await startUpstashStandIn('upstash-token');
@@ -66,7 +77,7 @@ test('the Cloudflare recipe runs in workerd: the Upstash store is built from env
       'kagent-chat/proxy': source('src/proxy/index.ts'),
       '@upstash/redis/cloudflare': source('test/support/upstash-stand-in.ts'),
     },
-    external: ['./redis-node.js', '@redis/client', 'node:*'],
+    external: ['../stores/redis-node.js', '@redis/client', 'node:*'],
     logLevel: 'silent',
   });
   const mf = new Miniflare({
@@ -83,33 +94,65 @@ test('the Cloudflare recipe runs in workerd: the Upstash store is built from env
       KAGENT_API_KEY: service.demo.apiKey,
       KAGENT_AGENT_IDS: service.demo.agentId,
       KAGENT_ALLOWED_ORIGINS: 'https://www.example.com',
-      KAGENT_RATE_LIMIT_PER_ADDRESS: '2/minute',
       KAGENT_DAILY_BUDGET: 'off',
       UPSTASH_REDIS_REST_URL: upstash.url,
       UPSTASH_REDIS_REST_TOKEN: 'upstash-token',
+      ...bindings,
     },
   });
-  try {
-    const url = await mf.ready;
-    const ask = () =>
+  const url = await mf.ready;
+  return {
+    url,
+    upstash,
+    ask: (headers: Record<string, string> = {}) =>
       fetch(new URL(`agents/${service.demo.agentId}/query`, url), {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', Origin: 'https://www.example.com', 'CF-Connecting-IP': '203.0.113.7' },
+        headers: { 'Content-Type': 'application/json', Origin: 'https://www.example.com', 'CF-Connecting-IP': '203.0.113.7', ...headers },
         body: JSON.stringify({ query: 'Hello' }),
-      });
+      }),
+    async close() {
+      await mf.dispose();
+      await new Promise((resolve) => upstash.server.close(resolve));
+      await service.close();
+    },
+  };
+}
+
+test('the Cloudflare recipe runs in workerd: the Upstash store is built from env on the first request and counts every visitor hit', { timeout: 60_000 }, async () => {
+  const recipe = await startCloudflareRecipe({ KAGENT_RATE_LIMIT_PER_ADDRESS: '2/minute' });
+  try {
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const response = await ask();
+      const response = await recipe.ask();
       statuses.push(response.status);
       await response.text();
     }
-    assert.ok(upstash.calls.length >= 3, `the store asked the Upstash stand-in ${upstash.calls.length} times`);
-    assert.ok(upstash.calls.every((auth) => auth === 'Bearer upstash-token'), 'with the token from env');
+    const { calls } = recipe.upstash;
+    assert.ok(calls.length >= 3, `the store asked the Upstash stand-in ${calls.length} times`);
+    assert.ok(calls.every((auth) => auth === 'Bearer upstash-token'), 'with the token from env');
     assert.deepEqual(statuses.slice(0, 2), [200, 200]);
     assert.equal(statuses[2], 429, 'the third question in the minute is refused by the shared count');
   } finally {
-    await mf.dispose();
-    await new Promise((resolve) => upstash.server.close(resolve));
-    await service.close();
+    await recipe.close();
+  }
+});
+
+test('the Cloudflare recipe with visitor sessions: sessions, replays and one answer at a time kept in the Upstash store', { timeout: 60_000 }, async () => {
+  const recipe = await startCloudflareRecipe({ KAGENT_SESSION_SECRET: SESSION_SECRET, KAGENT_SESSION_DIFFICULTY: TEST_DIFFICULTY, KAGENT_RATE_LIMIT_PER_SESSION: '2/minute' });
+  try {
+    const base = recipe.url.href.replace(/\/$/, '');
+    const { challenge, solution, grant } = await earnSession(base);
+    assert.equal((await mint(base, { challenge: challenge.challenge, solution })).body.error?.code, SESSION_ERROR_CODES.challengeReplayed);
+    const statuses: (number | string)[] = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await recipe.ask({ [SESSION_HEADER]: grant.token });
+      const body = (await response.json()) as { error?: { code?: string } };
+      statuses.push(body.error?.code ?? response.status);
+    }
+    assert.deepEqual(statuses, [200, 200, SESSION_ERROR_CODES.limited], 'each answer let go of its hold, and the third question is over the session\'s two');
+    assert.ok(recipe.upstash.released.some((key) => key.includes('session-stream:')), 'the holds were let go in the Upstash store');
+    assert.equal((await recipe.ask()).status, 401, 'no token, no question');
+  } finally {
+    await recipe.close();
   }
 });

@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
-import { CONFORMANCE, conformanceEnv } from '../support/proxy-conformance.js';
+import { hasRedisServer, startRedis, type TestRedis } from '../support/proxy-redis.js';
+import { CONFORMANCE, SESSION_CONFORMANCE, conformanceEnv, sessionConformanceEnv } from '../support/proxy-conformance.js';
 import { assertNoKey } from '../support/proxy-harness.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../support/proxy-upstream.js';
 import { bunBinary, denoBinary, startBunRuntime, startDenoRuntime, startNetlifyRuntime, startVercelRuntime, startNodeRuntime, startWorkerdRuntime, type RunningRuntime } from '../support/proxy-runtimes.js';
@@ -17,19 +18,39 @@ const RUNTIMES: [name: string, start: (env: Record<string, string>) => Promise<R
   ['Bun (the Bun entry)', startBunRuntime, otherPlatform && !bunBinary() ? 'the tests look for the linux-x64 bun binary only' : false],
 ];
 
-for (const [name, start, skip] of RUNTIMES) {
-  describe(`proxy conformance on ${name}`, { skip }, () => {
-    let upstream: RecordingUpstream;
-    let runtime: RunningRuntime;
-    before(async () => {
-      upstream = await startRecordingUpstream();
-      runtime = await start(conformanceEnv(upstream.url));
+// Redis for the runs with the Redis store: the runtimes that can open TCP connections (Node, Deno, Bun) connect to it by KAGENT_REDIS_URL.
+const redisSkip = hasRedisServer() ? false : 'redis-server is not installed here (.ci/run installs it; locally: apt-get install redis-server)';
+let redis: TestRedis | undefined;
+before(async () => {
+  if (!redisSkip) redis = await startRedis();
+});
+after(() => redis?.stop());
+const OVER_TCP = new Set<unknown>([startNodeRuntime, startDenoRuntime, startBunRuntime]);
+
+// The suite with sessions off, then with visitor sessions on (in each runtime's memory, then in Redis), each against its own start of the runtime.
+const SUITES: [suite: string, env: (upstreamUrl: string) => Record<string, string>, cases: typeof CONFORMANCE, runsOn: (start: unknown) => boolean, skip: string | false][] = [
+  ['proxy conformance', conformanceEnv, CONFORMANCE, () => true, false],
+  ['visitor sessions', sessionConformanceEnv, SESSION_CONFORMANCE, () => true, false],
+  // One Redis for every runtime: the sessions each run starts from 127.0.0.1 would add up, so that limit is tried elsewhere.
+  ['visitor sessions with the Redis store', (url) => ({ ...sessionConformanceEnv(url), KAGENT_REDIS_URL: redis!.url, KAGENT_SESSIONS_PER_ADDRESS: 'off' }), SESSION_CONFORMANCE, (start) => OVER_TCP.has(start), redisSkip],
+];
+
+for (const [suite, env, cases, runsOn, suiteSkip] of SUITES) {
+  for (const [name, start, skip] of RUNTIMES) {
+    if (!runsOn(start)) continue;
+    describe(`${suite} on ${name}`, { skip: suiteSkip || skip }, () => {
+      let upstream: RecordingUpstream;
+      let runtime: RunningRuntime;
+      before(async () => {
+        upstream = await startRecordingUpstream();
+        runtime = await start(env(upstream.url));
+      });
+      after(async () => {
+        await runtime?.close();
+        await upstream?.close();
+        if (runtime) assertNoKey(runtime.output(), `${name}'s log`);
+      });
+      for (const [title, run] of cases) test(title, () => run({ url: runtime.url, upstream }));
     });
-    after(async () => {
-      await runtime?.close();
-      await upstream?.close();
-      if (runtime) assertNoKey(runtime.output(), `${name}'s log`);
-    });
-    for (const [title, run] of CONFORMANCE) test(title, () => run({ url: runtime.url, upstream }));
-  });
+  }
 }

@@ -2,7 +2,8 @@
 // (test/node/proxy-runtimes.test.ts). Each case talks real HTTP to the proxy
 // and checks what the recording upstream saw; every answer is checked for the key.
 import assert from 'node:assert/strict';
-import { readAgentStream } from '../../src/protocol/index.js';
+import { QUESTIONS_LEFT_HEADER, SESSION_ERROR_CODES, SESSION_HEADER, readAgentStream } from '../../src/protocol/index.js';
+import { SESSION_SECRET, TEST_DIFFICULTY, earnSession, mint, withSession } from './proxy-sessions.js';
 import { AGENT, SITE, TEST_KEY, assertNoKey, assertNoKeyInHead, rawRequest } from './proxy-harness.js';
 import { answer, endlessStream, failMidStream, gzipAnswer, heldStream, reply, sleep, type RecordingUpstream } from './proxy-upstream.js';
 
@@ -196,6 +197,78 @@ export const CONFORMANCE: [name: string, run: (ctx: Context) => Promise<void>][]
       const limited = await post(ctx, { query: 'hi', visitorId });
       assert.equal(limited.response.status, 429);
       assert.ok(Number(limited.response.headers.get('retry-after')) > 0);
+    },
+  ],
+];
+
+/** The environment for the sessions' conformance: the same, with visitor sessions on (cheap work, 3 questions a session). */
+export function sessionConformanceEnv(upstreamUrl: string): Record<string, string> {
+  return {
+    ...conformanceEnv(upstreamUrl),
+    KAGENT_RATE_LIMIT_PER_VISITOR: 'off',
+    KAGENT_SESSION_SECRET: SESSION_SECRET,
+    KAGENT_SESSION_DIFFICULTY: TEST_DIFFICULTY,
+    KAGENT_RATE_LIMIT_PER_SESSION: '3/minute',
+  };
+}
+
+async function sessionAsk(ctx: Context, token: string | undefined, body: unknown = { query: 'hi' }): Promise<{ status: number; code: string | undefined; left: string | null }> {
+  const { response, text } = await post(ctx, body, { headers: token === undefined ? jsonHeaders : withSession(token) });
+  assertNoSecret(text);
+  return { status: response.status, code: (JSON.parse(text) as { error?: { code?: string } }).error?.code, left: response.headers.get(QUESTIONS_LEFT_HEADER) };
+}
+
+function assertNoSecret(text: string): void {
+  assert.ok(!text.includes(SESSION_SECRET) && !text.includes(encodeURIComponent(SESSION_SECRET)), 'the session secret leaked');
+}
+
+/** The rules of visitor sessions every runtime entry must keep. */
+export const SESSION_CONFORMANCE: [name: string, run: (ctx: Context) => Promise<void>][] = [
+  [
+    'a page earns a session by proof of work and its question reaches the service, with the questions left',
+    async (ctx) => {
+      const before = ctx.upstream.requests.length;
+      const { grant } = await earnSession(ctx.url);
+      const asked = await sessionAsk(ctx, grant.token);
+      assert.deepEqual(asked, { status: 200, code: undefined, left: '2' });
+      assert.equal(ctx.upstream.requests.length, before + 1);
+    },
+  ],
+  [
+    'a query without a token, or with a tampered one, is refused with its code and never reaches the service',
+    async (ctx) => {
+      const before = ctx.upstream.requests.length;
+      const { grant } = await earnSession(ctx.url);
+      assert.equal((await sessionAsk(ctx, undefined)).code, SESSION_ERROR_CODES.required);
+      assert.equal((await sessionAsk(ctx, grant.token.replace(/.(.{10})$/, (_, rest: string) => (grant.token.at(-11) === 'A' ? 'B' : 'A') + rest))).code, SESSION_ERROR_CODES.invalid);
+      assert.equal(ctx.upstream.requests.length, before);
+    },
+  ],
+  [
+    'a solution is accepted once',
+    async (ctx) => {
+      const { challenge, solution } = await earnSession(ctx.url);
+      const again = await mint(ctx.url, { challenge: challenge.challenge, solution });
+      assert.equal(again.response.status, 409);
+      assert.equal(again.body.error?.code, SESSION_ERROR_CODES.challengeReplayed);
+    },
+  ],
+  [
+    "a session's questions are counted whatever visitorId says",
+    async (ctx) => {
+      const { grant } = await earnSession(ctx.url);
+      const codes = [];
+      for (let i = 0; i < 4; i++) codes.push((await sessionAsk(ctx, grant.token, { query: 'hi', visitorId: `v-${i}` })).code ?? 'ok');
+      assert.deepEqual(codes, ['ok', 'ok', 'ok', SESSION_ERROR_CODES.limited]);
+    },
+  ],
+  [
+    'the preflight lets a page send the session header',
+    async (ctx) => {
+      const response = await fetch(ctx.url + PATH, { method: 'OPTIONS', headers: { origin: SITE, 'access-control-request-method': 'POST', 'access-control-request-headers': `content-type, ${SESSION_HEADER.toLowerCase()}` } });
+      await response.arrayBuffer();
+      assert.equal(response.status, 204);
+      assert.match(response.headers.get('access-control-allow-headers') ?? '', new RegExp(SESSION_HEADER, 'i'));
     },
   ],
 ];

@@ -8,9 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { mkdtempSync, writeFileSync, rmSync, existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
+import { builtinModules } from 'node:module';
 import { proxyOptionsFromEnv } from '../../src/proxy/index.js';
 import { serveProxy } from '../../src/proxy/node/index.js';
+import { connectRedisRateLimitStore } from '../../src/proxy/stores/redis-node.js';
 
 export interface RunningRuntime {
   name: string;
@@ -22,7 +24,15 @@ export interface RunningRuntime {
 
 const root = new URL('../../', import.meta.url);
 
-async function bundle(entry: string, conditions: string[], format: 'esm' | 'iife' = 'esm'): Promise<string> {
+const builtins = new RegExp(`^(${builtinModules.filter((name) => !name.startsWith('_')).join('|').replace(/\//g, '\\/')})$`);
+const nodePrefix: Plugin = {
+  name: 'node-prefix',
+  setup(build) {
+    build.onResolve({ filter: builtins }, (args) => ({ path: `node:${args.path}`, external: true }));
+  },
+};
+
+async function bundle(entry: string, conditions: string[], format: 'esm' | 'iife' = 'esm', withRedis = false): Promise<string> {
   const result = await build({
     entryPoints: [fileURLToPath(new URL(entry, root))],
     bundle: true,
@@ -32,8 +42,12 @@ async function bundle(entry: string, conditions: string[], format: 'esm' | 'iife
     conditions,
     target: 'es2022',
     write: false,
-    // Only reached when KAGENT_REDIS_URL is set; the conformance runs don't use it.
-    external: ['../stores/redis-node.js', '@redis/client', 'node:*'],
+    // The Redis store (node-redis over TCP) only where a run sets KAGENT_REDIS_URL; Node's modules come from the runtime.
+    external: withRedis ? ['node:*'] : ['../stores/redis-node.js', '@redis/client', 'node:*'],
+    // node-redis names Node's modules without the node: prefix, which Deno wants.
+    plugins: withRedis ? [nodePrefix] : [],
+    // node-redis is CommonJS: its require() of Node's modules needs a require, which Deno gives through node:module.
+    ...(withRedis ? { banner: { js: "import { createRequire as kagentCreateRequire } from 'node:module'; const require = kagentCreateRequire(import.meta.url);" } } : {}),
     logLevel: 'silent',
   });
   return result.outputFiles[0]!.text;
@@ -42,8 +56,19 @@ async function bundle(entry: string, conditions: string[], format: 'esm' | 'iife
 export async function startNodeRuntime(env: Record<string, string>): Promise<RunningRuntime> {
   const lines: string[] = [];
   // As the kagent-proxy command runs it: made from options, served from the core, the service called through undici.
-  const running = await serveProxy({ ...proxyOptionsFromEnv(env), log: (entry) => lines.push(JSON.stringify(entry)) }, { port: 0 });
-  return { name: 'node', url: running.url.replace(/\/$/, ''), output: () => lines.join('\n'), close: running.close };
+  const { redisUrl, ...options } = proxyOptionsFromEnv(env);
+  // As the command does with KAGENT_REDIS_URL.
+  const store = redisUrl ? await connectRedisRateLimitStore(redisUrl) : undefined;
+  const running = await serveProxy({ ...options, ...(store ? { rateLimitStore: store } : {}), log: (entry) => lines.push(JSON.stringify(entry)) }, { port: 0 });
+  return {
+    name: 'node',
+    url: running.url.replace(/\/$/, ''),
+    output: () => lines.join('\n'),
+    close: async () => {
+      await running.close();
+      await store?.close();
+    },
+  };
 }
 
 export async function startWorkerdRuntime(env: Record<string, string>): Promise<RunningRuntime> {
@@ -141,7 +166,7 @@ async function startProcessRuntime(
 ): Promise<RunningRuntime> {
   const dir = mkdtempSync(join(tmpdir(), `kagent-proxy-${name}-`));
   const file = join(dir, 'main.mjs');
-  writeFileSync(file, await bundle(entry, conditions));
+  writeFileSync(file, await bundle(entry, conditions, 'esm', env.KAGENT_REDIS_URL !== undefined));
   const run = command(dir, file);
   const child = spawn(run.command, run.args, {
     env: { PATH: process.env.PATH ?? '', ...run.env, ...env },

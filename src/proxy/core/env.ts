@@ -24,6 +24,14 @@ function envReader(env: Env) {
     }
     return Number(value);
   };
+  /** A number above 0, decimals allowed. */
+  const decimal = (name: string) => {
+    const value = get(name);
+    if (value === undefined) return undefined;
+    if (/^\d+(\.\d+)?$/.test(value) && Number(value) > 0) return Number(value);
+    problems.push(`${name} must be a number above 0 (got ${JSON.stringify(value)})`);
+    return undefined;
+  };
   /** A whole number, or `off` for `false`. */
   const wholeOrOff = (name: string) => (/^off$/i.test(get(name) ?? '') ? false : whole(name));
   const seconds = (name: string) => {
@@ -41,12 +49,13 @@ function envReader(env: Env) {
   const done = () => {
     if (problems.length > 0) throw new ProxyConfigError(`kagent proxy cannot start: ${problems.join('; ')}`);
   };
-  return { get, list, whole, wholeOrOff, seconds, limit, problems, done };
+  return { get, list, whole, wholeOrOff, decimal, seconds, limit, problems, done };
 }
 
-/** The API key as the proxy reads it (for redacting it from a message before the options are read). */
-export function apiKeyFromEnv(env: Env): string {
-  return envReader(env).get('KAGENT_API_KEY') ?? '';
+/** The API key and the other secrets as the proxy reads them, for redacting them from a message before the options are read. */
+export function secretsFromEnv(env: Env): string[] {
+  const { get } = envReader(env);
+  return ['KAGENT_API_KEY', 'KAGENT_SESSION_SECRET', 'KAGENT_SESSION_SECRET_PREVIOUS', 'KAGENT_TURNSTILE_SECRET'].map(get).filter((value): value is string => value !== undefined);
 }
 
 /**
@@ -55,10 +64,10 @@ export function apiKeyFromEnv(env: Env): string {
  * missing required ones are reported by `createProxy`.
  */
 export function proxyOptionsFromEnv(env: Env): ProxyOptions & { redisUrl?: string } {
-  const { get, list, whole, wholeOrOff, seconds, limit, problems, done } = envReader(env);
+  const { get, list, whole, wholeOrOff, decimal, seconds, limit, problems, done } = envReader(env);
 
   const options: ProxyOptions & { redisUrl?: string } = {
-    apiKey: apiKeyFromEnv(env),
+    apiKey: get('KAGENT_API_KEY') ?? '',
     upstreamUrl: get('KAGENT_UPSTREAM_URL') ?? '',
     agentIds: list('KAGENT_AGENT_IDS') ?? [],
   };
@@ -99,6 +108,18 @@ export function proxyOptionsFromEnv(env: Env): ProxyOptions & { redisUrl?: strin
     if (!/^\d+$/.test(hops)) problems.push(`KAGENT_TRUSTED_PROXY_HOPS must be a whole number (got ${JSON.stringify(hops)})`);
     else options.trustedProxyHops = Number(hops);
   }
+  // Visitor sessions (docs/proxy.md, Visitor sessions); a variable left unset leaves its option out.
+  const sessions: Partial<ProxyOptions> = {
+    sessionSecret: get('KAGENT_SESSION_SECRET'),
+    previousSessionSecret: get('KAGENT_SESSION_SECRET_PREVIOUS'),
+    sessionMinutes: whole('KAGENT_SESSION_MINUTES'),
+    perSessionLimit: limit('KAGENT_RATE_LIMIT_PER_SESSION'),
+    sessionsPerAddress: limit('KAGENT_SESSIONS_PER_ADDRESS'),
+    sessionDifficulty: decimal('KAGENT_SESSION_DIFFICULTY'),
+    turnstileSecret: get('KAGENT_TURNSTILE_SECRET'),
+    turnstileVerifyUrl: get('KAGENT_TURNSTILE_VERIFY_URL'),
+  };
+  for (const [key, value] of Object.entries(sessions)) if (value !== undefined) Object.assign(options, { [key]: value });
   const redisUrl = get('KAGENT_REDIS_URL');
   if (redisUrl !== undefined) options.redisUrl = redisUrl;
 

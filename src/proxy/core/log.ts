@@ -20,16 +20,16 @@ export const consoleLogger: ProxyLogger = (entry) => {
   else console.log(line);
 };
 
-/** A `Log` that redacts the key from every entry before the operator's logger sees it, and never throws. */
-export function createLogger(logger: ProxyLogger | false | undefined, apiKey: string): Log {
+/** A `Log` that redacts the key and the other secrets from every entry before the operator's logger sees it, and never throws. */
+export function createLogger(logger: ProxyLogger | false | undefined, secrets: readonly string[]): Log {
   if (logger === false) return () => {};
   const sink = logger ?? consoleLogger;
-  const forms = keyForms(apiKey);
+  const forms = keyForms(secrets);
   return (level, message, fields = {}) => {
     try {
       // Most entries (a request answered, one refused) hold only numbers and short strings free of the key:
       // those go to the sink as they are. The rest are written to JSON and read back, redacted.
-      const entry = plainAndClean(message, fields, forms) ? withLevel(fields, level, message) : (JSON.parse(redactText(JSON.stringify(withLevel(fields, level, message), errorsAsText), apiKey)) as ProxyLogEntry);
+      const entry = plainAndClean(message, fields, forms) ? withLevel(fields, level, message) : (JSON.parse(redactText(JSON.stringify(withLevel(fields, level, message), errorsAsText), secrets)) as ProxyLogEntry);
       sink(entry);
     } catch {
       // A logger that fails must not fail the request.

@@ -2,6 +2,7 @@ import { AGENT_QUERY_FIELDS, DatastoreQueryBody, checkAgentQuery, checkDatastore
 import { createLogger, type ProxyLogger, type Log } from './log.js';
 import { MemoryRateLimitStore } from '../stores/memory.js';
 import type { RateLimitStore } from '../stores/store.js';
+import type { SessionSettings } from './sessions.js';
 
 /** At most `max` requests in each window of `windowSeconds`. */
 export interface RateLimit {
@@ -55,8 +56,28 @@ export interface ProxyOptions {
   trustedProxyHops?: number;
   /** Where log lines go. Default: one JSON line per entry on the console. `false`: nowhere. */
   log?: ProxyLogger | false;
-  /** The fetch used to call the service. Default: the global one. */
+  /** The fetch used to call the service (and Turnstile's check). Default: the global one. */
   fetch?: typeof fetch;
+  /**
+   * Turns visitor sessions on: an agent or datastore query then needs a token
+   * that its page earned by solving a proof-of-work challenge (docs/proxy.md,
+   * Visitor sessions). At least 32 characters, random. Default: off.
+   */
+  sessionSecret?: string;
+  /** The secret before the current one, while rotating: tokens and challenges it signed stay accepted until they expire. */
+  previousSessionSecret?: string;
+  /** How long a session's token is accepted, in minutes. Default: 30. */
+  sessionMinutes?: number;
+  /** Questions per session. Default: 5 per 5 minutes. `false`: off. */
+  perSessionLimit?: RateLimit | false;
+  /** Sessions started per client address. Default: 6 per hour. `false`: off. */
+  sessionsPerAddress?: RateLimit | false;
+  /** A session's average cost to earn, in millions of PBKDF2-SHA-256 iterations (6 is about 1.2 s of one core natively, less in Chromium's WebCrypto). Rises up to 8-fold under load. Default: 6. */
+  sessionDifficulty?: number;
+  /** With sessions on, also require a Cloudflare Turnstile token to start one, verified with this secret key. Default: off. */
+  turnstileSecret?: string;
+  /** Where Turnstile tokens are verified. Default: Cloudflare's siteverify address. For a stand-in in tests. */
+  turnstileVerifyUrl?: string;
 }
 
 /** Raised at start-up when the options cannot work; the message names what is wrong. */
@@ -92,6 +113,10 @@ export interface ResolvedOptions {
   trustedProxyHops: number;
   log: Log;
   fetch: typeof fetch;
+  /** Visitor sessions, when a secret is set. */
+  sessions: SessionSettings | undefined;
+  /** The Turnstile check, when sessions are on and its secret is set. */
+  turnstile: { secret: string; verifyUrl: string } | undefined;
 }
 
 export const DEFAULTS = {
@@ -106,7 +131,14 @@ export const DEFAULTS = {
   maxStreamBytes: 8 * 1024 * 1024,
   perAddressLimit: { max: 20, windowSeconds: 60 },
   perVisitorLimit: { max: 10, windowSeconds: 60 },
+  sessionMinutes: 30,
+  perSessionLimit: { max: 5, windowSeconds: 300 },
+  sessionsPerAddress: { max: 6, windowSeconds: 3600 },
+  sessionDifficulty: 6,
 } as const;
+
+/** Cloudflare's verification endpoint for Turnstile tokens. */
+export const TURNSTILE_VERIFY_URL = 'https://challenges.cloudflare.com/turnstile/v0/siteverify';
 
 // Fields every query route already handles itself; the operator cannot re-allow or pin `query`.
 const BASE_FIELDS: Record<RouteKind, readonly string[]> = {
@@ -131,10 +163,13 @@ export function checkProxyOptions(options: ProxyOptions): void {
 /** Checks the options and fills in defaults, with the store, log and fetch they name. Throws as `checkProxyOptions`. */
 export function resolveOptions(options: ProxyOptions): ResolvedOptions {
   const { fetchFn, ...checked } = checkOptions(options);
+  const store = options.rateLimitStore ?? new MemoryRateLimitStore();
+  if (checked.sessions && typeof store.release !== 'function') throw new ProxyConfigError('kagent proxy cannot start: visitor sessions need a rateLimitStore with release() (MemoryRateLimitStore and RedisRateLimitStore have it)');
+  const secrets = [options.apiKey, options.sessionSecret ?? '', options.previousSessionSecret ?? '', options.turnstileSecret ?? ''];
   return {
     ...checked,
-    store: options.rateLimitStore ?? new MemoryRateLimitStore(),
-    log: createLogger(options.log === undefined ? undefined : options.log, options.apiKey),
+    store,
+    log: createLogger(options.log === undefined ? undefined : options.log, secrets),
     // Called through a wrapper: some runtimes refuse a fetch called with another `this`.
     fetch: (input, init) => fetchFn(input, init),
   };
@@ -202,6 +237,14 @@ function checkOptions(options: ProxyOptions): Omit<ResolvedOptions, 'store' | 'l
   const dailyBudget = o.dailyBudget === undefined || o.dailyBudget === false ? false : positiveInteger(o.dailyBudget, 1, 'dailyBudget', problems);
   const trustedProxyHops = o.trustedProxyHops === undefined ? 0 : o.trustedProxyHops === 0 ? 0 : positiveInteger(o.trustedProxyHops, 0, 'trustedProxyHops', problems);
 
+  const sessions = sessionSettings(o, problems);
+  let turnstile: ResolvedOptions['turnstile'];
+  if (o.turnstileSecret !== undefined) {
+    if (typeof o.turnstileSecret !== 'string' || o.turnstileSecret.trim() === '') problems.push('turnstileSecret (KAGENT_TURNSTILE_SECRET) must not be empty');
+    else if (!sessions) problems.push('turnstileSecret (KAGENT_TURNSTILE_SECRET) needs visitor sessions on: set sessionSecret (KAGENT_SESSION_SECRET) too');
+    else turnstile = { secret: o.turnstileSecret, verifyUrl: httpUrl(o.turnstileVerifyUrl ?? TURNSTILE_VERIFY_URL, 'turnstileVerifyUrl', problems) };
+  }
+
   const fetchFn = o.fetch ?? globalThis.fetch;
   if (typeof fetchFn !== 'function') problems.push('fetch: this runtime has no global fetch; pass one');
 
@@ -231,7 +274,44 @@ function checkOptions(options: ProxyOptions): Omit<ResolvedOptions, 'store' | 'l
     dailyBudget,
     trustedProxyHops,
     fetchFn,
+    sessions,
+    turnstile,
   };
+}
+
+/** Session settings when a secret is set; problems with them go to `problems`. */
+function sessionSettings(o: Partial<ProxyOptions>, problems: string[]): SessionSettings | undefined {
+  const secret = o.sessionSecret;
+  if (secret === undefined) {
+    if (o.previousSessionSecret !== undefined) problems.push('previousSessionSecret (KAGENT_SESSION_SECRET_PREVIOUS) needs sessionSecret (KAGENT_SESSION_SECRET)');
+    return undefined;
+  }
+  const secrets: string[] = [];
+  for (const [value, name] of [[secret, 'sessionSecret (KAGENT_SESSION_SECRET)'], [o.previousSessionSecret, 'previousSessionSecret (KAGENT_SESSION_SECRET_PREVIOUS)']] as const) {
+    if (value === undefined) continue;
+    // The secret itself is never echoed.
+    if (typeof value !== 'string' || value.length < 32) problems.push(`${name} must be at least 32 characters (e.g. openssl rand -hex 32)`);
+    else if (value === o.apiKey) problems.push(`${name} must not be the API key`);
+    else secrets.push(value);
+  }
+  return {
+    secrets,
+    tokenSeconds: positiveInteger(o.sessionMinutes, DEFAULTS.sessionMinutes, 'sessionMinutes', problems) * 60,
+    difficulty: positiveNumber(o.sessionDifficulty, DEFAULTS.sessionDifficulty, 'sessionDifficulty', problems),
+    perSessionLimit: rateLimit(o.perSessionLimit, DEFAULTS.perSessionLimit, 'perSessionLimit', problems),
+    sessionsPerAddress: rateLimit(o.sessionsPerAddress, DEFAULTS.sessionsPerAddress, 'sessionsPerAddress', problems),
+  };
+}
+
+function httpUrl(value: unknown, name: string, problems: string[]): string {
+  try {
+    const url = new URL(String(value));
+    if (url.protocol === 'https:' || url.protocol === 'http:') return url.href;
+  } catch {
+    // Reported below.
+  }
+  problems.push(`${name} must be an http(s) address`);
+  return '';
 }
 
 function kindsWithField(field: string): RouteKind[] {
@@ -280,6 +360,15 @@ function positiveInteger(value: unknown, fallback: number, name: string, problem
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
     problems.push(`${name} must be a whole number of at least 1`);
+    return fallback;
+  }
+  return value;
+}
+
+function positiveNumber(value: unknown, fallback: number, name: string, problems: string[]): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    problems.push(`${name} must be a number above 0`);
     return fallback;
   }
   return value;

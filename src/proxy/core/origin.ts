@@ -1,3 +1,4 @@
+import { QUESTIONS_LEFT_HEADER, SESSION_HEADER } from '../../protocol/index.js';
 import type { ResolvedOptions } from './options.js';
 
 export type OriginDecision =
@@ -16,23 +17,26 @@ export function checkOrigin(origin: string | null, options: Pick<ResolvedOptions
   return { allowed: false, reason: 'the origin is not allowed' };
 }
 
+/** Response headers a page may read: when to try again, and a session's questions left. */
+const EXPOSED = `Retry-After, ${QUESTIONS_LEFT_HEADER}`;
+
 /** CORS headers for a response to an allowed origin. Never `Allow-Credentials`: the proxy uses no cookies. */
 export function corsHeaders(allowOrigin: string | undefined): Record<string, string> {
   const headers: Record<string, string> = { Vary: 'Origin' };
   if (allowOrigin) {
     headers['Access-Control-Allow-Origin'] = allowOrigin;
-    headers['Access-Control-Expose-Headers'] = 'Retry-After';
+    headers['Access-Control-Expose-Headers'] = EXPOSED;
   }
   return headers;
 }
 
 /** The answer to a CORS preflight, given before any rate limit or upstream call. */
-export function preflightHeaders(allowOrigin: string | undefined): Record<string, string> {
+export function preflightHeaders(allowOrigin: string | undefined, sessions: boolean): Record<string, string> {
   return {
     ...corsHeaders(allowOrigin),
     'Access-Control-Allow-Methods': 'POST, OPTIONS',
-    // Only the body's type: a visitor's page has no business sending Authorization or cookies here.
-    'Access-Control-Allow-Headers': 'Content-Type',
+    // Only the body's type, and the session token when sessions are on: a visitor's page has no business sending Authorization or cookies here.
+    'Access-Control-Allow-Headers': sessions ? `Content-Type, ${SESSION_HEADER}` : 'Content-Type',
     'Access-Control-Max-Age': '600',
     Allow: 'POST, OPTIONS',
   };

@@ -4,8 +4,11 @@ import { resolveOptions, type ProxyOptions, type ResolvedOptions } from './optio
 import type { Log } from './log.js';
 import { checkOrigin, corsHeaders, preflightHeaders } from './origin.js';
 import { checkRateLimits, type LimitCheck } from './rate-limit.js';
-import { errorAnswer, internalErrorAnswer, type ProxyAnswer } from './responses.js';
-import { matchRoute } from './route.js';
+import { errorAnswer, internalErrorAnswer, jsonAnswer, type ProxyAnswer } from './responses.js';
+import { Sessions, isRefusal, type SessionRefusal } from './sessions.js';
+import { verifyTurnstile, type TurnstileVerdict } from './turnstile.js';
+import { QUESTIONS_LEFT_HEADER, SESSION_ERROR_CODES, SESSION_HEADER } from '../../protocol/index.js';
+import { matchRoute, type SessionRoute } from './route.js';
 import { fetchUpstream, forward, type UpstreamCall } from './upstream.js';
 
 /**
@@ -56,12 +59,17 @@ export function createProxyCore(options: ProxyOptions, call?: UpstreamCall): Pro
     warnedNoAddress = true;
     resolved.log('warn', 'no client address is known for requests (set trustedProxyHops, or use a platform adapter); the per-address limit is shared by all of them');
   };
-  const upstream = call ?? fetchUpstream(resolved.fetch);
+  const context: Context = {
+    call: call ?? fetchUpstream(resolved.fetch),
+    options: resolved,
+    noAddress,
+    sessions: resolved.sessions && new Sessions(resolved.sessions, resolved.store),
+  };
   return {
     log: resolved.log,
     async answer(visitor) {
       try {
-        return await handle(visitor, upstream, resolved, noAddress);
+        return await handle(visitor, context);
       } catch (error) {
         resolved.log('error', 'unexpected failure', { error });
         return internalErrorAnswer();
@@ -70,7 +78,18 @@ export function createProxyCore(options: ProxyOptions, call?: UpstreamCall): Pro
   };
 }
 
-async function handle(request: VisitorRequest, call: UpstreamCall, options: ResolvedOptions, noAddress: () => void): Promise<ProxyAnswer> {
+/** What every request of one proxy shares. */
+interface Context {
+  call: UpstreamCall;
+  options: ResolvedOptions;
+  noAddress: () => void;
+  sessions: Sessions | undefined;
+}
+
+const SESSION_HEADER_NAME = SESSION_HEADER.toLowerCase();
+
+async function handle(request: VisitorRequest, context: Context): Promise<ProxyAnswer> {
+  const { options, sessions } = context;
   const { log } = options;
   const { pathname } = request;
   const match = matchRoute(request.method, pathname, options);
@@ -80,7 +99,7 @@ async function handle(request: VisitorRequest, call: UpstreamCall, options: Reso
     // A page the operator allows gets a refusal it can read, so its visitor sees
     // "not found" rather than a failed network request; nothing goes upstream.
     const readable = origin.allowed && origin.allowOrigin !== undefined;
-    if (readable && request.method === 'OPTIONS') return { status: 204, headers: preflightHeaders(origin.allowOrigin), body: null };
+    if (readable && request.method === 'OPTIONS') return { status: 204, headers: preflightHeaders(origin.allowOrigin, sessions !== undefined), body: null };
     const cors = readable ? corsHeaders(origin.allowOrigin) : {};
     return match.status === 405
       ? errorAnswer(405, 'Only POST is allowed here.', { ...cors, Allow: 'POST, OPTIONS' })
@@ -93,7 +112,7 @@ async function handle(request: VisitorRequest, call: UpstreamCall, options: Reso
     log('info', `refused: ${origin.reason}`, { ...where, status: 403, origin: request.header('origin')?.slice(0, 200) });
     return errorAnswer(403, 'This site may not use this service.', { Vary: 'Origin' });
   }
-  if (match.preflight) return { status: 204, headers: preflightHeaders(origin.allowOrigin), body: null };
+  if (match.preflight) return { status: 204, headers: preflightHeaders(origin.allowOrigin, sessions !== undefined), body: null };
   const cors = corsHeaders(origin.allowOrigin);
 
   if (!isJsonContentType(request.header('content-type'))) {
@@ -102,11 +121,23 @@ async function handle(request: VisitorRequest, call: UpstreamCall, options: Reso
   }
 
   const address = clientAddress(request.header, request.clientAddress, options.trustedProxyHops);
-  if (address === undefined && options.perAddressLimit) noAddress();
+  if (address === undefined && options.perAddressLimit) context.noAddress();
   // Awaited only when a limit applies (checkRateLimits gives nothing to await otherwise).
   const addressCheck = checkRateLimits(options, { address: address ?? 'unknown' });
   const byAddress = addressCheck && (await addressCheck);
   if (byAddress) return limitAnswer(byAddress, cors, where, log);
+
+  // A session's page is the page its Origin names; a request without one (server-side, when allowed) is ''.
+  const pageOrigin = sessions ? (request.header('origin') ?? '') : '';
+  if (route.kind === 'session') return sessionRequest(route, request, { address: address ?? 'unknown', pageOrigin, cors, where }, sessions!, options);
+
+  // The token is checked before the body is read: a query without a valid one costs nothing more.
+  let session: { sid: string } | undefined;
+  if (sessions) {
+    const checked = await storeCall(() => sessions.checkToken(request.header(SESSION_HEADER_NAME), pageOrigin));
+    if (!checked.ok) return sessionRefusal(checked, cors, where, log);
+    session = checked;
+  }
 
   const read = await readBodyCapped(request.header('content-length'), request.readBody, options.maxBodyBytes);
   if (!read.ok) return bodyProblem(read.problem, cors, where, log);
@@ -115,12 +146,113 @@ async function handle(request: VisitorRequest, call: UpstreamCall, options: Reso
   const built = buildUpstreamBody(parsed.value, route, options);
   if (!built.ok) return bodyProblem(built.problem, cors, where, log);
 
+  // A session holds one answer at a time, and counts its questions whatever visitorId the body names.
+  let hold: { release: () => void } | undefined;
+  let questionsLeft: number | undefined;
+  if (session) {
+    const held = await storeCall(() => sessions!.hold(session.sid, options.upstreamTimeoutMs + options.maxStreamMs));
+    if (!held.ok) return sessionRefusal(held, cors, where, log);
+    hold = held;
+    const counted = await storeCall(() => sessions!.countQuestion(session.sid));
+    if (!counted.ok) {
+      hold.release();
+      return sessionRefusal(counted, cors, where, log);
+    }
+    questionsLeft = counted.left;
+  }
+
   const visitorId = typeof built.body.visitorId === 'string' ? built.body.visitorId : undefined;
   const visitorCheck = checkRateLimits(options, { visitorId, budget: true });
   const byVisitor = visitorCheck && (await visitorCheck);
-  if (byVisitor) return limitAnswer(byVisitor, cors, where, log);
+  if (byVisitor) {
+    hold?.release();
+    return limitAnswer(byVisitor, cors, where, log);
+  }
 
-  return forward(route, built.body, request.onLeave, cors, call, options);
+  if (!session) return forward(route, built.body, request.onLeave, cors, context.call, options);
+  const answer = await forward(route, built.body, request.onLeave, cors, context.call, options, hold!.release);
+  // A relayed stream lets go of the hold when it ends; any other answer is whole already.
+  if (!(answer.body instanceof ReadableStream)) hold!.release();
+  if (questionsLeft !== undefined) answer.headers[QUESTIONS_LEFT_HEADER] = String(questionsLeft);
+  return answer;
+}
+
+interface SessionCall {
+  address: string;
+  pageOrigin: string;
+  cors: Record<string, string>;
+  where: Record<string, string>;
+}
+
+/** `POST /sessions/challenge` and `POST /sessions`: a new challenge, or a solved one turned into a session. */
+async function sessionRequest(route: SessionRoute, request: VisitorRequest, { address, pageOrigin, cors, where }: SessionCall, sessions: Sessions, options: ResolvedOptions): Promise<ProxyAnswer> {
+  const { log } = options;
+  const read = await readBodyCapped(request.header('content-length'), request.readBody, options.maxBodyBytes);
+  if (!read.ok) return bodyProblem(read.problem, cors, where, log);
+  const parsed = parseJsonObject(read.bytes);
+  if (!parsed.ok) return bodyProblem(parsed.problem, cors, where, log);
+
+  if (route.id === 'challenge') {
+    const answer = await storeCall(() => sessions.challenge(pageOrigin));
+    if (isRefusal(answer)) return sessionRefusal(answer, cors, where, log);
+    return jsonAnswer(200, { ...answer, humanCheck: options.turnstile ? 'turnstile' : null }, cors);
+  }
+
+  const checked = await sessions.checkSolution(parsed.value, pageOrigin);
+  if (!checked.ok) return sessionRefusal(checked, cors, where, log);
+  if (options.turnstile) {
+    const token = checked.request.turnstileToken;
+    // An IPv6 visitor is counted by its /64, which is no address to tell Cloudflare.
+    const remoteIp = address === 'unknown' || address.includes('/') ? undefined : address;
+    const verdict: TurnstileVerdict = token
+      ? await verifyTurnstile({ ...options.turnstile, token, remoteIp, hostnames: turnstileHostnames(options, pageOrigin), fetch: options.fetch, timeoutMs: TURNSTILE_TIMEOUT_MS })
+      : { ok: false, unavailable: false, reason: 'no turnstileToken in the request' };
+    if (!verdict.ok) {
+      log(verdict.unavailable ? 'error' : 'info', `refused a session: the human check ${verdict.unavailable ? 'could not be asked' : 'failed'} (${verdict.reason})`, { ...where, status: verdict.unavailable ? 503 : 403 });
+      return verdict.unavailable
+        ? errorAnswer(503, 'The human check cannot be done right now. Please try again shortly.', { ...cors, 'Retry-After': '5' }, SESSION_ERROR_CODES.humanCheckUnavailable)
+        : errorAnswer(403, 'The human check did not pass. Please try it again.', cors, SESSION_ERROR_CODES.humanCheckFailed);
+    }
+  }
+  const spent = await storeCall(() => sessions.spend(checked.request.challenge));
+  if (spent) return sessionRefusal(spent, cors, where, log);
+  const minted = await storeCall(() => sessions.countMint(address));
+  if (minted) return sessionRefusal(minted, cors, where, log);
+  const grant = await sessions.grant(pageOrigin);
+  log('info', 'session started', { ...where, status: 201 });
+  return jsonAnswer(201, grant, cors);
+}
+
+const TURNSTILE_TIMEOUT_MS = 5000;
+
+/** The hostnames a Turnstile pass may come from: the allowed origins', or the page's own when any origin is allowed. */
+function turnstileHostnames(options: ResolvedOptions, pageOrigin: string): Set<string> {
+  const origins = options.allowedOrigins === '*' ? [pageOrigin] : [...options.allowedOrigins];
+  const hostnames = new Set<string>();
+  for (const origin of origins) {
+    try {
+      hostnames.add(new URL(origin).hostname);
+    } catch {
+      // No Origin: no hostname to accept.
+    }
+  }
+  return hostnames;
+}
+
+/** A store call whose failure (Redis out of reach) refuses with 503 rather than letting the request through unchecked. */
+async function storeCall<T>(run: () => Promise<T>): Promise<T | SessionRefusal> {
+  try {
+    return await run();
+  } catch (error) {
+    return { ok: false, status: 503, code: 'UNAVAILABLE', message: 'The service is busy. Please try again shortly.', retryAfterSeconds: 5, error };
+  }
+}
+
+function sessionRefusal(refusal: SessionRefusal, cors: Record<string, string>, where: Record<string, string>, log: ResolvedOptions['log']): ProxyAnswer {
+  if (refusal.error !== undefined) log('error', 'sessions cannot be checked; refusing rather than letting requests through unchecked', { ...where, status: 503, error: refusal.error });
+  else log('info', `refused: ${refusal.message}`, { ...where, status: refusal.status, code: refusal.code });
+  const headers = refusal.retryAfterSeconds === undefined ? cors : { ...cors, 'Retry-After': String(refusal.retryAfterSeconds) };
+  return errorAnswer(refusal.status, refusal.message, headers, refusal.code);
 }
 
 function bodyProblem(problem: { status: number; message: string }, cors: Record<string, string>, where: Record<string, string>, log: ResolvedOptions['log']): ProxyAnswer {
@@ -134,5 +266,6 @@ function limitAnswer(check: LimitCheck, cors: Record<string, string>, where: Rec
     return errorAnswer(503, 'The service is busy. Please try again shortly.', { ...cors, 'Retry-After': '5' });
   }
   log('info', `refused: ${check.message}`, { ...where, status: 429, limit: check.limit, retryAfter: check.retryAfterSeconds });
-  return errorAnswer(429, check.message, { ...cors, 'Retry-After': String(check.retryAfterSeconds) });
+  // The site's budget has a code of its own, so a page can say plainly that today's questions are spent.
+  return errorAnswer(429, check.message, { ...cors, 'Retry-After': String(check.retryAfterSeconds) }, check.limit === 'daily-budget' ? SESSION_ERROR_CODES.budgetSpent : undefined);
 }

@@ -3,17 +3,18 @@
 
 export const REDACTED = '[REDACTED]';
 
-/** The key as it may appear in text: raw, and URI-encoded as stream fragments are. */
-export function keyForms(key: string): string[] {
-  return [...new Set([key, encodeURIComponent(key)])];
+/** The secrets as they may appear in text: raw, and URI-encoded as stream fragments are. Empty ones are left out. */
+export function keyForms(secrets: string | readonly string[]): string[] {
+  const list = typeof secrets === 'string' ? [secrets] : secrets;
+  return [...new Set(list.filter(Boolean).flatMap((secret) => [secret, encodeURIComponent(secret)]))];
 }
 
-/** The forms of the last key redacted: a proxy has one key, and every answer is redacted. */
-let known: { key: string; forms: readonly string[] } | undefined;
+/** The forms of the last secrets redacted: a proxy has one set, and every answer is redacted. */
+let known: { secrets: string | readonly string[]; forms: readonly string[] } | undefined;
 
-/** `text` with every form of `key` replaced by `[REDACTED]`. */
-export function redactText(text: string, key: string): string {
-  if (known?.key !== key) known = { key, forms: keyForms(key) };
+/** `text` with every form of each secret (the API key, the session secrets) replaced by `[REDACTED]`. */
+export function redactText(text: string, secrets: string | readonly string[]): string {
+  if (known?.secrets !== secrets) known = { secrets, forms: keyForms(secrets) };
   let out = text;
   for (const form of known.forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
   return out;

@@ -21,7 +21,12 @@ export interface ProxyAnswer {
 
 /** An error in the service's documented shape (section 7). */
 export function errorAnswer(status: number, message: string, headers: Record<string, string> = {}, code = errorCodeForStatus(status)): ProxyAnswer {
-  const body = encoder.encode(JSON.stringify(errorBody(code, message)));
+  return jsonAnswer(status, errorBody(code, message), headers);
+}
+
+/** A JSON answer of the proxy's own (a session's challenge or grant). */
+export function jsonAnswer(status: number, value: unknown, headers: Record<string, string>): ProxyAnswer {
+  const body = encoder.encode(JSON.stringify(value));
   return {
     status,
     headers: { ...BASE_HEADERS, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(body.byteLength), ...headers },

@@ -9,7 +9,16 @@ export interface Route {
   versioned: boolean;
 }
 
-export type RouteMatch = { ok: true; route: Route; preflight: boolean } | { ok: false; status: 404 | 405 };
+/** A visitor-session request (with sessions on): a new challenge, or a solved one turned into a session. */
+export interface SessionRoute {
+  kind: 'session';
+  id: 'challenge' | 'session';
+  versioned: false;
+}
+
+export type RouteMatch = { ok: true; route: Route | SessionRoute; preflight: boolean } | { ok: false; status: 404 | 405 };
+
+type RouteOptions = Pick<ResolvedOptions, 'basePath' | 'agentIds' | 'datastoreIds' | 'sessions'>;
 
 /**
  * Matches a request path against the allowed routes after normalising it:
@@ -18,7 +27,7 @@ export type RouteMatch = { ok: true; route: Route; preflight: boolean } | { ok: 
  * A segment that decodes to a slash, a backslash, a dot segment or a control
  * character can only be a trick and matches nothing. Ids match exactly.
  */
-export function matchRoute(method: string, pathname: string, options: Pick<ResolvedOptions, 'basePath' | 'agentIds' | 'datastoreIds'>): RouteMatch {
+export function matchRoute(method: string, pathname: string, options: RouteOptions): RouteMatch {
   // The same few paths come again and again: their route is worked out once (per set of options).
   let routeFor = known.get(options);
   if (!routeFor) known.set(options, (routeFor = memoized((path) => routeOf(path, options), { maxKeys: 1000, maxKeyLength: 256 })));
@@ -30,9 +39,9 @@ export function matchRoute(method: string, pathname: string, options: Pick<Resol
   return { ok: false, status: 405 };
 }
 
-const known = new WeakMap<object, (pathname: string) => Route | undefined>();
+const known = new WeakMap<object, (pathname: string) => Route | SessionRoute | undefined>();
 
-function routeOf(pathname: string, options: Pick<ResolvedOptions, 'basePath' | 'agentIds' | 'datastoreIds'>): Route | undefined {
+function routeOf(pathname: string, options: RouteOptions): Route | SessionRoute | undefined {
   const segments = decodeSegments(pathname);
   if (!segments) return undefined;
   const { basePath } = options;
@@ -40,6 +49,11 @@ function routeOf(pathname: string, options: Pick<ResolvedOptions, 'basePath' | '
   const rest = segments.slice(basePath.length);
   const words = rest.map((s) => s.toLowerCase());
 
+  if (options.sessions && words[0] === 'sessions') {
+    if (words.length === 1) return SESSION_ROUTE;
+    if (words.length === 2 && words[1] === 'challenge') return CHALLENGE_ROUTE;
+    return undefined;
+  }
   let route: Route | undefined;
   const versioned = words[0] === 'v1';
   const parts = versioned ? rest.slice(1) : rest;
@@ -51,6 +65,9 @@ function routeOf(pathname: string, options: Pick<ResolvedOptions, 'basePath' | '
   }
   return route;
 }
+
+const SESSION_ROUTE: SessionRoute = { kind: 'session', id: 'session', versioned: false };
+const CHALLENGE_ROUTE: SessionRoute = { kind: 'session', id: 'challenge', versioned: false };
 
 /** The service's path for a route, under the upstream address's own path. */
 export function upstreamPath(basePathname: string, route: Route): string {

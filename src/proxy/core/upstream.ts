@@ -63,8 +63,9 @@ export function fetchUpstream(fetchImpl: typeof fetch): UpstreamCall {
  * Asks the service with a request built from scratch (the key, the body's
  * type, what to accept; nothing of the visitor's), and turns its answer into
  * the visitor's: a stream passed on as it arrives, JSON as is, errors rebuilt.
+ * `onStreamEnd` is called when a relayed stream ends, however it ends.
  */
-export async function forward(route: Route, body: Record<string, unknown>, onVisitorLeave: ((listener: () => void) => () => void) | undefined, corsHeaders: Record<string, string>, call: UpstreamCall, options: Options): Promise<ProxyAnswer> {
+export async function forward(route: Route, body: Record<string, unknown>, onVisitorLeave: ((listener: () => void) => () => void) | undefined, corsHeaders: Record<string, string>, call: UpstreamCall, options: Options, onStreamEnd?: () => void): Promise<ProxyAnswer> {
   let known = upstreamUrls.get(route);
   if (known?.base !== options.upstreamUrl) upstreamUrls.set(route, (known = { base: options.upstreamUrl, url: new URL(upstreamPath(options.upstreamUrl.pathname, route), options.upstreamUrl) }));
   const { url } = known;
@@ -143,6 +144,7 @@ export async function forward(route: Route, body: Record<string, unknown>, onVis
       abortUpstream: cancelCall,
       onEnd: (outcome) => {
         stopWatchingVisitor();
+        onStreamEnd?.();
         const fields = { route: route.kind, id: route.id, status, ms: Date.now() - started, streaming: true };
         if (outcome.kind === 'complete') options.log('info', 'answered', fields);
         else if (outcome.kind === 'visitor-left') options.log('info', 'visitor left during the answer; the service request was cancelled', fields);

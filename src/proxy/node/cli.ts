@@ -1,6 +1,6 @@
 // `kagent-proxy`: serves the proxy on Node, configured from the environment (docs/proxy.md).
 import cluster from 'node:cluster';
-import { apiKeyFromEnv, checkProxyOptions, DEFAULTS, proxyOptionsFromEnv, redactText, serveOptionsFromEnv, workersFromEnv, type ProxyOptions } from '../core/index.js';
+import { secretsFromEnv, checkProxyOptions, DEFAULTS, proxyOptionsFromEnv, redactText, serveOptionsFromEnv, workersFromEnv, type ProxyOptions } from '../core/index.js';
 import { connectRedisRateLimitStore, safeAddress } from '../stores/redis-node.js';
 import { createBatchedConsoleLogger } from './log.js';
 import { serveProxy } from './server.js';
@@ -50,7 +50,6 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   // Config errors name the variable and never hold the key; any other message is redacted as the log is.
   const message = error instanceof Error ? error.message : String(error);
-  const key = apiKeyFromEnv(process.env);
-  console.error(key ? redactText(message, key) : message);
+  console.error(redactText(message, secretsFromEnv(process.env)));
   process.exit(1);
 });

@@ -11,8 +11,9 @@ export interface WorkerListening {
 
 /**
  * Several workers each count in their own memory, so an in-memory rate limit
- * would let through up to that many times its figure: above one worker the
- * counts must live in Redis, or every limit be off.
+ * would let through up to that many times its figure, and a spent challenge
+ * could be spent again on another worker: above one worker the counts must
+ * live in Redis, or every limit be off and sessions too.
  */
 export function checkWorkersCanCount(workers: number, options: ProxyOptions, redisUrl: string | undefined): void {
   if (workers <= 1 || redisUrl) return;
@@ -20,6 +21,8 @@ export function checkWorkersCanCount(workers: number, options: ProxyOptions, red
     options.perAddressLimit !== false && 'KAGENT_RATE_LIMIT_PER_ADDRESS',
     options.perVisitorLimit !== false && 'KAGENT_RATE_LIMIT_PER_VISITOR',
     options.dailyBudget !== undefined && options.dailyBudget !== false && 'KAGENT_DAILY_BUDGET',
+    // A session's questions, its one answer at a time and its spent challenges too: a replay would pass on another worker.
+    options.sessionSecret !== undefined && 'the visitor sessions (KAGENT_SESSION_SECRET)',
   ].filter(Boolean);
   if (counted.length === 0) return;
   throw new ProxyConfigError(

@@ -36,6 +36,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return { count: window.count, resetInMs: window.resetsAt - now };
   }
 
+  async release(key: string): Promise<void> {
+    this.#windows.delete(key);
+  }
+
   /** How many keys are held (for tests and monitoring). */
   get size(): number {
     return this.#windows.size;

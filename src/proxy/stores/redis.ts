@@ -19,6 +19,8 @@ end
 return {count, ttl}
 `;
 
+const RELEASE_SCRIPT = `redis.call('DEL', KEYS[1]) return 1`;
+
 export interface RedisRateLimitStoreOptions {
   /** Runs the store's script on your Redis client. */
   eval: RedisEval;
@@ -45,16 +47,25 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async hit(key: string, windowMs: number): Promise<RateLimitCount> {
+    const reply = await this.#run(HIT_SCRIPT, key, [String(Math.max(1, Math.round(windowMs)))]);
+    if (!Array.isArray(reply) || reply.length !== 2) throw new Error(`Redis answered the rate-limit script with ${JSON.stringify(reply)}`);
+    const [count, ttl] = reply.map(Number) as [number, number];
+    if (!Number.isFinite(count) || !Number.isFinite(ttl)) throw new Error(`Redis answered the rate-limit script with ${JSON.stringify(reply)}`);
+    return { count, resetInMs: Math.max(0, ttl) };
+  }
+
+  async release(key: string): Promise<void> {
+    await this.#run(RELEASE_SCRIPT, key, []);
+  }
+
+  /** Runs a script on one key, failing after the timeout. */
+  async #run(script: string, key: string, args: string[]): Promise<unknown> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`Redis did not answer within ${this.#timeoutMs} ms`)), this.#timeoutMs);
     });
     try {
-      const reply = await Promise.race([this.#eval(HIT_SCRIPT, [this.#prefix + key], [String(Math.max(1, Math.round(windowMs)))]), timeout]);
-      if (!Array.isArray(reply) || reply.length !== 2) throw new Error(`Redis answered the rate-limit script with ${JSON.stringify(reply)}`);
-      const [count, ttl] = reply.map(Number) as [number, number];
-      if (!Number.isFinite(count) || !Number.isFinite(ttl)) throw new Error(`Redis answered the rate-limit script with ${JSON.stringify(reply)}`);
-      return { count, resetInMs: Math.max(0, ttl) };
+      return await Promise.race([this.#eval(script, [this.#prefix + key], args), timeout]);
     } finally {
       clearTimeout(timer);
     }

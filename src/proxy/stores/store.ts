@@ -12,6 +12,8 @@ export interface RateLimitCount {
 export interface RateLimitStore {
   /** Adds one hit to `key` and returns the count in its current window. */
   hit(key: string, windowMs: number): Promise<RateLimitCount>;
+  /** Ends `key`'s window at once (a session's answer under way lets go of its hold). Needed for visitor sessions. */
+  release?(key: string): Promise<void>;
   /** Lets go of connections and timers. */
   close?(): Promise<void>;
 }

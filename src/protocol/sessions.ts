@@ -1,0 +1,185 @@
+import * as v from 'valibot';
+
+// Visitor sessions: the proxy's own contract with the pages it serves, not the
+// service's. With sessions on, a page earns a short-lived token by solving a
+// proof-of-work challenge the proxy signed, then sends it with every query.
+// The challenge is ALTCHA's proof of work, version 2 (PBKDF2/SHA-256 in its
+// deterministic mode): https://altcha.org/docs/v2/
+
+/** Where a page asks for a challenge and turns its solution into a session, under the proxy's base path. Both are `POST` with a JSON body. */
+export const SESSION_ROUTES = { challenge: '/sessions/challenge', session: '/sessions' } as const;
+
+/** The request header that carries the session token on an agent or datastore query. */
+export const SESSION_HEADER = 'X-Kagent-Session';
+
+/** The response header that says how many questions the session has left in its window, on every answer to a query with a session. */
+export const QUESTIONS_LEFT_HEADER = 'Kagent-Questions-Left';
+
+/**
+ * The error codes of the proxy's sessions and budgets (in the usual
+ * `{ error: { code, message } }` body). `SESSION_REQUIRED`, `SESSION_INVALID`,
+ * `SESSION_EXPIRED` and `SESSION_WRONG_ORIGIN` mean: get a new session, then send the question once more.
+ */
+export const SESSION_ERROR_CODES = {
+  /** 401: the query carries no session token. */
+  required: 'SESSION_REQUIRED',
+  /** 401: the token is not one the proxy signed (tampered, truncated, or its secret retired). */
+  invalid: 'SESSION_INVALID',
+  /** 401: the token's time is up. */
+  expired: 'SESSION_EXPIRED',
+  /** 403: the token was minted for another page's origin. */
+  wrongOrigin: 'SESSION_WRONG_ORIGIN',
+  /** 429: the session asked all the questions its window allows; `Retry-After` says when the next one may go. */
+  limited: 'SESSION_LIMITED',
+  /** 429: an answer for this session is still streaming; one at a time. */
+  busy: 'SESSION_BUSY',
+  /** 429: this address started all the sessions it may this hour; `Retry-After` says when. */
+  mintLimited: 'SESSION_MINT_LIMITED',
+  /** 400: the challenge was altered, is not the proxy's, or the solution is wrong. Ask for a new challenge. */
+  challengeInvalid: 'CHALLENGE_INVALID',
+  /** 400: the challenge's time ran out before its solution came. Ask for a new challenge. */
+  challengeExpired: 'CHALLENGE_EXPIRED',
+  /** 409: this challenge's solution was already used for a session. Ask for a new challenge. */
+  challengeReplayed: 'CHALLENGE_REPLAYED',
+  /** 403: the human check (Cloudflare Turnstile) refused the token, or it was for another site. */
+  humanCheckFailed: 'HUMAN_CHECK_FAILED',
+  /** 503: the human check could not be asked; the proxy refuses rather than let the session through unchecked. */
+  humanCheckUnavailable: 'HUMAN_CHECK_UNAVAILABLE',
+  /** 429: the site's questions for today are spent (sessions on or off); `Retry-After` says how long until midnight UTC. */
+  budgetSpent: 'DAILY_BUDGET_SPENT',
+} as const;
+
+export type SessionErrorCode = (typeof SESSION_ERROR_CODES)[keyof typeof SESSION_ERROR_CODES];
+
+const RENEWABLE: ReadonlySet<string> = new Set([SESSION_ERROR_CODES.required, SESSION_ERROR_CODES.invalid, SESSION_ERROR_CODES.expired, SESSION_ERROR_CODES.wrongOrigin]);
+const NEW_CHALLENGE: ReadonlySet<string> = new Set([SESSION_ERROR_CODES.challengeInvalid, SESSION_ERROR_CODES.challengeExpired, SESSION_ERROR_CODES.challengeReplayed]);
+
+/** Whether a query refused with `code` should get a new session and be sent once more. */
+export function needsNewSession(code: string | undefined): boolean {
+  return code !== undefined && RENEWABLE.has(code);
+}
+
+/** Whether a session request refused with `code` should start over from a new challenge. */
+export function needsNewChallenge(code: string | undefined): boolean {
+  return code !== undefined && NEW_CHALLENGE.has(code);
+}
+
+const hex = () => v.pipe(v.string('must be a string'), v.regex(/^(?:[0-9a-f]{2})+$/, 'must be lower-case hex'));
+const whole = () => v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(0, 'must not be negative'));
+
+/**
+ * A challenge as the proxy signs it: ALTCHA proof of work v2, `PBKDF2/SHA-256`.
+ * The solver looks for the `counter` whose key, PBKDF2 of
+ * (`nonce` bytes, then `counter` as 4 bytes big-endian) with `salt` bytes,
+ * `cost` iterations and `keyLength` bytes, starts with the bytes of `keyPrefix`.
+ */
+export const SessionChallengeRecord = v.object({
+  parameters: v.looseObject({
+    algorithm: v.literal('PBKDF2/SHA-256', 'must be PBKDF2/SHA-256'),
+    nonce: hex(),
+    salt: hex(),
+    cost: v.pipe(whole(), v.minValue(1, 'must be at least 1')),
+    keyLength: v.pipe(whole(), v.minValue(1, 'must be at least 1'), v.maxValue(64, 'must be at most 64')),
+    keyPrefix: hex(),
+    /** When the challenge stops being accepted, in seconds since 1970 (the proxy's clock). */
+    expiresAt: whole(),
+    keySignature: v.optional(hex()),
+    /** Signed with the rest: the page's origin and the proxy's key id. */
+    data: v.optional(v.record(v.string(), v.union([v.string(), v.number(), v.boolean(), v.null()]))),
+  }),
+  signature: hex(),
+});
+export type SessionChallenge = v.InferOutput<typeof SessionChallengeRecord>;
+
+/** The answer to `POST /sessions/challenge` (an empty JSON object as its body). */
+export const ChallengeAnswerRecord = v.looseObject({
+  challenge: SessionChallengeRecord,
+  /** `'turnstile'`: the session request must also carry a Cloudflare Turnstile token (`turnstileToken`). */
+  humanCheck: v.nullable(v.literal('turnstile')),
+  /** How long the challenge is accepted, from now. */
+  expiresInSeconds: whole(),
+});
+export type ChallengeAnswer = v.InferOutput<typeof ChallengeAnswerRecord>;
+
+/** What a solver found: the counter and the key it derives, as lower-case hex. */
+export const SessionSolutionRecord = v.object({ counter: whole(), derivedKey: hex() });
+export type SessionSolution = v.InferOutput<typeof SessionSolutionRecord>;
+
+/** The body of `POST /sessions`. */
+export const SessionRequestBody = v.object({
+  challenge: SessionChallengeRecord,
+  solution: SessionSolutionRecord,
+  turnstileToken: v.optional(v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(2048, 'is too long'))),
+});
+export type SessionRequest = v.InferOutput<typeof SessionRequestBody>;
+
+/** The answer to `POST /sessions` (status 201). */
+export const SessionGrantRecord = v.looseObject({
+  /** Opaque: sent back as the `X-Kagent-Session` header of each query. */
+  token: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty')),
+  /** How long the token is accepted, from now. Renew before it runs out (a new challenge, a new session). */
+  expiresInSeconds: whole(),
+  /** The session's questions: at most `max` in each window of `windowSeconds`; `null` when not limited per session. */
+  questions: v.nullable(v.looseObject({ max: whole(), windowSeconds: whole() })),
+});
+export type SessionGrant = v.InferOutput<typeof SessionGrantRecord>;
+
+export interface SolveOptions {
+  /** First counter tried. Default 0. Several solvers in parallel start at 0, 1, 2... */
+  start?: number;
+  /** Step between counters tried. Default 1; the number of parallel solvers when there are several. */
+  step?: number;
+  /** Stops the search (the promise then resolves with `null`). */
+  signal?: AbortSignal;
+  /** Derives one key: the default is WebCrypto's PBKDF2, which runs in browsers, Workers, Node, Deno and Bun. */
+  deriveKey?: (password: Uint8Array, salt: Uint8Array, iterations: number, keyLength: number) => Promise<Uint8Array>;
+}
+
+/** The largest counter a challenge can hold (4 bytes). */
+const MAX_COUNTER = 0xffffffff;
+
+/**
+ * Solves a challenge by trying counters from `start` by `step` until the
+ * derived key starts with the challenge's prefix. Resolves with `null` when
+ * stopped by `signal` or when no counter fits.
+ */
+export async function solveSessionChallenge(challenge: SessionChallenge, options: SolveOptions = {}): Promise<SessionSolution | null> {
+  const { start = 0, step = 1, signal, deriveKey = webCryptoPbkdf2 } = options;
+  const { nonce, salt, cost, keyLength, keyPrefix } = challenge.parameters;
+  const nonceBytes = hexBytes(nonce);
+  const saltBytes = hexBytes(salt);
+  const prefix = hexBytes(keyPrefix);
+  const password = new Uint8Array(nonceBytes.length + 4);
+  password.set(nonceBytes);
+  const view = new DataView(password.buffer);
+  for (let counter = start; counter <= MAX_COUNTER; counter += step) {
+    if (signal?.aborted) return null;
+    view.setUint32(nonceBytes.length, counter, false);
+    const key = await deriveKey(password, saltBytes, cost, keyLength);
+    if (startsWith(key, prefix)) return { counter, derivedKey: bytesHex(key) };
+  }
+  return null;
+}
+
+async function webCryptoPbkdf2(password: Uint8Array, salt: Uint8Array, iterations: number, keyLength: number): Promise<Uint8Array> {
+  const key = await crypto.subtle.importKey('raw', password as BufferSource, 'PBKDF2', false, ['deriveBits']);
+  return new Uint8Array(await crypto.subtle.deriveBits({ name: 'PBKDF2', salt: salt as BufferSource, iterations, hash: 'SHA-256' }, key, keyLength * 8));
+}
+
+function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
+  if (prefix.length > bytes.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix[i]) return false;
+  return true;
+}
+
+function hexBytes(text: string): Uint8Array {
+  const bytes = new Uint8Array(text.length >> 1);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(text.slice(i * 2, i * 2 + 2), 16);
+  return bytes;
+}
+
+function bytesHex(bytes: Uint8Array): string {
+  let out = '';
+  for (const byte of bytes) out += byte.toString(16).padStart(2, '0');
+  return out;
+}

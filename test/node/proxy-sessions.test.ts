@@ -1,0 +1,410 @@
+// Visitor sessions (issue 22): with a session secret set, a query reaches the
+// service only with a valid token earned by a proof of work; every refusal kind
+// has its own code; budgets hold whatever visitorId says; secrets rotate.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { SESSION_ERROR_CODES, SESSION_HEADER, QUESTIONS_LEFT_HEADER, solveSessionChallenge } from '../../src/protocol/index.js';
+import { createProxyCore, type VisitorRequest } from '../../src/proxy/core/index.js';
+import { Sessions, loadFactor, CHALLENGE_COST } from '../../src/proxy/core/sessions.js';
+import { MemoryRateLimitStore } from '../../src/proxy/index.js';
+import type { UpstreamCall } from '../../src/proxy/core/upstream.js';
+import { AGENT, SITE, TEST_KEY, startProxyHarness, type ProxyHarness } from '../support/proxy-harness.js';
+import { OTHER_SECRET, SESSION_SECRET, TEST_DIFFICULTY, earnSession, getChallenge, mint, withSession } from '../support/proxy-sessions.js';
+import { answer, heldStream } from '../support/proxy-upstream.js';
+import { hasRedisServer, startRedis, type TestRedis } from '../support/proxy-redis.js';
+import { connectRedisRateLimitStore } from '../../src/proxy/stores/redis-node.js';
+import { DUMMY_TOKEN, TURNSTILE_FAIL, TURNSTILE_PASS, TURNSTILE_SPENT, startTurnstileStandIn, type TurnstileStandIn } from '../support/turnstile-stand-in.js';
+
+const PATH = `/agents/${AGENT}/query`;
+const OTHER_SITE = 'https://docs.example.org';
+
+function assertNoSecret(text: string, where: string): void {
+  for (const secret of [SESSION_SECRET, OTHER_SECRET]) for (const form of [secret, encodeURIComponent(secret)]) assert.ok(!text.includes(form), `a session secret leaked in ${where}`);
+}
+
+async function ask(h: ProxyHarness, token: string | undefined, { origin = SITE, body = { query: 'hi', visitorId: 'v1' } as Record<string, unknown> } = {}) {
+  const headers: Record<string, string> = token === undefined ? { origin } : withSession(token, origin);
+  const result = await h.send(PATH, { headers, json: body });
+  assertNoSecret(result.text + JSON.stringify([...result.response.headers]), `the answer to ${PATH}`);
+  return { status: result.response.status, code: (JSON.parse(result.text || '{}') as { error?: { code?: string } }).error?.code, headers: result.response.headers, text: result.text };
+}
+
+const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** Another last character of a 32-byte base64url value that decodes to the same bytes (its 2 spare bits differ). */
+function spareBitsTwin(last: string): string {
+  const value = B64URL.indexOf(last);
+  return B64URL[value ^ 1]!;
+}
+
+/** A new session whose first answer streams and is held by the service until `held.release()`. */
+async function holdAnAnswer(h: ProxyHarness) {
+  const { grant } = await earnSession(h.url);
+  const held = heldStream();
+  h.upstream.behave(held.behaviour);
+  const first = await fetch(h.url + PATH, { method: 'POST', headers: withSession(grant.token), body: JSON.stringify({ query: 'hi', streaming: true }) });
+  assert.equal(first.status, 200);
+  return { grant, held, first };
+}
+
+describe('visitor sessions, off', () => {
+  let h: ProxyHarness;
+  before(async () => (h = await startProxyHarness()));
+  after(() => h.close());
+
+  test('without a secret there are no session routes and queries need no token', async () => {
+    assert.equal((await h.send('/sessions/challenge', { json: {} })).response.status, 404);
+    assert.equal((await h.send('/sessions', { json: {} })).response.status, 404);
+    assert.equal((await ask(h, undefined)).status, 200);
+  });
+});
+
+describe('visitor sessions, on', () => {
+  let h: ProxyHarness;
+  before(async () => {
+    h = await startProxyHarness({
+      allowedOrigins: [SITE, OTHER_SITE],
+      sessionSecret: SESSION_SECRET,
+      sessionDifficulty: Number(TEST_DIFFICULTY),
+      perSessionLimit: { max: 3, windowSeconds: 60 },
+      // Tried on their own below: here one address starts many sessions and asks many questions.
+      sessionsPerAddress: false,
+      perAddressLimit: false,
+      perVisitorLimit: false,
+    });
+  });
+  after(async () => {
+    for (const entry of h.logs) assertNoSecret(JSON.stringify(entry), 'a log line');
+    await h.close();
+  });
+
+  test('a page earns a token by solving the challenge, and its question reaches the service with the questions left said', async () => {
+    const before = h.upstream.requests.length;
+    const { grant, challenge } = await earnSession(h.url);
+    assert.equal(challenge.humanCheck, null);
+    assert.equal(challenge.challenge.parameters.data?.origin, SITE);
+    assert.deepEqual(grant.questions, { max: 3, windowSeconds: 60 });
+    assert.equal(grant.expiresInSeconds, 30 * 60);
+    const answer = await ask(h, grant.token);
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers.get(QUESTIONS_LEFT_HEADER), '2');
+    assert.match(answer.headers.get('access-control-expose-headers') ?? '', new RegExp(QUESTIONS_LEFT_HEADER));
+    assert.equal(h.upstream.requests.length, before + 1);
+    // The token is the proxy's business: the service never sees it.
+    assert.equal(JSON.stringify(h.upstream.requests.at(-1)!.headers).includes(grant.token), false);
+  });
+
+  test('the preflight lets a page send the session header', async () => {
+    const response = await fetch(h.url + PATH, { method: 'OPTIONS', headers: { origin: SITE, 'access-control-request-method': 'POST', 'access-control-request-headers': `content-type, ${SESSION_HEADER.toLowerCase()}` } });
+    assert.equal(response.status, 204);
+    assert.match(response.headers.get('access-control-allow-headers') ?? '', new RegExp(SESSION_HEADER, 'i'));
+  });
+
+  test('each refusal has its own code, and none reaches the service: missing, tampered, expired, another origin', async () => {
+    const before = h.upstream.requests.length;
+    const { grant } = await earnSession(h.url);
+    const [version, payload, signature] = grant.token.split('.') as [string, string, string];
+    const flipped = (text: string) => (text[5] === 'A' ? `${text.slice(0, 5)}B${text.slice(6)}` : `${text.slice(0, 5)}A${text.slice(6)}`);
+    // An expired token, signed with the proxy's own secret by the same code, minted 31 minutes ago.
+    const old = await new Sessions({ secrets: [SESSION_SECRET], tokenSeconds: 30 * 60, difficulty: 0.01, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore()).grant(SITE, Date.now() - 31 * 60_000);
+    const cases: [string, string | undefined, string, number, string?][] = [
+      ['missing', undefined, SESSION_ERROR_CODES.required, 401],
+      ['tampered payload', `${version}.${flipped(payload)}.${signature}`, SESSION_ERROR_CODES.invalid, 401],
+      ['tampered signature', `${version}.${payload}.${flipped(signature)}`, SESSION_ERROR_CODES.invalid, 401],
+      ['garbage', 'not-a-token', SESSION_ERROR_CODES.invalid, 401],
+      ['the same signature bytes, other spare bits', `${version}.${payload}.${signature.slice(0, -1)}${spareBitsTwin(signature.at(-1)!)}`, SESSION_ERROR_CODES.invalid, 401],
+      ['expired', old.token, SESSION_ERROR_CODES.expired, 401],
+      ['minted for another origin', grant.token, SESSION_ERROR_CODES.wrongOrigin, 403, OTHER_SITE],
+    ];
+    for (const [kind, token, code, status, origin] of cases) {
+      const answer = await ask(h, token, origin ? { origin } : {});
+      assert.equal(answer.status, status, kind);
+      assert.equal(answer.code, code, kind);
+    }
+    assert.equal(h.upstream.requests.length, before, 'no refused query reached the service');
+  });
+
+  test('a solution is accepted once: the same one again is refused as replayed', async () => {
+    const { challenge, solution } = await earnSession(h.url);
+    const again = await mint(h.url, { challenge: challenge.challenge, solution });
+    assert.equal(again.response.status, 409);
+    assert.equal(again.body.error?.code, SESSION_ERROR_CODES.challengeReplayed);
+  });
+
+  test('a wrong solution, an altered challenge and one for another origin are refused', async () => {
+    const { challenge } = await getChallenge(h.url);
+    const solution = (await solveSessionChallenge(challenge))!;
+    const wrong = await mint(h.url, { challenge, solution: { counter: solution.counter + 1, derivedKey: solution.derivedKey.replace(/^./, (c) => (c === '0' ? '1' : '0')) } });
+    assert.equal(wrong.body.error?.code, SESSION_ERROR_CODES.challengeInvalid);
+    const easier = { ...challenge, parameters: { ...challenge.parameters, cost: 1 } };
+    const altered = await mint(h.url, { challenge: easier, solution });
+    assert.equal(altered.body.error?.code, SESSION_ERROR_CODES.challengeInvalid);
+    const elsewhere = await mint(h.url, { challenge, solution }, OTHER_SITE);
+    assert.equal(elsewhere.body.error?.code, SESSION_ERROR_CODES.challengeInvalid);
+    // Still unspent: the right page can use it.
+    assert.equal((await mint(h.url, { challenge, solution })).response.status, 201);
+  });
+
+  test("a session's questions are counted whatever visitorId says, and the next waits for the window", async () => {
+    const { grant } = await earnSession(h.url);
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await ask(h, grant.token, { body: { query: 'hi', visitorId: `visitor-${i}` } })).status);
+    assert.deepEqual(statuses, [200, 200, 200]);
+    const over = await ask(h, grant.token, { body: { query: 'hi', visitorId: 'yet-another' } });
+    assert.equal(over.status, 429);
+    assert.equal(over.code, SESSION_ERROR_CODES.limited);
+    assert.ok(Number(over.headers.get('retry-after')) >= 1);
+  });
+
+  test('a session holds one answer at a time; the next goes once the first has ended', async () => {
+    const { grant, held, first } = await holdAnAnswer(h);
+    const busy = await ask(h, grant.token);
+    assert.equal(busy.code, SESSION_ERROR_CODES.busy);
+    held.release();
+    await first.text();
+    h.upstream.behave(answer());
+    // The hold is let go when the stream ends, a moment after its last byte.
+    let next = await ask(h, grant.token);
+    for (let i = 0; i < 50 && next.code === SESSION_ERROR_CODES.busy; i++) next = await ask(h, grant.token);
+    assert.equal(next.status, 200);
+  });
+
+  test('an address starts at most sessionsPerAddress sessions in its window', async () => {
+    const limited = await startProxyHarness({ sessionSecret: SESSION_SECRET, sessionDifficulty: Number(TEST_DIFFICULTY), sessionsPerAddress: { max: 2, windowSeconds: 3600 } });
+    try {
+      await earnSession(limited.url);
+      await earnSession(limited.url);
+      const { challenge } = await getChallenge(limited.url);
+      const third = await mint(limited.url, { challenge, solution: await solveSessionChallenge(challenge) });
+      assert.equal(third.response.status, 429);
+      assert.equal(third.body.error?.code, SESSION_ERROR_CODES.mintLimited);
+      assert.ok(Number(third.response.headers.get('retry-after')) > 60);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('visitor sessions: secret rotation', () => {
+  test('a token and a challenge of the previous secret stay accepted while it is set as previous, and not after', async () => {
+    const old = await startProxyHarness({ sessionSecret: OTHER_SECRET, sessionDifficulty: Number(TEST_DIFFICULTY) });
+    const { grant } = await earnSession(old.url);
+    const pending = await getChallenge(old.url);
+    await old.close();
+    const rotated = await startProxyHarness({ sessionSecret: SESSION_SECRET, previousSessionSecret: OTHER_SECRET, sessionDifficulty: Number(TEST_DIFFICULTY) });
+    try {
+      assert.equal((await ask(rotated, grant.token)).status, 200, "the old secret's token");
+      const solved = await mint(rotated.url, { challenge: pending.challenge, solution: await solveSessionChallenge(pending.challenge) });
+      assert.equal(solved.response.status, 201, "the old secret's challenge");
+      assert.equal((await ask(rotated, solved.body.token)).status, 200, 'the token it gave, signed with the new secret');
+    } finally {
+      await rotated.close();
+    }
+    const retired = await startProxyHarness({ sessionSecret: SESSION_SECRET, sessionDifficulty: Number(TEST_DIFFICULTY) });
+    try {
+      assert.equal((await ask(retired, grant.token)).code, SESSION_ERROR_CODES.invalid);
+    } finally {
+      await retired.close();
+    }
+  });
+});
+
+describe('visitor sessions: the core', () => {
+  test('0 of 10,000 queries without a valid token reach the service, each refusal kind tried', async () => {
+    let reached = 0;
+    const call: UpstreamCall = async () => {
+      reached++;
+      throw new Error('must not be called');
+    };
+    const core = createProxyCore({ apiKey: TEST_KEY, upstreamUrl: 'http://127.0.0.1:9', agentIds: [AGENT], allowedOrigins: [SITE, OTHER_SITE], sessionSecret: SESSION_SECRET, perAddressLimit: false, perVisitorLimit: false, log: false }, call);
+    const sessions = new Sessions({ secrets: [SESSION_SECRET], tokenSeconds: 1800, difficulty: 0.01, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore());
+    const good = (await sessions.grant(SITE)).token;
+    const expired = (await sessions.grant(SITE, Date.now() - 3_600_000)).token;
+    const foreign = (await new Sessions({ secrets: [OTHER_SECRET], tokenSeconds: 1800, difficulty: 0.01, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore()).grant(SITE)).token;
+    const [v, payload, signature] = good.split('.') as [string, string, string];
+    const kinds: [string, (i: number) => { token: string | null; origin: string }][] = [
+      ['missing', () => ({ token: null, origin: SITE })],
+      ['empty', () => ({ token: '', origin: SITE })],
+      ['tampered payload', (i) => ({ token: `${v}.${payload.slice(0, -2)}${String.fromCharCode(65 + (i % 26))}${payload.slice(-1)}.${signature}`, origin: SITE })],
+      ['tampered signature', (i) => ({ token: `${v}.${payload}.${signature.slice(0, 10)}${String.fromCharCode(97 + (i % 26))}${signature.slice(11)}`, origin: SITE })],
+      ['signed by another secret', () => ({ token: foreign, origin: SITE })],
+      ['expired', () => ({ token: expired, origin: SITE })],
+      ['minted for another origin', () => ({ token: good, origin: OTHER_SITE })],
+      ['random bytes', (i) => ({ token: `v1.${btoa(String(i * 7919))}.${btoa(String(i))}`, origin: SITE })],
+    ];
+    const body = new TextEncoder().encode(JSON.stringify({ query: 'hi' }));
+    const refusedBy = new Map<string, number>();
+    for (let i = 0; i < 10_000; i++) {
+      const [kind, make] = kinds[i % kinds.length]!;
+      const { token, origin } = make(i);
+      // A tampered token that happens to equal the good one is no tampering: skip it.
+      if (token === good && origin === SITE) continue;
+      const headers: Record<string, string | null> = { origin, 'content-type': 'application/json', [SESSION_HEADER.toLowerCase()]: token };
+      const visitor: VisitorRequest = { method: 'POST', pathname: PATH, header: (name) => headers[name] ?? null, clientAddress: '203.0.113.9', readBody: async () => ({ bytes: body, complete: true }), onLeave: () => () => {} };
+      const answer = await core.answer(visitor);
+      assert.ok(answer.status === 401 || answer.status === 403, `${kind}: ${answer.status}`);
+      refusedBy.set(kind, (refusedBy.get(kind) ?? 0) + 1);
+    }
+    assert.equal(reached, 0);
+    assert.equal(refusedBy.size, kinds.length, 'every kind was tried');
+  });
+
+  test('the work rises with the challenges issued in a minute, doubling up to eight times', () => {
+    assert.deepEqual([0, 30, 31, 60, 61, 120, 121, 100_000].map(loadFactor), [1, 1, 2, 2, 4, 4, 8, 8]);
+  });
+
+  test('a challenge asks about `difficulty` million iterations on average, within [1/2, 3/2] of it', async () => {
+    const sessions = new Sessions({ secrets: [SESSION_SECRET], tokenSeconds: 1800, difficulty: 3, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore());
+    const { challenge } = await sessions.challenge(SITE);
+    assert.equal(challenge.parameters.cost, CHALLENGE_COST);
+    // The counter is secret until solved; its key's prefix is what the solver must find. Solved natively here for speed.
+    const { pbkdf2Sync } = await import('node:crypto');
+    const solution = await solveSessionChallenge(challenge, { deriveKey: async (password, salt, iterations, length) => pbkdf2Sync(password, salt, iterations, length, 'sha256') });
+    const attempts = (3e6 / CHALLENGE_COST);
+    assert.ok(solution && solution.counter >= attempts / 2 && solution.counter <= (attempts * 3) / 2, `counter ${solution?.counter}`);
+  });
+});
+
+describe('visitor sessions: configuration', () => {
+  const base = { apiKey: TEST_KEY, upstreamUrl: 'https://api.example.com', agentIds: [AGENT], log: false as const };
+
+  test('the environment turns sessions on, with each setting read as documented', async () => {
+    const { proxyOptionsFromEnv } = await import('../../src/proxy/index.js');
+    const options = proxyOptionsFromEnv({ KAGENT_API_KEY: TEST_KEY, KAGENT_UPSTREAM_URL: 'https://api.example.com', KAGENT_AGENT_IDS: AGENT, KAGENT_SESSION_SECRET: SESSION_SECRET, KAGENT_SESSION_SECRET_PREVIOUS: OTHER_SECRET, KAGENT_SESSION_MINUTES: '15', KAGENT_RATE_LIMIT_PER_SESSION: '8/10min', KAGENT_SESSIONS_PER_ADDRESS: 'off', KAGENT_SESSION_DIFFICULTY: '1.5', KAGENT_TURNSTILE_SECRET: '1x0000000000000000000000000000000AA' });
+    assert.deepEqual(
+      [options.sessionSecret, options.previousSessionSecret, options.sessionMinutes, options.perSessionLimit, options.sessionsPerAddress, options.sessionDifficulty, options.turnstileSecret],
+      [SESSION_SECRET, OTHER_SECRET, 15, { max: 8, windowSeconds: 600 }, false, 1.5, '1x0000000000000000000000000000000AA'],
+    );
+    assert.throws(() => proxyOptionsFromEnv({ KAGENT_SESSION_DIFFICULTY: 'hard' }), /KAGENT_SESSION_DIFFICULTY must be a number above 0/);
+  });
+
+  test('a short secret, the API key as secret, or Turnstile without sessions are refused at start, never echoing a secret', () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ sessionSecret: 'short' }, /sessionSecret \(KAGENT_SESSION_SECRET\) must be at least 32 characters/],
+      [{ apiKey: SESSION_SECRET, sessionSecret: SESSION_SECRET }, /must not be the API key/],
+      [{ turnstileSecret: '1x0000000000000000000000000000000AA' }, /turnstileSecret \(KAGENT_TURNSTILE_SECRET\) needs visitor sessions on/],
+      [{ previousSessionSecret: OTHER_SECRET }, /needs sessionSecret/],
+      [{ sessionSecret: SESSION_SECRET, sessionDifficulty: 0 }, /sessionDifficulty must be a number above 0/],
+    ];
+    for (const [override, message] of cases) {
+      assert.throws(() => createProxyCore({ ...base, ...override } as never), (error: Error) => message.test(error.message) && !error.message.includes(SESSION_SECRET) && !error.message.includes(OTHER_SECRET), JSON.stringify(Object.keys(override)));
+    }
+  });
+
+  test('sessions need a store that can let go of a hold', () => {
+    const store = { hit: async () => ({ count: 1, resetInMs: 1000 }) };
+    assert.throws(() => createProxyCore({ ...base, sessionSecret: SESSION_SECRET, rateLimitStore: store }), /release\(\)/);
+  });
+});
+
+describe('visitor sessions: the Turnstile human check (against a local stand-in of its verification endpoint)', () => {
+  let standIn: TurnstileStandIn;
+  before(async () => (standIn = await startTurnstileStandIn(new URL(SITE).hostname)));
+  after(() => standIn.close());
+
+  async function withTurnstile(secret: string, verifyUrl = standIn.url): Promise<ProxyHarness> {
+    return startProxyHarness({ sessionSecret: SESSION_SECRET, sessionDifficulty: Number(TEST_DIFFICULTY), turnstileSecret: secret, turnstileVerifyUrl: verifyUrl, sessionsPerAddress: false });
+  }
+
+  async function solvedWith(h: ProxyHarness, turnstileToken?: string) {
+    const { challenge, humanCheck } = await getChallenge(h.url);
+    assert.equal(humanCheck, 'turnstile');
+    return mint(h.url, { challenge, solution: await solveSessionChallenge(challenge), ...(turnstileToken === undefined ? {} : { turnstileToken }) });
+  }
+
+  test('a pass from an allowed hostname starts the session; the proxy sends the secret, the token and the address', async () => {
+    const h = await withTurnstile(TURNSTILE_PASS);
+    try {
+      const calls = standIn.calls.length;
+      const { response, body } = await solvedWith(h, DUMMY_TOKEN);
+      assert.equal(response.status, 201);
+      assert.equal((await ask(h, body.token)).status, 200);
+      const form = standIn.calls[calls]!;
+      assert.deepEqual([form.get('secret'), form.get('response'), form.get('remoteip')], [TURNSTILE_PASS, DUMMY_TOKEN, '127.0.0.1']);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('no token, a failing one, a spent one, or a pass solved on another hostname are refused with HUMAN_CHECK_FAILED', async () => {
+    for (const [secret, token, hostname] of [[TURNSTILE_PASS, undefined, SITE], [TURNSTILE_FAIL, DUMMY_TOKEN, SITE], [TURNSTILE_SPENT, DUMMY_TOKEN, SITE], [TURNSTILE_PASS, DUMMY_TOKEN, 'https://elsewhere.example.net']] as const) {
+      standIn.hostname = new URL(hostname).hostname;
+      const h = await withTurnstile(secret);
+      try {
+        const { response, body } = await solvedWith(h, token);
+        assert.equal(response.status, 403, `${secret} ${token} ${hostname}`);
+        assert.equal(body.error?.code, SESSION_ERROR_CODES.humanCheckFailed);
+        for (const entry of h.logs) assert.ok(!JSON.stringify(entry).includes(secret), 'the Turnstile secret stays out of the log');
+      } finally {
+        standIn.hostname = new URL(SITE).hostname;
+        await h.close();
+      }
+    }
+  });
+
+  test('when the verification endpoint cannot be reached, the session is refused (fails closed) with HUMAN_CHECK_UNAVAILABLE', async () => {
+    const gone = await startTurnstileStandIn('x');
+    const url = gone.url;
+    await gone.close();
+    const h = await withTurnstile(TURNSTILE_PASS, url);
+    try {
+      const { response, body } = await solvedWith(h, DUMMY_TOKEN);
+      assert.equal(response.status, 503);
+      assert.equal(body.error?.code, SESSION_ERROR_CODES.humanCheckUnavailable);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('visitor sessions: two proxies sharing one Redis', { skip: hasRedisServer() ? false : 'redis-server is not installed here (.ci/run installs it; locally: apt-get install redis-server)' }, () => {
+  let redis: TestRedis;
+  let a: ProxyHarness;
+  let b: ProxyHarness;
+  const stores: { close(): Promise<void> }[] = [];
+  before(async () => {
+    redis = await startRedis();
+    const prefix = `sessions-${Date.now()}:`;
+    const settings = { sessionSecret: SESSION_SECRET, sessionDifficulty: Number(TEST_DIFFICULTY), perSessionLimit: { max: 3, windowSeconds: 60 }, sessionsPerAddress: { max: 4, windowSeconds: 3600 }, perAddressLimit: false, perVisitorLimit: false } as const;
+    const storeA = await connectRedisRateLimitStore(redis.url, { prefix });
+    const storeB = await connectRedisRateLimitStore(redis.url, { prefix });
+    stores.push(storeA, storeB);
+    a = await startProxyHarness({ ...settings, rateLimitStore: storeA });
+    b = await startProxyHarness({ ...settings, rateLimitStore: storeB });
+  });
+  after(async () => {
+    await a?.close();
+    await b?.close();
+    for (const store of stores) await store.close();
+    await redis?.stop();
+  });
+
+  test("a session's questions are counted across both, whatever visitorId says", async () => {
+    const { grant } = await earnSession(a.url);
+    const statuses = [];
+    for (const [i, h] of [a, b, a, b].entries()) statuses.push((await ask(h, grant.token, { body: { query: 'hi', visitorId: `rotating-${i}` } })).code ?? 'ok');
+    assert.deepEqual(statuses, ['ok', 'ok', 'ok', SESSION_ERROR_CODES.limited]);
+  });
+
+  test('a solution used on one is refused as replayed on the other', async () => {
+    const { challenge, solution } = await earnSession(a.url);
+    const again = await mint(b.url, { challenge: challenge.challenge, solution });
+    assert.equal(again.body.error?.code, SESSION_ERROR_CODES.challengeReplayed);
+  });
+
+  test("one answer at a time across both: the other refuses while the first streams", async () => {
+    const { grant, held, first } = await holdAnAnswer(a);
+    assert.equal((await ask(b, grant.token)).code, SESSION_ERROR_CODES.busy);
+    held.release();
+    await first.text();
+    a.upstream.behave(answer());
+  });
+
+  test('sessions started by one address are counted across both', async () => {
+    // Three were started above; the hourly allowance is four.
+    await earnSession(b.url);
+    const { challenge } = await getChallenge(a.url);
+    const fifth = await mint(a.url, { challenge, solution: await solveSessionChallenge(challenge) });
+    assert.equal(fifth.body.error?.code, SESSION_ERROR_CODES.mintLimited);
+  });
+});

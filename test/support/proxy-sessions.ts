@@ -1,0 +1,51 @@
+// Earning a visitor session from a proxy over HTTP, as a page does: ask for a
+// challenge, solve it with the protocol's WebCrypto solver, turn it into a token.
+import assert from 'node:assert/strict';
+import { ChallengeAnswerRecord, SESSION_HEADER, SessionGrantRecord, solveSessionChallenge, type ChallengeAnswer, type SessionGrant, type SessionSolution } from '../../src/protocol/index.js';
+import * as v from 'valibot';
+import { SITE } from './proxy-harness.js';
+
+/** A secret of the required length, with characters URI-encoding changes, so both forms can be looked for. */
+export const SESSION_SECRET = 'session+secret/0123456789abcdefghijklmnop';
+export const OTHER_SECRET = 'another+session/secret0123456789abcdefghij';
+/** Work small enough for tests: a handful of PBKDF2 derivations. */
+export const TEST_DIFFICULTY = '0.01';
+
+export interface Earned {
+  challenge: ChallengeAnswer;
+  solution: SessionSolution;
+  grant: SessionGrant;
+}
+
+async function postJson(url: string, body: unknown, origin: string): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+/** A new challenge from the proxy at `base` (no trailing slash) for a page at `origin`. */
+export async function getChallenge(base: string, origin = SITE): Promise<ChallengeAnswer> {
+  const response = await postJson(`${base}/sessions/challenge`, {}, origin);
+  const text = await response.text();
+  assert.equal(response.status, 200, `a challenge: ${text}`);
+  return v.parse(ChallengeAnswerRecord, JSON.parse(text));
+}
+
+/** Sends a solved challenge; gives back the raw answer. */
+export async function mint(base: string, body: unknown, origin = SITE): Promise<{ response: Response; body: { error?: { code: string }; token?: string } }> {
+  const response = await postJson(`${base}/sessions`, body, origin);
+  return { response, body: (await response.json()) as { error?: { code: string }; token?: string } };
+}
+
+/** Challenge, solution and token, for a page at `origin`. */
+export async function earnSession(base: string, origin = SITE, extra: Record<string, unknown> = {}): Promise<Earned> {
+  const challenge = await getChallenge(base, origin);
+  const solution = await solveSessionChallenge(challenge.challenge);
+  assert.ok(solution, 'the challenge has a solution');
+  const { response, body } = await mint(base, { challenge: challenge.challenge, solution, ...extra }, origin);
+  assert.equal(response.status, 201, `a session: ${JSON.stringify(body)}`);
+  return { challenge, solution, grant: v.parse(SessionGrantRecord, body) };
+}
+
+/** Headers of a query with a session token. */
+export function withSession(token: string, origin = SITE): Record<string, string> {
+  return { origin, 'content-type': 'application/json', [SESSION_HEADER]: token };
+}
