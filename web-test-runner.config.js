@@ -1,9 +1,8 @@
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { defaultReporter } from '@web/test-runner';
 import { existsSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { launchers, windowSizePlugin } from './scripts/browsers.js';
+import { freePort, launchers, windowSizePlugin } from './scripts/browsers.js';
 import { timingReporter } from './scripts/test-timings.js';
 import { browserServiceMiddleware } from './test/support/browser-service.ts';
 import { HIDE_NATIVE_SANITIZER } from './test/support/csp-page.ts';
@@ -39,17 +38,6 @@ export const CROSS_BROWSER_FILES = [
   'test/browser/widget-modes.test.ts',
   'test/browser/widget-recovery.test.ts',
 ];
-
-/** A free port from the system: the runner's own search starts at 8000, where two runs side by side collide. */
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 
 /**
  * Not in WebKit: the hostile-host suite types each question by hand through
@@ -212,6 +200,7 @@ const runnerHtml = (before = '') => (testFramework) =>
 
 export default {
   nodeResolve: true,
+  // A free port from the system: the runner's own search starts at 8000, where two runs side by side collide.
   port: await freePort(),
   // The widget's one-line warning for each failure (`kagent-chat: <kind> (<status>): …`), which the failure tests provoke on purpose; any other log is shown.
   filterBrowserLogs: ({ args }) => !(typeof args[0] === 'string' && /^kagent-chat: [a-z-]+(?: \(\d+\))?: /.test(args[0])),

@@ -6,6 +6,7 @@ import MiniSearch from 'minisearch';
 import { stemmer } from 'stemmer';
 import { eng } from 'stopword';
 import type { FragmentRow } from '../../emulator/src/store/records.js';
+import type { FragmentHit, SearchOptions } from '../../emulator/src/search/fragment-index.js';
 
 // Full-text search over a datastore's fragments: MiniSearch's BM25+ ranking
 // (with its boost for fragments that match more of the query's terms) over
@@ -32,20 +33,6 @@ export function searchTerms(text: string): string[] {
     if (term) terms.add(term);
   }
   return [...terms];
-}
-
-/** Where a search hit comes from. */
-export interface FragmentHit {
-  datasourceId: string;
-  fragment: FragmentRow;
-  /** 0..1: how well the fragment answers the query (see `normalizedScore`). */
-  score: number;
-}
-
-export interface SearchOptions {
-  topK: number;
-  /** Only fragments of datasources this accepts. */
-  datasourceFilter?: (datasourceId: string) => boolean;
 }
 
 interface Indexed {
