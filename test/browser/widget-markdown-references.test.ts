@@ -124,7 +124,6 @@ describe('<kagent-chat> answers that define references late', () => {
 
   for (const [name, text] of [['late-footnote', LATE_FOOTNOTE], ['late-definition', LATE_DEFINITION]] as const) {
     it(`fires kagent-answer for the ${name} text streamed in 100-character fragments, showing the one-shot DOM`, async function () {
-      this.timeout(20_000);
       const chat = await mountChat(uniqueAgent(name), `text-${name}-100`);
       const answered = new Promise<KagentAnswerDetail>((resolve) => chat.addEventListener('kagent-answer', (event) => resolve(event.detail), { once: true }));
       await ask(chat, 'Where is the guide?');
@@ -138,7 +137,6 @@ describe('<kagent-chat> answers that define references late', () => {
   }
 
   it('stops rendering once removed while a long answer is still being shown, and renders it whole again when put back', async function () {
-    this.timeout(20_000);
     const agent = uniqueAgent('removed');
     // 50,000 characters in one fragment: shown a slice per frame, over many frames.
     const chat = await mountChat(agent, 'text-footnoted-50000');

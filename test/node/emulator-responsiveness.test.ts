@@ -17,6 +17,12 @@ import { startTestEmulator, settled, tempDataDir, type TestEmulator } from '../f
  * large journal write had a turn of its own, these runs worked 70 to 86 ms at a stretch.
  */
 const LONGEST_BLOCK_MS = 50;
+/**
+ * For a 5 MB question, issue 25's goal: no request waits more than 100 ms behind it. Reading
+ * the body is one JSON.parse of 5 MB, which no turn can split: 10 to 39 ms on a core when
+ * idle, 65 ms once in a CI run on a loaded machine.
+ */
+const LONGEST_BLOCK_BEHIND_A_QUESTION_MS = 100;
 const MB = 1024 * 1024;
 
 let emulator: TestEmulator;
@@ -94,9 +100,9 @@ async function whileSent(script: string, settle: (output: string) => Promise<unk
   }
 }
 
-function assertNotHeld(t: { diagnostic(message: string): void }, held: Held): void {
+function assertNotHeld(t: { diagnostic(message: string): void }, held: Held, bound = LONGEST_BLOCK_MS): void {
   t.diagnostic(`longest stretch without a turn: ${held.wallMs.toFixed(1)} ms of the clock, ${held.cpuMs.toFixed(1)} ms on a core`);
-  assert.ok(held.cpuMs < LONGEST_BLOCK_MS, `the emulator's thread worked ${held.cpuMs.toFixed(0)} ms without a turn for requests (at most ${LONGEST_BLOCK_MS} ms allowed)`);
+  assert.ok(held.cpuMs < bound, `the emulator's thread worked ${held.cpuMs.toFixed(0)} ms without a turn for requests (at most ${bound} ms allowed)`);
 }
 
 test('a 4 MB document through the JSON upsert never holds the emulator for long, and is searchable once answered', async (t) => {
@@ -178,6 +184,6 @@ for (const [name, path, extra] of [
     assert.equal(result.status, 200, result.text);
     t.diagnostic(`answered in ${result.ms.toFixed(0)} ms; ${result.probes} requests meanwhile, the longest waited ${result.longest.toFixed(1)} ms`);
     assert.ok(result.probes >= 1, 'other requests were sent while it ran');
-    assertNotHeld(t, held);
+    assertNotHeld(t, held, LONGEST_BLOCK_BEHIND_A_QUESTION_MS);
   });
 }
