@@ -9,27 +9,62 @@ const parts = [
   { name: 'browser tests', script: 'test:browser' },
 ];
 
-function runScript(script: string): Promise<number> {
+// A log that keeps only its end (CI shows the end of the output) would hide which test failed: the failing
+// tests' lines are kept as they pass by and printed again in the closing summary.
+const FAILED_TEST = /❌|✖|^\s*not ok\b/;
+const ERROR_LINE = /^\s*(?:AssertionError|Error|TypeError)\b/;
+const TEST_FILE = /\.test\.ts:?$/;
+const KEPT_LINES = 24;
+const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
+
+function runScript(script: string, failures: string[]): Promise<number> {
   return new Promise((done) => {
-    const child = spawn('npm', ['run', '-s', script], { stdio: 'inherit' });
+    const child = spawn('npm', ['run', '-s', script], { stdio: ['inherit', 'pipe', 'pipe'] });
+    let partial = '';
+    let file = '';
+    let sinceFailure = Infinity;
+    const add = (line: string) => {
+      if (failures.length < KEPT_LINES && !failures.includes(line)) failures.push(line);
+    };
+    const keep = (chunk: Buffer, to: NodeJS.WriteStream) => {
+      to.write(chunk);
+      const lines = (partial + chunk.toString('utf8')).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        const plain = line.replace(ANSI, '').trimEnd();
+        sinceFailure += 1;
+        if (TEST_FILE.test(plain.trim())) file = plain.trim();
+        if (FAILED_TEST.test(plain)) {
+          if (file) add(file);
+          add(plain);
+          sinceFailure = 0;
+        } else if (ERROR_LINE.test(plain) && sinceFailure <= 12) add(plain);
+      }
+    };
+    child.stdout.on('data', (chunk: Buffer) => keep(chunk, process.stdout));
+    child.stderr.on('data', (chunk: Buffer) => keep(chunk, process.stderr));
     child.on('error', () => done(1));
-    child.on('exit', (code, signal) => done(code ?? (signal ? 1 : 0)));
+    child.on('close', (code, signal) => done(code ?? (signal ? 1 : 0)));
   });
 }
 
 const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
-const results: { name: string; passed: boolean; took: string }[] = [];
+const results: { name: string; passed: boolean; took: string; failures: string[] }[] = [];
 const began = performance.now();
 for (const part of parts) {
   const started = performance.now();
   process.stdout.write(`\n=== ${part.name} (npm run ${part.script})\n`);
-  const code = await runScript(part.script);
-  results.push({ name: part.name, passed: code === 0, took: seconds(started) });
+  const failures: string[] = [];
+  const code = await runScript(part.script, failures);
+  results.push({ name: part.name, passed: code === 0, took: seconds(started), failures });
   process.stdout.write(`=== ${part.name}: ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${seconds(started)}\n`);
 }
 
 const failed = results.filter((result) => !result.passed);
 process.stdout.write(`\n${results.map((result) => `${result.passed ? 'passed' : 'FAILED'}  ${result.name} (${result.took})`).join('\n')}\n`);
+for (const result of failed) {
+  if (result.failures.length > 0) process.stdout.write(`--- what failed in ${result.name} (first ${KEPT_LINES} lines):\n${result.failures.join('\n')}\n`);
+}
 process.stdout.write(
   failed.length === 0
     ? `npm test: all ${results.length} parts passed in ${seconds(began)}\n`
