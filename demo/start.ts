@@ -122,8 +122,9 @@ async function servePage(request: Request, bundle: string): Promise<Response> {
   const { pathname } = new URL(request.url);
   if (request.method !== 'GET' && request.method !== 'HEAD') return new Response('Method not allowed', { status: 405 });
   if (pathname === '/kagent-chat.js') return new Response(bundle, { headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' } });
-  // The chat's second part, which kagent-chat.js imports from beside itself, and the source maps.
-  const built = /^\/(kagent-chat(?:-answers-[\w-]+)?\.js(\.map)?)$/.exec(pathname);
+  // The chat's other chunks, which kagent-chat.js imports from beside itself (the second part, and DOMPurify's for a
+  // browser without a sanitizer of its own), and the source maps.
+  const built = /^\/(kagent-chat(?:-[a-z]+-[\w-]+)?\.js(\.map)?)$/.exec(pathname);
   if (built) {
     const file = await readFile(new URL(`dist/${built[1]}`, root), 'utf8').catch(() => undefined);
     if (file === undefined) return new Response('Not found', { status: 404 });

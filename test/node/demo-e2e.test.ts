@@ -7,6 +7,7 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { startEmulator } from '../fixtures/emulator/harness.js';
 import { startDemoProcess } from '../../scripts/demo-process.js';
 import { findChrome } from '../../scripts/find-chrome.js';
+import { HIDE_NATIVE_SANITIZER } from '../support/csp-page.js';
 
 const KEY = `kagent_demo_e2e_${Math.random().toString(36).slice(2)}_KEY`;
 let start: ChildProcess;
@@ -39,8 +40,10 @@ after(async () => {
   }
 });
 
-async function openPage(url: string): Promise<Page> {
+/** `hideNativeSanitizer`: the page runs as in a browser without a sanitizer of its own (Safari today). */
+async function openPage(url: string, { hideNativeSanitizer = false } = {}): Promise<Page> {
   const page = await browser.newPage();
+  if (hideNativeSanitizer) await page.evaluateOnNewDocument(HIDE_NATIVE_SANITIZER);
   // Headers of every response; bodies of those that finish (page, script, config).
   page.on('response', (response) => seen.push({ url: response.url(), text: `${response.status()} ${JSON.stringify(response.headers())}` }));
   page.on('requestfinished', async (request) => {
@@ -139,6 +142,21 @@ test('a question gets a streamed answer whose sources name the seeded documents'
   assert.ok(!storage.includes(KEY));
   const html = await page.content();
   assert.ok(!html.includes(KEY));
+  await page.close();
+});
+
+test('in a browser without a sanitizer of its own, the page serves DOMPurify\'s chunk and the answer shows', { timeout: 60_000 }, async () => {
+  const page = await openPage(pageUrl, { hideNativeSanitizer: true });
+  const chunks: { url: string; status: number }[] = [];
+  page.on('response', (response) => {
+    if (/\/kagent-chat-sanitizer-[\w-]+\.js$/.test(response.url())) chunks.push({ url: response.url(), status: response.status() });
+  });
+  await ask(page, 'How do I deploy the proxy to Cloudflare Workers?');
+  await waitInChat(page, 'li[part="source"]');
+  assert.deepEqual(chunks.map((chunk) => chunk.status), [200], `DOMPurify's chunk fetched once: ${JSON.stringify(chunks)}`);
+  const answer = (await texts(page, '[part="answer"]')).join('\n');
+  assert.ok(answer.length > 40, `a real answer: ${answer}`);
+  assert.deepEqual(await texts(page, '[part="failure"]'), []);
   await page.close();
 });
 
