@@ -24,8 +24,8 @@ describe('KagentClient in Chromium', () => {
       if (event.type === 'answer' && ++pieces === 2) stream.abort();
     }
     expect(pieces).to.equal(2);
-    // The slow route takes 4 s in all: stopping early must not wait for it.
-    expect(performance.now() - started).to.be.below(2000);
+    // The slow route takes 30 s in all: stopping early must not wait for it (half of it is a margin for a loaded machine).
+    expect(performance.now() - started).to.be.below(15_000);
   });
 
   it('reports a 404 as a KagentError', async () => {

@@ -157,15 +157,21 @@ describe('incremental markdown rendering', () => {
 
   it('shrinks the slice of a backlog while renders run slow, and takes on more while they run fast', async () => {
     const text = markdownAnswer(30_000, 8);
-    const lexedPerRender = async (busyMs: number) => {
+    // The renderer times each render with performance.now(): a clock the test moves, so the outcome does not depend
+    // on how busy the machine is (a render of 1,500 characters on a loaded machine can take as long as a slow device's).
+    const realNow = performance.now;
+    let clock = 0;
+    performance.now = () => clock;
+    const lexedPerRender = async (renderMs: number) => {
       const holder = document.createElement('div');
       const lexed: number[] = [];
       let before = 0;
       const view: IncrementalMarkdown = new IncrementalMarkdown(holder, {
-        // A slow device, or a view that is costly to lay out: each render takes busyMs more.
+        // The clock stands still between renders, so no wait between them depends on it.
+        minInterval: 0,
+        // A slow device, or a view that is costly to lay out: each render takes renderMs.
         onRender: () => {
-          const until = performance.now() + busyMs;
-          while (performance.now() < until);
+          clock += renderMs;
           lexed.push(view.stats.lexedChars - before);
           before = view.stats.lexedChars;
         },
@@ -175,8 +181,13 @@ describe('incremental markdown rendering', () => {
       expect(holder.innerHTML).to.equal(wholeRender(text));
       return lexed;
     };
-    const slow = await lexedPerRender(40);
-    const fast = await lexedPerRender(0);
+    let slow: number[], fast: number[];
+    try {
+      slow = await lexedPerRender(40);
+      fast = await lexedPerRender(1);
+    } finally {
+      performance.now = realNow;
+    }
     // Slow renders: slices fall towards the smallest (500 characters, a block more at most).
     expect(Math.min(...slow.slice(1, -1))).to.be.below(1500);
     expect(slow.length).to.be.above(fast.length * 2);

@@ -167,7 +167,8 @@ export function browserServiceMiddleware() {
     if (path === '/scripted/stream/agents/a1/query') return streamResponse(sampleStreamChunks().flatMap((c) => byteChunks(c, 3)));
     if (path === '/scripted/json/agents/a1/query') return Response.json(SAMPLE_ANSWER);
     if (path === '/scripted/slow/agents/a1/query') {
-      const chunks = Array.from({ length: 200 }, (_, i) => `event: answer\ndata: part${i}%20\n\n`);
+      // 30 s in all: far longer than an abort may take even on a loaded machine.
+      const chunks = Array.from({ length: 1500 }, (_, i) => `event: answer\ndata: part${i}%20\n\n`);
       return streamResponse(chunks, { delayMs: 20 });
     }
     const widget = /^\/scripted\/widget\/([\w-]+)\/agents\/([^/]+)\/query$/.exec(path);
