@@ -48,7 +48,7 @@ const STATE = `(() => {
 const command = <T>(payload: Record<string, unknown>) => executeServerCommand<T, Record<string, unknown>>('second-page', payload) as Promise<T>;
 
 /** Waits, in the chat's tab, until `expression` is truthy; polled by the server (this page's timers may be slowed while the other tab is in front). */
-async function waitIn<T>(tab: number, expression: string, what: string, timeout = 10000): Promise<T> {
+async function waitIn<T>(tab: number, expression: string, what: string, timeout = 30_000): Promise<T> {
   const reply = await command<{ value?: T; error?: string }>({ action: 'wait-for', id: tab, expression, timeout });
   if (reply.error !== undefined) throw new Error(`Timed out waiting for ${what}: ${reply.error}`);
   return reply.value as T;
@@ -60,7 +60,7 @@ const stateOf = (tab: number) => waitIn<ChatState>(tab, STATE, 'the chat state')
 const release = (agent: string, bytes: number) => fetch(`/scripted/widget-release/${agent}?bytes=${bytes}`, { method: 'POST' });
 
 for (const mode of ['inline', 'bubble'] as const) describe(`<kagent-chat mode="${mode}"> and the back/forward cache: leaving the page mid-answer and coming back`, function () {
-  this.timeout(40000);
+  this.timeout(60_000);
   /** Where the page came back to: the answer's place as the visitor left it (for a bubble: in the top layer, the launcher in its corner, the panel open). */
   const expectInPlace = (state: ChatState, panelOpen: boolean) => {
     if (mode === 'inline') return expect(state.bubble).to.equal(null);

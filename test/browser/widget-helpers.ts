@@ -68,7 +68,7 @@ export async function ask(chat: KagentChat, question: string): Promise<void> {
 }
 
 /** Waits until the newest turn has settled (answered, failed or stopped). */
-export async function settled(chat: KagentChat, timeout = 5000): Promise<void> {
+export async function settled(chat: KagentChat, timeout = 30_000): Promise<void> {
   await chat.updateComplete;
   await waitFor(() => part(chat, 'send') && !(part(chat, 'status')), 'the answer to settle', timeout);
   await chat.updateComplete;

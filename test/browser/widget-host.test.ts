@@ -234,13 +234,13 @@ describe('<kagent-chat> on hostile host pages', () => {
     };
     trace.push(`before: ${launcherAt(end)}`);
     await click(part(end, 'launcher')!);
-    await waitFor(() => end.opened, 'the right-hand bubble to open', 10_000).catch((error: Error) => {
+    await waitFor(() => end.opened, 'the right-hand bubble to open').catch((error: Error) => {
       throw new Error(`${error.message}; ${launcherAt(end)}; ${trace.join('; ')}`);
     });
     await end.updateComplete;
     trace.push(`before: ${launcherAt(start)}`);
     await click(part(start, 'launcher')!);
-    await waitFor(() => start.opened, 'the left-hand bubble to open', 10_000).catch((error: Error) => {
+    await waitFor(() => start.opened, 'the left-hand bubble to open').catch((error: Error) => {
       throw new Error(`${error.message}; ${launcherAt(start)}; ${trace.join('; ')}`);
     });
     await start.updateComplete;
