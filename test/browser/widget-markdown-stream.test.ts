@@ -98,7 +98,7 @@ describe('incremental markdown, streamed render by render', () => {
 
   it('shows long generated answers exactly after every render, and most renders of prose take the plain-text way', function () {
     // The reference render takes the whole text so far after every fragment: quadratic, slow on a busy machine.
-    this.timeout(60_000);
+    this.timeout(180_000);
     for (const seed of [1, 2, 3]) {
       const text = markdownAnswer(5000, seed);
       streamChecked(randomCuts(text, seed, 8), `answer seed ${seed}`);
