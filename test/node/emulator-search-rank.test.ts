@@ -31,6 +31,21 @@ test('a word of the question counts once, however many of its synonyms a passage
   assert.deepEqual(index.query('host on Vercel', { topK: 2 }).map((hit) => hit.datasourceId), ['both', 'synonyms']);
 });
 
+test('a synonym of several words stands for the question\'s word only where all its words are, and weighs no more than that word', () => {
+  const index = new FragmentIndex();
+  index.replace('filler', filler);
+  // "throttle" has the synonym "rate limit": "limit" alone is not it.
+  index.replace('limits', [fragment('The upload limit and the size limit of a body.', ['Limits'])]);
+  index.replace('sessions', [fragment('Sessions of visitors, and what each may send.', ['Sessions'])]);
+  assert.deepEqual(index.query('throttle visitors', { topK: 2 }).map((hit) => hit.datasourceId), ['sessions']);
+  // Both words of it: the phrase counts, at 0.7 of the word it stands for, below the word itself.
+  index.replace('rate limit', [fragment('A rate limit per visitor.', ['Rate'])]);
+  index.replace('throttle', [fragment('Throttle each visitor.', ['Throttle'])]);
+  const hits = index.query('throttle visitors', { topK: 4 });
+  assert.deepEqual(hits.slice(0, 2).map((hit) => hit.datasourceId), ['throttle', 'rate limit']);
+  assert.ok(!hits.some((hit) => hit.datasourceId === 'limits'), JSON.stringify(hits.map((hit) => hit.datasourceId)));
+});
+
 test('the score shown: 0.7 (the citation threshold) at 27% of the question held, 1 only for all of it at full strength, lower the weaker a passage is than the best', () => {
   assert.equal(shownScore(0.27, 1), 0.7);
   assert.equal(shownScore(1, 1), 1);
