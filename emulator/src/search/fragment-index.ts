@@ -1,6 +1,7 @@
 import { AnalysedFragments, analyseFragments } from './fields.js';
 import { Postings, countIn } from './postings.js';
 import { bestKeys, pooledScores } from './rank.js';
+import { leads, shownScore } from './score.js';
 import { questionConcepts, type ConceptOptions } from './terms.js';
 import type { FragmentRow } from '../store/records.js';
 
@@ -8,14 +9,14 @@ import type { FragmentRow } from '../store/records.js';
 // fragment's words, the title of its section, the titles around that one), each concept of the
 // question (a word, or a phrase of the synonym list with its synonyms) scored once and only the
 // question's most selective concepts scored, then the best candidates weighed by the rest of
-// their document (rank.ts). The score shown is the share of the question the passage holds,
-// against the best passage found (`shownScore`).
+// their document (rank.ts). The score shown weighs the share of the question the passage holds
+// and how far its document leads the others found (score.ts).
 
 /** Where a search hit comes from. */
 export interface FragmentHit {
   datasourceId: string;
   fragment: FragmentRow;
-  /** 0..1: how much of the question the fragment holds, and how strongly (see `FragmentIndex.query`). */
+  /** 0..1: how likely a right source it is, from the share of the question it holds and its document's lead (score.ts). */
   score: number;
 }
 
@@ -80,18 +81,6 @@ interface ScoredConcept {
   phrases: { id: number; idf: number }[][];
   /** What the concept weighs: the sum of its own terms' IDF (or its best synonym's), times its factor. */
   weight: number;
-}
-
-/** The power that puts the service's citation threshold (0.7) at a passage holding 27% of the question's weight (0.27 ** 0.272 = 0.7). */
-const SHARE_POWER = Math.log(0.7) / Math.log(0.27);
-
-/**
- * The score shown for a passage: `share` (0..1, the question's weight it holds) raised to
- * `SHARE_POWER`, times its score over the best passage's (`ofBest`): a passage
- * far weaker than the best one found is less likely to answer, however many words it shares.
- */
-export function shownScore(share: number, ofBest: number): number {
-  return Math.round(share ** SHARE_POWER * ofBest * 1e6) / 1e6;
 }
 
 /** The search index of one datastore. */
@@ -216,7 +205,8 @@ export class FragmentIndex {
     for (const key of touched) scores[key] = 0;
     const final = this.#ranking.documentSupport ? pooledScores(ranked, DOCUMENT_WEIGHT, DOCUMENT_PASSAGES) : ranked.map((hit) => hit.raw);
     const best = Math.max(...final);
-    const scored = ranked.map((hit, i) => ({ hit, raw: final[i]!, score: shownScore((final[i]! / weightSum) * knownShare, final[i]! / best) }));
+    const lead = leads(ranked.map((hit, i) => ({ datasourceId: hit.datasourceId, score: final[i]! })));
+    const scored = ranked.map((hit, i) => ({ hit, raw: final[i]!, score: shownScore({ share: (final[i]! / weightSum) * knownShare, ofBest: final[i]! / best, lead: lead[i]! }) }));
     // By score, and where two round to the same, by the ranking's own order.
     scored.sort((a, b) => b.score - a.score || b.raw - a.raw || a.hit.key - b.hit.key);
     return scored.slice(0, options.topK).map(({ hit, score }) => ({ datasourceId: hit.datasourceId, fragment: hit.entry.fragment, score }));
