@@ -1,7 +1,7 @@
 import { AnalysedFragments, analyseFragments } from './fields.js';
 import { Postings, countIn } from './postings.js';
 import { bestKeys, pooledScores } from './rank.js';
-import { leads, shownScore } from './score.js';
+import { leads, shownScore, type Standing } from './score.js';
 import { questionConcepts, type ConceptOptions } from './terms.js';
 import type { FragmentRow } from '../store/records.js';
 
@@ -18,12 +18,16 @@ export interface FragmentHit {
   fragment: FragmentRow;
   /** 0..1: how likely a right source it is, from the share of the question it holds and its document's lead (score.ts). */
   score: number;
+  /** What the score is made of (with `SearchOptions.standing`: the search bench fits the score's slopes on them). */
+  standing?: Standing;
 }
 
 export interface SearchOptions {
   topK: number;
   /** Only fragments of datasources this accepts. */
   datasourceFilter?: (datasourceId: string) => boolean;
+  /** Each hit also carries what its score is made of. */
+  standing?: boolean;
 }
 
 /** Fragments analysed beforehand (on a reader thread), from the one at `from` on. */
@@ -206,10 +210,13 @@ export class FragmentIndex {
     const final = this.#ranking.documentSupport ? pooledScores(ranked, DOCUMENT_WEIGHT, DOCUMENT_PASSAGES) : ranked.map((hit) => hit.raw);
     const best = Math.max(...final);
     const lead = leads(ranked.map((hit, i) => ({ datasourceId: hit.datasourceId, score: final[i]! })));
-    const scored = ranked.map((hit, i) => ({ hit, raw: final[i]!, score: shownScore({ share: (final[i]! / weightSum) * knownShare, ofBest: final[i]! / best, lead: lead[i]! }) }));
+    const scored = ranked.map((hit, i) => {
+      const standing = { share: (final[i]! / weightSum) * knownShare, ofBest: final[i]! / best, lead: lead[i]! };
+      return { hit, raw: final[i]!, standing, score: shownScore(standing) };
+    });
     // By score, and where two round to the same, by the ranking's own order.
     scored.sort((a, b) => b.score - a.score || b.raw - a.raw || a.hit.key - b.hit.key);
-    return scored.slice(0, options.topK).map(({ hit, score }) => ({ datasourceId: hit.datasourceId, fragment: hit.entry.fragment, score }));
+    return scored.slice(0, options.topK).map(({ hit, score, standing }) => ({ datasourceId: hit.datasourceId, fragment: hit.entry.fragment, score, ...(options.standing ? { standing } : {}) }));
   }
 
   /** Calls `each` with every live fragment holding term `id` and its BM25F saturation there: tf / (tf + k1), 0..1. */
