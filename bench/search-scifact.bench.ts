@@ -84,6 +84,9 @@ const parts: [string, Ranking][] = [
   ['without synonyms', { synonyms: false }],
   ['without everyday words at a third', { lightWords: false }],
   ['plain BM25 (none of them)', { titles: false, documentSupport: false, synonyms: false, lightWords: false }],
+  // Issue 25 point 2, each back as it was.
+  ['the titles around a fragment at 0.75 of its words', { aroundTitles: 0.75 }],
+  ['a synonym of several words matching on any one of them', { wholeSynonyms: false }],
 ];
 const sciFactFragments = set.corpus.map((document) => ({ id: document.id, fragments: fragmentsOf(extractPlainText(Buffer.from(documentText(document)))) }));
 const root = new URL('../', import.meta.url);

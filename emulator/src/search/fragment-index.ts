@@ -42,6 +42,10 @@ export interface Ranking extends ConceptOptions {
   titles?: boolean;
   /** A passage is weighed by the rest of its document. */
   documentSupport?: boolean;
+  /** A synonym of several words stands for the question's word only where all its words are; off: each of its words does, at 0.7 of its own IDF. */
+  wholeSynonyms?: boolean;
+  /** What one occurrence of a word of the titles around a fragment weighs, against its own words' 1. */
+  aroundTitles?: number;
 }
 
 /** Lucene's BM25 parameters, the ones its published figures use. */
@@ -95,7 +99,7 @@ export class FragmentIndex {
   readonly #ranking: Required<Ranking>;
 
   constructor(ranking: Ranking = {}) {
-    this.#ranking = { synonyms: true, lightWords: true, titles: true, documentSupport: true, ...ranking };
+    this.#ranking = { synonyms: true, lightWords: true, titles: true, documentSupport: true, wholeSynonyms: true, aroundTitles: FIELD_WEIGHTS[2]!, ...ranking };
   }
 
   /** Number of fragments indexed. */
@@ -222,13 +226,14 @@ export class FragmentIndex {
   /** Calls `each` with every live fragment holding term `id` and its BM25F saturation there: tf / (tf + k1), 0..1. */
   #forEachMatch(id: number, each: (key: number, match: number) => void): void {
     const postings = this.#postings;
-    const fields = this.#ranking.titles ? FIELD_WEIGHTS.length : 1;
-    const averages = FIELD_WEIGHTS.map((_, field) => postings.averageLength(field));
+    const weights = [FIELD_WEIGHTS[0]!, FIELD_WEIGHTS[1]!, this.#ranking.aroundTitles];
+    const fields = this.#ranking.titles ? weights.length : 1;
+    const averages = weights.map((_, field) => postings.averageLength(field));
     postings.forEachPosting(id, (key, counts) => {
       let tf = 0;
       for (let field = 0; field < fields; field++) {
         const count = countIn(counts, field);
-        if (count) tf += (FIELD_WEIGHTS[field]! * count) / (1 - B + (B * postings.length(key, field)) / averages[field]!);
+        if (count) tf += (weights[field]! * count) / (1 - B + (B * postings.length(key, field)) / averages[field]!);
       }
       if (tf > 0) each(key, tf / (tf + K1));
     });
@@ -254,7 +259,7 @@ export class FragmentIndex {
       ownWeight += idf * factor;
     }
     let synonymWeight = 0;
-    for (const phrase of synonyms) {
+    for (const phrase of this.#ranking.wholeSynonyms ? synonyms : synonyms.flatMap((words) => words.map((word) => [word]))) {
       const ids = phrase.map((term) => this.#postings.termId(term));
       const idfs = ids.map((id) => (id === undefined ? 0 : this.#idf(id)));
       if (idfs.some((idf) => idf === 0)) continue;
