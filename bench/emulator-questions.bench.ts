@@ -9,8 +9,9 @@ import { knowledgeBaseFiles, seedKnowledgeBase } from '../demo/knowledge-base.js
 import { startEmulator } from '../emulator/src/index.js';
 import { extractMarkdown } from '../emulator/src/ingest/markdown.js';
 import { fragmentsOf } from '../emulator/src/ingest-queue.js';
-import { askQuestionSet, figuresOf, loadQuestionSet, percent, rankOf, type Asked, type Figures, type QuestionSet } from '../test/support/question-set.js';
+import { askQuestionSet, citedScores, figuresOf, loadQuestionSet, percent, rankOf, type Asked, type Figures, type QuestionSet } from '../test/support/question-set.js';
 import { FragmentIndex as IndexBefore } from './support/search-before.js';
+import { describeSeparation, separation } from '../test/support/separation.js';
 
 const root = new URL('../', import.meta.url);
 const set = loadQuestionSet();
@@ -49,19 +50,13 @@ console.log(row('before (one field, no synonyms)', then));
 console.log(row('now', nowFigures));
 console.log(row(`held out (${holdout.answered.length} + ${holdout.uncovered.length}), before`, thenHeldOut));
 console.log(row(`held out (${holdout.answered.length} + ${holdout.uncovered.length}), now`, nowHeldOutFigures));
-const scores = now.answered.flatMap((asked) => asked.scores);
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-console.log(`Cited source scores now: ${Math.min(...scores).toFixed(2)} to ${Math.max(...scores).toFixed(2)}, median ${median(scores).toFixed(2)}; shown as 100% (0.995 or more): ${scores.filter((score) => score >= 0.995).length} of ${scores.length}.`);
 // Whether the score tells right from wrong: the cited sources that are an expected document of their question, and the others.
 for (const [name, questions, asked] of [
   ['set', set, now.answered],
   ['held out', holdout, nowHeldOut.answered],
 ] as const) {
-  const right: number[] = [];
-  const wrong: number[] = [];
-  questions.answered.forEach((expected, i) => asked[i]!.sources.forEach((source, n) => (expected.documents.includes(source) ? right : wrong).push(asked[i]!.scores[n]!)));
-  const range = (values: number[]) => (values.length ? `median ${median(values).toFixed(2)} (${Math.min(...values).toFixed(2)} to ${Math.max(...values).toFixed(2)})` : 'none');
-  console.log(`Cited scores, ${name}: ${right.length} citations of an expected document ${range(right)}; ${wrong.length} others ${range(wrong)}.`);
+  const { right, wrong } = citedScores(questions, asked);
+  console.log(`Cited scores, ${name}: ${describeSeparation(separation(right, wrong))}.`);
 }
 for (const asked of [...now.uncovered, ...nowHeldOut.uncovered]) if (!asked.dontKnow) console.log(`Answered though uncovered: "${asked.question}" (${asked.sources[0]} ${asked.scores[0]!.toFixed(2)})`);
 // The misses, each with what was cited instead and its score: where to look when a figure moves.

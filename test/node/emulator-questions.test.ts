@@ -5,14 +5,17 @@
 // emulator-search-scifact.test.ts), and the rules once fitted to the first set's
 // questions are gone (issue 25), so that set no longer scores above the
 // held-out one. A question whose words the documents share, and that they do
-// not answer, can still be cited: words alone cannot always tell. Each floor is a question
-// or so under this round's figures (docs/benchmarks.md): the corpus is the project's docs,
-// and every doc edit moves them.
+// not answer, can still be cited: words alone cannot always tell. Each floor is two questions
+// or so under this round's figures (docs/benchmarks.md: first set recall@1 77.1%, recall@3
+// 87.5%; cited right sources scored above the others with AUC 0.659, medians 0.93 and 0.85,
+// where the score before got 0.574, 0.80 and 0.78): the corpus is the project's docs, and
+// every doc edit moves them.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { seedKnowledgeBase } from '../../demo/knowledge-base.js';
 import { startEmulator, type CheckedEmulator as RunningEmulator } from '../fixtures/emulator/harness.js';
-import { askQuestionSet, figuresOf, loadQuestionSet, percent, rankOf, type Asked, type Figures, type QuestionSet } from '../support/question-set.js';
+import { describeSeparation, separation } from '../support/separation.js';
+import { askQuestionSet, citedScores, figuresOf, loadQuestionSet, percent, rankOf, type Asked, type Figures, type QuestionSet } from '../support/question-set.js';
 
 let running: RunningEmulator;
 before(async () => {
@@ -28,6 +31,8 @@ interface Floors {
   dontKnow: number;
   /** Fewest uncovered questions that must get "I don't know". */
   uncoveredDontKnow: number;
+  /** How far the scores of cited right documents stand above the others' (set too small to tell when absent). */
+  separation?: { auc: number; medianGap: number };
 }
 
 function questionSetTests(name: 'newcomer-questions' | 'newcomer-holdout', sizes: { answered: number; uncovered: number }, floors: Floors) {
@@ -72,6 +77,18 @@ function questionSetTests(name: 'newcomer-questions' | 'newcomer-holdout', sizes
       assert.ok(figures.uncoveredDontKnow >= floors.uncoveredDontKnow, answered.join('\n'));
     });
 
+    const wanted = floors.separation;
+    if (wanted) {
+      test(`the score tells right sources from wrong: a cited expected document scores above another cited source with a chance of at least ${wanted.auc}, their medians at least ${wanted.medianGap} apart, and 100% shows for at most one citation in ten`, (t) => {
+        const { right, wrong } = citedScores(set, asked.answered);
+        const found = separation(right, wrong);
+        t.diagnostic(describeSeparation(found));
+        assert.ok(found.auc >= wanted.auc, describeSeparation(found));
+        assert.ok(found.rightMedian - found.wrongMedian >= wanted.medianGap, describeSeparation(found));
+        assert.ok(found.hundred <= (found.right + found.wrong) / 10, describeSeparation(found));
+      });
+    }
+
     test('cited sources are best first, each scored above the 0.7 threshold', () => {
       for (const question of asked.answered) {
         assert.deepEqual([...question.scores].sort((a, b) => b - a), question.scores, question.question);
@@ -81,6 +98,6 @@ function questionSetTests(name: 'newcomer-questions' | 'newcomer-holdout', sizes
   });
 }
 
-questionSetTests('newcomer-questions', { answered: 40, uncovered: 10 }, { recallAt1: 0.7, recallAt3: 0.8, dontKnow: 8, uncoveredDontKnow: 7 });
+questionSetTests('newcomer-questions', { answered: 40, uncovered: 10 }, { recallAt1: 0.72, recallAt3: 0.83, dontKnow: 3, uncoveredDontKnow: 7, separation: { auc: 0.62, medianGap: 0.04 } });
 // Held out: never used to tune the ranking or the score, so a change fitted to the set above shows here.
 questionSetTests('newcomer-holdout', { answered: 12, uncovered: 5 }, { recallAt1: 0.8, recallAt3: 0.8, dontKnow: 2, uncoveredDontKnow: 2 });

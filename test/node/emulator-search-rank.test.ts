@@ -2,7 +2,8 @@
 // through the index the agents query: what it ranks first, and why.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FragmentIndex, shownScore } from '../../emulator/src/search/fragment-index.js';
+import { FragmentIndex } from '../../emulator/src/search/fragment-index.js';
+import { leads, shownScore } from '../../emulator/src/search/score.js';
 import { pooledScores } from '../../emulator/src/search/rank.js';
 import type { FragmentRow } from '../../emulator/src/store/records.js';
 
@@ -31,11 +32,49 @@ test('a word of the question counts once, however many of its synonyms a passage
   assert.deepEqual(index.query('host on Vercel', { topK: 2 }).map((hit) => hit.datasourceId), ['both', 'synonyms']);
 });
 
-test('the score shown: 0.7 (the citation threshold) at 27% of the question held, 1 only for all of it at full strength, lower the weaker a passage is than the best', () => {
-  assert.equal(shownScore(0.27, 1), 0.7);
-  assert.equal(shownScore(1, 1), 1);
-  assert.ok(shownScore(0.5, 1) > 0.8 && shownScore(0.5, 1) < 0.85);
-  assert.ok(Math.abs(shownScore(0.5, 0.5) - shownScore(0.5, 1) / 2) < 1e-6);
+test('a synonym of several words stands for the question\'s word only where all its words are, and weighs no more than that word', () => {
+  const index = new FragmentIndex();
+  index.replace('filler', filler);
+  // "throttle" has the synonym "rate limit": "limit" alone is not it.
+  index.replace('limits', [fragment('The upload limit and the size limit of a body.', ['Limits'])]);
+  index.replace('sessions', [fragment('Sessions of visitors, and what each may send.', ['Sessions'])]);
+  assert.deepEqual(index.query('throttle visitors', { topK: 2 }).map((hit) => hit.datasourceId), ['sessions']);
+  // Both words of it: the phrase counts, at 0.7 of the word it stands for, below the word itself.
+  index.replace('rate limit', [fragment('A rate limit per visitor.', ['Rate'])]);
+  index.replace('throttle', [fragment('Throttle each visitor.', ['Throttle'])]);
+  const hits = index.query('throttle visitors', { topK: 4 });
+  assert.deepEqual(hits.slice(0, 2).map((hit) => hit.datasourceId), ['throttle', 'rate limit']);
+  assert.ok(!hits.some((hit) => hit.datasourceId === 'limits'), JSON.stringify(hits.map((hit) => hit.datasourceId)));
+});
+
+test('the score shown: 0.7 at 27% of the question held by a document leading the next ones by 1.2, higher the further it leads, never cited below 27%, and 1 only out of reach', () => {
+  assert.equal(shownScore({ share: 0.27, ofBest: 1, lead: 1.2 }), 0.7);
+  // The same passage, its document level with the others, or far ahead of them.
+  assert.ok(shownScore({ share: 0.27, ofBest: 1, lead: 1 }) < 0.5);
+  assert.ok(shownScore({ share: 0.4, ofBest: 1, lead: 2 }) > 0.9);
+  // Under 27% of the question, however far its document leads: not above the threshold.
+  assert.ok(shownScore({ share: 0.2, ofBest: 1, lead: 5 }) < 0.7);
+  // A passage weaker than the best scores less.
+  assert.ok(shownScore({ share: 0.4, ofBest: 0.8, lead: 1.5 }) < shownScore({ share: 0.4, ofBest: 1, lead: 1.5 }));
+  assert.ok(shownScore({ share: 0.6, ofBest: 1, lead: 2 }) < 1);
+});
+
+test('a passage\'s lead is its score over the mean of the next four other documents\' best', () => {
+  const hits = [
+    { datasourceId: 'a', score: 12 },
+    { datasourceId: 'a', score: 11 },
+    { datasourceId: 'b', score: 6 },
+    { datasourceId: 'c', score: 4 },
+    { datasourceId: 'd', score: 2 },
+    { datasourceId: 'e', score: 2 },
+    { datasourceId: 'f', score: 1 },
+  ];
+  const lead = leads(hits);
+  assert.equal(lead[0], 12 / ((6 + 4 + 2 + 2) / 4));
+  assert.equal(lead[1], 11 / ((6 + 4 + 2 + 2) / 4));
+  assert.equal(lead[2], 6 / ((12 + 4 + 2 + 2) / 4));
+  // Alone in what was found: the level at which 27% of the question is cited.
+  assert.deepEqual(leads([{ datasourceId: 'a', score: 3 }]), [1.2]);
 });
 
 test('a document that answers in several passages comes before one that names the subject once, and no score rises for it', () => {

@@ -96,4 +96,12 @@ export async function askQuestionSet(
   return { answered, uncovered };
 }
 
+/** The scores of the cited sources: those that are an expected document of their question, and the others. */
+export function citedScores(set: QuestionSet, answered: readonly Asked[]): { right: number[]; wrong: number[] } {
+  const right: number[] = [];
+  const wrong: number[] = [];
+  set.answered.forEach((expected, i) => answered[i]!.sources.forEach((source, n) => (expected.documents.includes(source) ? right : wrong).push(answered[i]!.scores[n]!)));
+  return { right, wrong };
+}
+
 export const percent = (share: number) => `${(share * 100).toFixed(1)}%`;

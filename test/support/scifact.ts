@@ -68,6 +68,17 @@ export function recallAt(k: number, ranked: readonly string[], judged: ReadonlyM
   return relevant.length ? relevant.filter((id) => top.has(id)).length / relevant.length : 0;
 }
 
+/** The scores of the citations of claims (`cited`, by claim id): those of an abstract judged relevant, and the others. */
+export function citedScores(set: SciFact, cited: ReadonlyMap<string, readonly { id: string; score: number }[]>): { right: number[]; wrong: number[] } {
+  const right: number[] = [];
+  const wrong: number[] = [];
+  for (const [claim, sources] of cited) {
+    const judged = set.judgments.get(claim)!;
+    for (const source of sources) ((judged.get(source.id) ?? 0) > 0 ? right : wrong).push(source.score);
+  }
+  return { right, wrong };
+}
+
 /** Mean nDCG@10 and recall@100 of rankings (by claim id) over the claims given. */
 export function sciFactFigures(set: SciFact, rankings: ReadonlyMap<string, readonly string[]>, queries = set.queries): { ndcg10: number; recall100: number } {
   let ndcg = 0;
@@ -97,13 +108,23 @@ export async function uploadSciFact(service: Service, corpus: readonly SciFactDo
   }
 }
 
-/** Asks one claim of the datastore (its `topK` best fragments): the abstracts found, best first, each once, and the time it took. */
-export async function askSciFact(service: Service, claim: string, topK = 100): Promise<{ ranked: string[]; ms: number }> {
+/** The fragments an agent reads (emulator/src/answers/retrieve.ts), and the threshold its sources are cited above. */
+const AGENT_READS = 8;
+const CITED_ABOVE = 0.7;
+
+/**
+ * Asks one claim of the datastore (its `topK` best fragments): the abstracts found, best first,
+ * each once; those an agent would cite (of the first 8 fragments, scored above 0.7, each abstract
+ * once) with their scores; and the time it took.
+ */
+export async function askSciFact(service: Service, claim: string, topK = 100): Promise<{ ranked: string[]; cited: { id: string; score: number }[]; ms: number }> {
   const start = performance.now();
   const response = await fetch(`${service.url}/datastores/${service.datastoreId}/query`, { method: 'POST', headers: headersOf(service), body: JSON.stringify({ query: claim, topK }) });
-  const hits = (await response.json()) as { custom_id?: string }[];
+  const hits = (await response.json()) as { custom_id?: string; score: number }[];
   const ms = performance.now() - start;
   if (!response.ok) throw new Error(`query failed: ${response.status} ${JSON.stringify(hits)}`);
-  return { ranked: [...new Set(hits.map((hit) => hit.custom_id ?? ''))], ms };
+  const cited = new Map<string, number>();
+  for (const hit of hits.slice(0, AGENT_READS)) if (hit.score > CITED_ABOVE && !cited.has(hit.custom_id ?? '')) cited.set(hit.custom_id ?? '', hit.score);
+  return { ranked: [...new Set(hits.map((hit) => hit.custom_id ?? ''))], cited: [...cited].map(([id, score]) => ({ id, score })), ms };
 }
 

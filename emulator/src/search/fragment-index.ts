@@ -1,6 +1,7 @@
 import { AnalysedFragments, analyseFragments } from './fields.js';
 import { Postings, countIn } from './postings.js';
 import { bestKeys, pooledScores } from './rank.js';
+import { leads, shownScore, type Standing } from './score.js';
 import { questionConcepts, type ConceptOptions } from './terms.js';
 import type { FragmentRow } from '../store/records.js';
 
@@ -8,21 +9,25 @@ import type { FragmentRow } from '../store/records.js';
 // fragment's words, the title of its section, the titles around that one), each concept of the
 // question (a word, or a phrase of the synonym list with its synonyms) scored once and only the
 // question's most selective concepts scored, then the best candidates weighed by the rest of
-// their document (rank.ts). The score shown is the share of the question the passage holds,
-// against the best passage found (`shownScore`).
+// their document (rank.ts). The score shown weighs the share of the question the passage holds
+// and how far its document leads the others found (score.ts).
 
 /** Where a search hit comes from. */
 export interface FragmentHit {
   datasourceId: string;
   fragment: FragmentRow;
-  /** 0..1: how much of the question the fragment holds, and how strongly (see `FragmentIndex.query`). */
+  /** 0..1: how likely a right source it is, from the share of the question it holds and its document's lead (score.ts). */
   score: number;
+  /** What the score is made of (with `SearchOptions.standing`: the search bench fits the score's slopes on them). */
+  standing?: Standing;
 }
 
 export interface SearchOptions {
   topK: number;
   /** Only fragments of datasources this accepts. */
   datasourceFilter?: (datasourceId: string) => boolean;
+  /** Each hit also carries what its score is made of. */
+  standing?: boolean;
 }
 
 /** Fragments analysed beforehand (on a reader thread), from the one at `from` on. */
@@ -37,6 +42,10 @@ export interface Ranking extends ConceptOptions {
   titles?: boolean;
   /** A passage is weighed by the rest of its document. */
   documentSupport?: boolean;
+  /** A synonym of several words stands for the question's word only where all its words are; off: each of its words does, at 0.7 of its own IDF. */
+  wholeSynonyms?: boolean;
+  /** What one occurrence of a word of the titles around a fragment weighs, against its own words' 1. */
+  aroundTitles?: number;
 }
 
 /** Lucene's BM25 parameters, the ones its published figures use. */
@@ -44,10 +53,11 @@ const K1 = 0.9;
 const B = 0.4;
 /**
  * Per field (text, heading, section), what one occurrence weighs: the title of a fragment's
- * own section one and a half times its words; the titles around it three quarters, as every
- * fragment of those sections carries them.
+ * own section one and a half times its words; the titles around it (its document's and its
+ * parent sections') as much as its words: they say what the passage is about as surely (from
+ * 0.75: one more question of the project's set first, the same at 1 to 2, SciFact unmoved).
  */
-const FIELD_WEIGHTS = [1, 1.5, 0.75];
+const FIELD_WEIGHTS = [1, 1.5, 1];
 /** A synonym counts for this much of the question's own word. */
 const SYNONYM_WEIGHT = 0.7;
 /** An everyday word ("happens", "show", "work") counts for this much. */
@@ -72,23 +82,13 @@ interface Entry {
 
 /** A concept of the question as the index scores it. */
 interface ScoredConcept {
-  /** Term ids with the weight of one of their occurrences (IDF × the concept's factor); the first `own` are the question's own. */
+  /** Term ids with the weight of one of their occurrences (IDF × the concept's factor); the first `own` are the question's own, the rest one-word synonyms. */
   terms: { id: number; idf: number }[];
   own: number;
+  /** Synonyms of several words, each scoring only in a fragment holding all its terms. */
+  phrases: { id: number; idf: number }[][];
   /** What the concept weighs: the sum of its own terms' IDF (or its best synonym's), times its factor. */
   weight: number;
-}
-
-/** The power that puts the service's citation threshold (0.7) at a passage holding 27% of the question's weight (0.27 ** 0.272 = 0.7). */
-const SHARE_POWER = Math.log(0.7) / Math.log(0.27);
-
-/**
- * The score shown for a passage: `share` (0..1, the question's weight it holds) raised to
- * `SHARE_POWER`, times its score over the best passage's (`ofBest`): a passage
- * far weaker than the best one found is less likely to answer, however many words it shares.
- */
-export function shownScore(share: number, ofBest: number): number {
-  return Math.round(share ** SHARE_POWER * ofBest * 1e6) / 1e6;
 }
 
 /** The search index of one datastore. */
@@ -99,7 +99,7 @@ export class FragmentIndex {
   readonly #ranking: Required<Ranking>;
 
   constructor(ranking: Ranking = {}) {
-    this.#ranking = { synonyms: true, lightWords: true, titles: true, documentSupport: true, ...ranking };
+    this.#ranking = { synonyms: true, lightWords: true, titles: true, documentSupport: true, wholeSynonyms: true, aroundTitles: FIELD_WEIGHTS[2]!, ...ranking };
   }
 
   /** Number of fragments indexed. */
@@ -147,7 +147,7 @@ export class FragmentIndex {
     const postings = this.#postings;
     if (postings.size === 0) return [];
     const asked = questionConcepts(query, this.#ranking);
-    const weighed = asked.map((concept) => ({ concept, scored: this.#scored(concept.terms, concept.own, concept.isLight) }));
+    const weighed = asked.map((concept) => ({ concept, scored: this.#scored(concept.terms.slice(0, concept.own), concept.synonyms, concept.isLight) }));
     const known = weighed.filter(({ scored }) => scored.weight > 0);
     if (known.length === 0) return [];
     // The most selective concepts score; the others are the question's all the same.
@@ -161,7 +161,7 @@ export class FragmentIndex {
     const missing = weighed.filter(({ scored }) => scored.weight === 0).reduce((sum, { concept }) => sum + (concept.isName ? unheardOf : MISSING_WORD * mean), 0);
     const knownShare = weightSum / (weightSum + missing);
 
-    const { scores, conceptScores } = this.#scratch(postings.keyLimit);
+    const { scores, conceptScores, phraseScores, phraseCounts } = this.#scratch(postings.keyLimit);
     const touched: number[] = [];
     const conceptTouched: number[] = [];
     for (const concept of concepts) {
@@ -173,6 +173,24 @@ export class FragmentIndex {
           if (conceptScores[key] === 0) conceptTouched.push(key);
           conceptScores[key] = synonym ? Math.max(conceptScores[key]!, score) : conceptScores[key]! + score;
         });
+      }
+      for (const phrase of concept.phrases) {
+        const found: number[] = [];
+        for (const term of phrase) {
+          this.#forEachMatch(term.id, (key, match) => {
+            if (phraseCounts[key] === 0) found.push(key);
+            phraseCounts[key]!++;
+            phraseScores[key]! += term.idf * match;
+          });
+        }
+        for (const key of found) {
+          if (phraseCounts[key] === phrase.length) {
+            if (conceptScores[key] === 0) conceptTouched.push(key);
+            conceptScores[key] = Math.max(conceptScores[key]!, phraseScores[key]!);
+          }
+          phraseCounts[key] = 0;
+          phraseScores[key] = 0;
+        }
       }
       for (const key of conceptTouched) {
         if (scores[key] === 0) touched.push(key);
@@ -195,44 +213,60 @@ export class FragmentIndex {
     for (const key of touched) scores[key] = 0;
     const final = this.#ranking.documentSupport ? pooledScores(ranked, DOCUMENT_WEIGHT, DOCUMENT_PASSAGES) : ranked.map((hit) => hit.raw);
     const best = Math.max(...final);
-    const scored = ranked.map((hit, i) => ({ hit, raw: final[i]!, score: shownScore((final[i]! / weightSum) * knownShare, final[i]! / best) }));
+    const lead = leads(ranked.map((hit, i) => ({ datasourceId: hit.datasourceId, score: final[i]! })));
+    const scored = ranked.map((hit, i) => {
+      const standing = { share: (final[i]! / weightSum) * knownShare, ofBest: final[i]! / best, lead: lead[i]! };
+      return { hit, raw: final[i]!, standing, score: shownScore(standing) };
+    });
     // By score, and where two round to the same, by the ranking's own order.
     scored.sort((a, b) => b.score - a.score || b.raw - a.raw || a.hit.key - b.hit.key);
-    return scored.slice(0, options.topK).map(({ hit, score }) => ({ datasourceId: hit.datasourceId, fragment: hit.entry.fragment, score }));
+    return scored.slice(0, options.topK).map(({ hit, score, standing }) => ({ datasourceId: hit.datasourceId, fragment: hit.entry.fragment, score, ...(options.standing ? { standing } : {}) }));
   }
 
   /** Calls `each` with every live fragment holding term `id` and its BM25F saturation there: tf / (tf + k1), 0..1. */
   #forEachMatch(id: number, each: (key: number, match: number) => void): void {
     const postings = this.#postings;
-    const fields = this.#ranking.titles ? FIELD_WEIGHTS.length : 1;
-    const averages = FIELD_WEIGHTS.map((_, field) => postings.averageLength(field));
+    const weights = [FIELD_WEIGHTS[0]!, FIELD_WEIGHTS[1]!, this.#ranking.aroundTitles];
+    const fields = this.#ranking.titles ? weights.length : 1;
+    const averages = weights.map((_, field) => postings.averageLength(field));
     postings.forEachPosting(id, (key, counts) => {
       let tf = 0;
       for (let field = 0; field < fields; field++) {
         const count = countIn(counts, field);
-        if (count) tf += (FIELD_WEIGHTS[field]! * count) / (1 - B + (B * postings.length(key, field)) / averages[field]!);
+        if (count) tf += (weights[field]! * count) / (1 - B + (B * postings.length(key, field)) / averages[field]!);
       }
       if (tf > 0) each(key, tf / (tf + K1));
     });
   }
 
-  /** A concept's terms with their IDF in this datastore (0 for a term no fragment holds), and its weight. */
-  #scored(terms: readonly string[], own: number, isLight: boolean): ScoredConcept {
+  /**
+   * A concept's own terms and synonym phrases with their weights in this datastore (a term no
+   * fragment holds is left out), and the concept's weight. A one-word synonym weighs 0.7 of its
+   * own IDF; a phrase 0.7 of the question's own word, shared among its terms (its own terms'
+   * IDF when the documents lack the question's word), so a phrase of common words neither
+   * outweighs the word it stands for nor matches on one of its words.
+   */
+  #scored(own: readonly string[], synonyms: readonly string[][], isLight: boolean): ScoredConcept {
     const factor = isLight ? LIGHT_WEIGHT : 1;
-    const scored: ScoredConcept = { terms: [], own: 0, weight: 0 };
+    const scored: ScoredConcept = { terms: [], own: 0, phrases: [], weight: 0 };
     let ownWeight = 0;
-    let synonymWeight = 0;
-    for (const [i, term] of terms.entries()) {
+    for (const term of own) {
       const id = this.#postings.termId(term);
       const idf = id === undefined ? 0 : this.#idf(id);
       if (id === undefined || idf === 0) continue;
-      if (i < own) {
-        scored.terms.splice(scored.own++, 0, { id, idf: idf * factor });
-        ownWeight += idf * factor;
-      } else {
-        scored.terms.push({ id, idf: idf * factor * SYNONYM_WEIGHT });
-        synonymWeight = Math.max(synonymWeight, idf * factor * SYNONYM_WEIGHT);
-      }
+      scored.terms.push({ id, idf: idf * factor });
+      scored.own++;
+      ownWeight += idf * factor;
+    }
+    let synonymWeight = 0;
+    for (const phrase of this.#ranking.wholeSynonyms ? synonyms : synonyms.flatMap((words) => words.map((word) => [word]))) {
+      const ids = phrase.map((term) => this.#postings.termId(term));
+      const idfs = ids.map((id) => (id === undefined ? 0 : this.#idf(id)));
+      if (idfs.some((idf) => idf === 0)) continue;
+      const terms = ids.map((id, i) => ({ id: id!, idf: (ownWeight > 0 && ids.length > 1 ? ownWeight / ids.length : idfs[i]! * factor) * SYNONYM_WEIGHT }));
+      if (terms.length === 1) scored.terms.push(terms[0]!);
+      else scored.phrases.push(terms);
+      synonymWeight = Math.max(synonymWeight, terms.reduce((sum, term) => sum + term.idf, 0));
     }
     scored.weight = Math.max(ownWeight, synonymWeight);
     return scored;
@@ -248,13 +282,18 @@ export class FragmentIndex {
   // Per-fragment sums of a query, kept between queries (all zero between them): a query allocates no array as long as the index.
   #scores = new Float64Array(0);
   #conceptScores = new Float64Array(0);
+  #phraseScores = new Float64Array(0);
+  #phraseCounts = new Uint8Array(0);
 
-  #scratch(length: number): { scores: Float64Array; conceptScores: Float64Array } {
+  #scratch(length: number): { scores: Float64Array; conceptScores: Float64Array; phraseScores: Float64Array; phraseCounts: Uint8Array } {
     if (this.#scores.length < length) {
-      this.#scores = new Float64Array(length + (length >> 2));
-      this.#conceptScores = new Float64Array(length + (length >> 2));
+      const room = length + (length >> 2);
+      this.#scores = new Float64Array(room);
+      this.#conceptScores = new Float64Array(room);
+      this.#phraseScores = new Float64Array(room);
+      this.#phraseCounts = new Uint8Array(room);
     }
-    return { scores: this.#scores, conceptScores: this.#conceptScores };
+    return { scores: this.#scores, conceptScores: this.#conceptScores, phraseScores: this.#phraseScores, phraseCounts: this.#phraseCounts };
   }
 
   #analysed: AnalysedFragments | undefined;

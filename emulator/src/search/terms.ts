@@ -130,6 +130,8 @@ export interface Concept {
   terms: string[];
   /** How many of `terms` are its own (the rest are synonyms). */
   own: number;
+  /** The synonyms, each a phrase of one or more terms: a phrase stands for the concept only where all its terms are. */
+  synonyms: string[][];
 }
 
 const synonymPhrases: { terms: string[]; group: number }[] = SYNONYMS.flatMap((group, index) =>
@@ -179,8 +181,9 @@ export function questionConcepts(question: string, options: ConceptOptions = {})
     }
     const length = best?.length ?? 1;
     const own = [...new Set(terms.slice(i, i + length).flat())];
-    const synonyms = best ? phrases.filter((phrase) => phrase.group === best.group).flatMap((phrase) => phrase.terms) : [];
-    const all = [...new Set([...own, ...synonyms])];
+    const ownKey = own.join(' ');
+    const synonyms = best ? phrases.filter((phrase) => phrase.group === best.group && phrase.terms.join(' ') !== ownKey).map((phrase) => phrase.terms) : [];
+    const all = [...new Set([...own, ...synonyms.flat()])];
     const written = words.slice(i, i + length);
     // The same concept twice ("key ... key") counts once.
     if (!seen.has(all[0]!)) {
@@ -189,6 +192,7 @@ export function questionConcepts(question: string, options: ConceptOptions = {})
         words: written.join(' '),
         terms: all,
         own: own.length,
+        synonyms,
         isName: written.some((word) => looksLikeName(word, read)),
         isLight: options.lightWords !== false && !best && written.every((word) => LIGHT_WORDS.has(word.toLowerCase())),
       });
