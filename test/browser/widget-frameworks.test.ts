@@ -57,6 +57,11 @@ const PAGES: FrameworkPage[] = [
     contentSized: true,
   },
   {
+    name: 'Foundation 6: .grid-container .grid-x, the chat in a .cell.medium-4 .card',
+    css: [`${NM}/foundation-sites/dist/css/foundation.min.css`],
+    html: `<div class="grid-container"><div class="grid-x grid-margin-x"><main class="cell medium-8">${ARTICLE}</main><aside class="cell medium-4"><div class="card"><div class="card-section"><kagent-chat></kagent-chat></div></div></aside></div></div>`,
+  },
+  {
     name: 'Pico 2: main.container .grid, the chat in an article',
     css: [`${NM}/@picocss/pico/css/pico.min.css`],
     html: `<main class="container"><div class="grid"><article>${ARTICLE}</article><article><kagent-chat></kagent-chat></article></div></main>`,
