@@ -1,7 +1,7 @@
 import { expect } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
 import '../../src/widget/index.js';
-import type { KagentChat } from '../../src/widget/index.js';
+import { loadAnswerEngine, type KagentChat } from '../../src/widget/index.js';
 import { activePart, click, expectChatUsable, expectLauncherInCorner, expectUncovered } from './host-helpers.js';
 import { ask, lastAnswer, part, parts, settled, uniqueAgent, waitFor } from './widget-helpers.js';
 import { setWindowSize } from './browser-window.js';
@@ -145,7 +145,7 @@ const RTL_ANSWER = ["הגדירו את `KAGENT_IDS=\"clx0agent0id\"` בקובץ 
 /** Asks `markdown` and waits for it as the answer (the scripted service's `echo` scenario streams the question back). */
 async function askEcho(chat: KagentChat, markdown: string): Promise<void> {
   await ask(chat, markdown);
-  await settled(chat, 30_000);
+  await settled(chat);
   await waitFor(() => lastAnswer(chat)?.querySelector('pre'), 'the answer with its code block');
 }
 
@@ -423,6 +423,23 @@ describe('<kagent-chat> and the site\'s own modals', () => {
     await expectModalUsable(chat, dialog);
     dialog.close();
     await expectChatBack(chat);
+  });
+
+  it('a modal <dialog> while the bubble is closed: the launcher steps back (it would sit above the modal\'s backdrop) and comes back, the chat still closed', async () => {
+    const chat = await frameworkPage(PAGES[0], { mode: 'bubble', 'agent-id': uniqueAgent('fw-modal-closed'), endpoint: '/scripted/widget/answer' });
+    // What loads at idle on a real page: the second part, which watches for the page's modals.
+    await loadAnswerEngine();
+    await chat.updateComplete;
+    expectLauncherInCorner(chat);
+    const dialog = Object.assign(document.createElement('dialog'), { className: ROOT });
+    dialog.innerHTML = MODAL_FORM;
+    document.body.append(dialog);
+    dialog.showModal();
+    await waitFor(() => !part(chat, 'launcher')!.checkVisibility(), 'the launcher to step back');
+    dialog.close();
+    await waitFor(() => part(chat, 'launcher')!.checkVisibility(), 'the launcher to come back');
+    expect(chat.opened).to.equal(false);
+    expectLauncherInCorner(chat);
   });
 
   it('a site\'s own aria-modal dialog with the rest of the page inert: the chat steps back and comes back when it closes', async () => {
