@@ -15,6 +15,11 @@ const minifyCss = (css: string) =>
     .replace(/\s*([{};,>])\s*/g, '$1')
     .replace(/:\s+/g, ':')
     .replace(/;}/g, '}')
+    // The shortest spellings of what the sources write for legibility: !important, [a=b], .5, a/b.
+    .replace(/\s+!important/g, '!important')
+    .replace(/\[([\w-]+)([\^$*|~]?=)'([a-z][\w-]*)'\]/gi, '[$1$2$3]')
+    .replace(/([^\w.])0\.(\d)/g, '$1.$2')
+    .replace(/\s*\/\s*/g, '/')
     .trim();
 
 /** The script-tag build's second part, `kagent-chat-answers-<hash>.js`, and DOMPurify's chunk, `kagent-chat-sanitizer-<hash>.js`, beside `kagent-chat.js`. */

@@ -16,7 +16,7 @@ const others = [firefox, webkit].filter(Boolean);
 /**
  * The files that also run in Firefox and WebKit: the widget's own behaviour on
  * pages (element, markdown, host and framework pages, CSP, modes, failures,
- * recovery). The rest stay in Chromium: they drive the DevTools protocol
+ * recovery, the browser's own sanitizer). The rest stay in Chromium: they drive the DevTools protocol
  * (device emulation, a second tab and the back/forward cache, screenshots,
  * colour-scheme emulation for axe), or test what no browser changes (the
  * protocol and client modules, the React wrapper, the built file's
@@ -37,30 +37,22 @@ export const CROSS_BROWSER_FILES = [
   'test/browser/widget-markdown-stream.test.ts',
   'test/browser/widget-modes.test.ts',
   'test/browser/widget-recovery.test.ts',
+  'test/browser/widget-sanitizers.test.ts',
 ];
-
-/**
- * Not in WebKit: the hostile-host suite types each question by hand through
- * WebKitWebDriver, which took 10 minutes for the file on a loaded machine and
- * lost the typed questions on its scrolled pages; the framework suite covers
- * those pages there with the same geometry checks.
- */
-const NOT_IN_WEBKIT = ['test/browser/widget-host.test.ts'];
 
 /**
  * The cross-browser files to run: all of them, or those named after `--files`
  * (which sets only the default group's files: a group keeps its own list).
  */
-function crossBrowserFiles(launcher) {
-  const files = launcher === webkit ? CROSS_BROWSER_FILES.filter((file) => !NOT_IN_WEBKIT.includes(file)) : CROSS_BROWSER_FILES;
+function crossBrowserFiles() {
   const at = process.argv.indexOf('--files');
-  if (at === -1) return files;
+  if (at === -1) return CROSS_BROWSER_FILES;
   const named = [];
   for (const arg of process.argv.slice(at + 1)) {
     if (arg.startsWith('--')) break;
     named.push(arg.replace(/^\.\//, ''));
   }
-  return files.filter((file) => named.includes(file));
+  return CROSS_BROWSER_FILES.filter((file) => named.includes(file));
 }
 
 /**
@@ -216,7 +208,7 @@ export default {
   reporters: [defaultReporter(), ...(process.env.TEST_TIMINGS === '1' ? [timingReporter()] : [])],
   // A ceiling for a loaded machine (another test run beside this one), not an expectation: tests wait on events.
   testFramework: { config: { timeout: 60000 } },
-  // The same for a whole file, whose results come at its end (the host suite takes minutes in WebKit under load).
+  // The same for a whole file, whose results come at its end (a host suite takes minutes in WebKit under load).
   testsFinishTimeout: 600000,
   plugins: [
     windowSizePlugin,
@@ -229,11 +221,11 @@ export default {
     esbuildPlugin({ ts: true, target: 'es2022', tsconfig: fileURLToPath(new URL('./tsconfig.json', import.meta.url)) }),
   ],
   // Every file in Chromium; the cross-browser ones also in Firefox and WebKit, as groups (TEST_BROWSERS picks browsers).
-  files: chromium ? ['test/browser/**/*.test.ts'] : crossBrowserFiles(others[0]),
+  files: chromium ? ['test/browser/**/*.test.ts'] : crossBrowserFiles(),
   browsers: [chromium ?? others[0]],
   groups: [
     ...(chromium ? others : others.slice(1))
-      .map((launcher) => ({ name: launcher === firefox ? 'firefox' : 'webkit', files: crossBrowserFiles(launcher), browsers: [launcher] }))
+      .map((launcher) => ({ name: launcher === firefox ? 'firefox' : 'webkit', files: crossBrowserFiles(), browsers: [launcher] }))
       .filter((group) => group.files.length > 0),
     // The sanitizer's suites (XSS, markdown, the built file, CSP and Trusted Types) once more with the browser's own
     // sanitizer hidden, as in a browser that has none (Safari today): the chat then sanitizes with DOMPurify.

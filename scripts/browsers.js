@@ -127,6 +127,18 @@ class WebKitLauncher extends WebdriverLauncher {
     return super.createDriverManager();
   }
 
+  /**
+   * Types as a person does, each key pressed and released before the next, in one WebDriver request.
+   * webdriverio's keys() (the runner's way) presses every key before releasing any, and WebKit drops a key
+   * that is already down: "How do I reset my password?" arrived as "How doIresetmypasword?".
+   */
+  async sendKeys(sessionId, keys) {
+    if (keys.length <= 1) return super.sendKeys(sessionId, keys);
+    const typing = this.driver.action('key');
+    for (const key of keys) typing.down(key).up(key);
+    return typing.perform();
+  }
+
   async stop() {
     await super.stop();
     this.driverProcess?.child.kill('SIGTERM');

@@ -1,7 +1,7 @@
 import { expect } from '@open-wc/testing';
 import { sendKeys } from '@web/test-runner-commands';
 import '../../src/widget/index.js';
-import type { KagentChat } from '../../src/widget/index.js';
+import { loadAnswerEngine, type KagentChat } from '../../src/widget/index.js';
 import { activePart, click, expectChatUsable, expectLauncherInCorner, expectUncovered } from './host-helpers.js';
 import { ask, lastAnswer, part, parts, settled, uniqueAgent, waitFor } from './widget-helpers.js';
 import { setWindowSize } from './browser-window.js';
@@ -55,6 +55,11 @@ const PAGES: FrameworkPage[] = [
     css: [`${NM}/bulma/css/bulma.min.css`],
     html: `<section class="section"><div class="container"><div class="columns"><div class="column is-two-thirds"><div class="content">${ARTICLE}</div></div><div class="column"><div class="box"><kagent-chat></kagent-chat></div></div></div></div></section>`,
     contentSized: true,
+  },
+  {
+    name: 'Foundation 6: .grid-container .grid-x, the chat in a .cell.medium-4 .card',
+    css: [`${NM}/foundation-sites/dist/css/foundation.min.css`],
+    html: `<div class="grid-container"><div class="grid-x grid-margin-x"><main class="cell medium-8">${ARTICLE}</main><aside class="cell medium-4"><div class="card"><div class="card-section"><kagent-chat></kagent-chat></div></div></aside></div></div>`,
   },
   {
     name: 'Pico 2: main.container .grid, the chat in an article',
@@ -140,7 +145,7 @@ const RTL_ANSWER = ["הגדירו את `KAGENT_IDS=\"clx0agent0id\"` בקובץ 
 /** Asks `markdown` and waits for it as the answer (the scripted service's `echo` scenario streams the question back). */
 async function askEcho(chat: KagentChat, markdown: string): Promise<void> {
   await ask(chat, markdown);
-  await settled(chat, 30_000);
+  await settled(chat);
   await waitFor(() => lastAnswer(chat)?.querySelector('pre'), 'the answer with its code block');
 }
 
@@ -418,6 +423,23 @@ describe('<kagent-chat> and the site\'s own modals', () => {
     await expectModalUsable(chat, dialog);
     dialog.close();
     await expectChatBack(chat);
+  });
+
+  it('a modal <dialog> while the bubble is closed: the launcher steps back (it would sit above the modal\'s backdrop) and comes back, the chat still closed', async () => {
+    const chat = await frameworkPage(PAGES[0], { mode: 'bubble', 'agent-id': uniqueAgent('fw-modal-closed'), endpoint: '/scripted/widget/answer' });
+    // What loads at idle on a real page: the second part, which watches for the page's modals.
+    await loadAnswerEngine();
+    await chat.updateComplete;
+    expectLauncherInCorner(chat);
+    const dialog = Object.assign(document.createElement('dialog'), { className: ROOT });
+    dialog.innerHTML = MODAL_FORM;
+    document.body.append(dialog);
+    dialog.showModal();
+    await waitFor(() => !part(chat, 'launcher')!.checkVisibility(), 'the launcher to step back');
+    dialog.close();
+    await waitFor(() => part(chat, 'launcher')!.checkVisibility(), 'the launcher to come back');
+    expect(chat.opened).to.equal(false);
+    expectLauncherInCorner(chat);
   });
 
   it('a site\'s own aria-modal dialog with the rest of the page inert: the chat steps back and comes back when it closes', async () => {
