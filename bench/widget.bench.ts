@@ -233,7 +233,7 @@ async function measure(hideNative: boolean): Promise<void> {
   );
 
   // The element itself, streaming 50,000 characters from the local server.
-  const streamIntoChat = (endpoint: string, on = page) => on.evaluate(async (endpoint: string) => {
+  const streamIntoChat = (endpoint: string, on = page) => onCore(on, () => on.evaluate(async (endpoint: string) => {
     document.body.replaceChildren();
     localStorage.clear();
     const longTasks: { start: number; duration: number }[] = [];
@@ -255,6 +255,8 @@ async function measure(hideNative: boolean): Promise<void> {
     document.body.append(chat);
     await chat.updateComplete;
     const started = performance.now();
+    // Marks the send in the trace (see onCore): tasks before it are the element's, after it the answer's.
+    console.timeStamp('kagent-bench-send');
     last = started;
     channel.port2.postMessage(0);
     const input = chat.shadowRoot!.querySelector('textarea')!;
@@ -269,7 +271,7 @@ async function measure(hideNative: boolean): Promise<void> {
     const before = longTasks.filter((task) => task.start < started).map((task) => task.duration);
     const after = longTasks.filter((task) => task.start >= started).map((task) => task.duration);
     return { longest, longTasks: after, beforeSend: before, seconds: (performance.now() - started) / 1000, renderedChars: text };
-  }, endpoint);
+  }, endpoint));
   const paced = await streamIntoChat(`${origin}/paced`);
   const burst = await streamIntoChat(`${origin}/burst`);
   // A page just loaded, in a context of its own (no code compiled yet), asked at once.
@@ -325,8 +327,8 @@ async function measure(hideNative: boolean): Promise<void> {
       ['paced, on a page just loaded, asked at once', cold],
     ] as const).map(([how, run]) => [
       `<kagent-chat> streaming 50,000 characters from a local server, ${how}`,
-      `longest main-thread block **${ms(run.longest)}**; ${run.longTasks.length} long tasks (> 50 ms) once the question was sent${run.longTasks.length ? `: ${run.longTasks.map((d) => ms(d)).join(', ')}` : ''}${run.beforeSend.length ? `, and before it, in the element's first render (the send in the same task): ${run.beforeSend.map((d) => ms(d)).join(', ')}` : ''}; answer shown in ${run.seconds.toFixed(1)} s`,
-      `no task over 50 ms: ${run.longest <= 50 && run.longTasks.length === 0 && run.beforeSend.length === 0 ? 'met' : 'NOT met'}`,
+      `longest main-thread block **${ms(run.longest)}**; ${run.longTasks.length} long tasks (> 50 ms) once the question was sent${run.longTasks.length ? `: ${run.longTasks.map((d) => ms(d)).join(', ')}` : ''}${run.beforeSend.length ? `, and before it, in the element's first render (the send in the same task): ${run.beforeSend.map((d) => ms(d)).join(', ')}` : ''}; the longest task on a core (its thread time, from a trace, whatever else the machine runs) from the send on **${ms(run.longestOnCore)}**, ${run.overOnCore} over 50 ms (before the send: ${ms(run.beforeSendOnCore)}); answer shown in ${run.seconds.toFixed(1)} s`,
+      `no task over 50 ms: ${run.longest <= 50 && run.longTasks.length === 0 && run.beforeSend.length === 0 ? 'met' : 'NOT met'} by the clock, ${run.longestOnCore <= 50 && run.beforeSendOnCore <= 50 ? 'met' : 'NOT met'} on a core`,
     ]),
   ];
   const native = await page.evaluate(() => 'setHTML' in Element.prototype);
@@ -336,6 +338,39 @@ async function measure(hideNative: boolean): Promise<void> {
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
   if (process.env.WIDGET_PROFILE === '1') await profileFastPace(page);
   await page.close();
+}
+
+/**
+ * Runs `run` under a Chromium trace and adds the longest task of the page's
+ * main thread by thread time: the time it held a core, which a machine busy
+ * with other work does not stretch as it stretches the clock.
+ */
+async function onCore<T>(page: import('puppeteer-core').Page, run: () => Promise<T>): Promise<T & { longestOnCore: number; overOnCore: number; beforeSendOnCore: number }> {
+  await page.tracing.start({ categories: ['toplevel', 'devtools.timeline'] });
+  const result = await run();
+  const events = (JSON.parse(Buffer.from((await page.tracing.stop())!).toString('utf8')) as { traceEvents: TraceEvent[] }).traceEvents;
+  const isTask = (event: TraceEvent) => event.ph === 'X' && (event.name === 'ThreadControllerImpl::RunTask' || event.name === 'RunTask');
+  // The page's main thread: of the renderer main threads in the trace, the one whose tasks took longest.
+  const mains = events.filter((event) => event.name === 'thread_name' && event.args?.name === 'CrRendererMain');
+  const tasksOf = (thread: TraceEvent) => events.filter((event) => isTask(event) && event.pid === thread.pid && event.tid === thread.tid);
+  const busy = (thread: TraceEvent) => tasksOf(thread).reduce((sum, task) => sum + (task.tdur ?? 0), 0);
+  const main = mains.sort((a, b) => busy(b) - busy(a))[0];
+  // Tasks from the one in which the question was sent on (console.timeStamp in the page), and the longest before it.
+  const sent = events.find((event) => event.name === 'TimeStamp' && event.args?.data?.message === 'kagent-bench-send')?.ts ?? 0;
+  const tasks = main ? tasksOf(main) : [];
+  const onCore = tasks.filter((task) => task.ts + (task.dur ?? 0) >= sent).map((task) => (task.tdur ?? 0) / 1000);
+  const beforeSend = tasks.filter((task) => task.ts + (task.dur ?? 0) < sent).map((task) => (task.tdur ?? 0) / 1000);
+  return { ...result, longestOnCore: Math.max(0, ...onCore), overOnCore: onCore.filter((duration) => duration > 50).length, beforeSendOnCore: Math.max(0, ...beforeSend) };
+}
+interface TraceEvent {
+  name: string;
+  ph: string;
+  pid: number;
+  tid: number;
+  ts: number;
+  dur?: number;
+  tdur?: number;
+  args?: { name?: string; data?: { message?: string } };
 }
 
 try {
