@@ -138,6 +138,16 @@ describe('incremental markdown, streamed render by render', () => {
     }
   });
 
+  it('finishes an answer cut off while its new text was held back (its last render is a full one)', async () => {
+    const holder = document.createElement('div');
+    const view = new IncrementalMarkdown(holder, { schedule: () => 0, cancel: () => {} });
+    view.append('| a | b |\n| - | - |\n| 1');
+    view.flush();
+    view.append(' | 2');
+    await view.finish({ cutOff: true });
+    expect(holder.isEqualNode(soFarRender(view.text))).to.equal(true);
+  });
+
   it('renders a table, a list and code streamed in random fragments to the whole-render DOM at the end', async () => {
     for (const seed of [5, 6, 7]) {
       const text = markdownAnswer(8000, seed);

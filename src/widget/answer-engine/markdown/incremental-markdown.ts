@@ -269,7 +269,7 @@ export class IncrementalMarkdown {
     this.#frozenLength += frozenLength;
     // The open blocks are shown with their unfinished constructs closed (not the last render's, which is the answer itself).
     const healedText = whole ? openText : healOpenBlocks(openText, tokens.slice(openFrom));
-    if (!frozen.length && !partial && !whole && healedText === this.#shownOpenText) {
+    if (!final && !partial && !frozen.length && !this.#stale.size && healedText === this.#shownOpenText) {
       // What arrived is all held back (half a table row, a marker, a link's address): the shown blocks stay as they are.
       this.#renderedLength = text.length;
       this.#plainEnd = undefined;
