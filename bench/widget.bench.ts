@@ -327,7 +327,7 @@ async function measure(hideNative: boolean): Promise<void> {
       ['paced, on a page just loaded, asked at once', cold],
     ] as const).map(([how, run]) => [
       `<kagent-chat> streaming 50,000 characters from a local server, ${how}`,
-      `longest main-thread block **${ms(run.longest)}**; ${run.longTasks.length} long tasks (> 50 ms) once the question was sent${run.longTasks.length ? `: ${run.longTasks.map((d) => ms(d)).join(', ')}` : ''}${run.beforeSend.length ? `, and before it, in the element's first render (the send in the same task): ${run.beforeSend.map((d) => ms(d)).join(', ')}` : ''}; the longest task on a core (its thread time, from a trace, whatever else the machine runs) after the send **${ms(run.longestOnCore)}**, ${run.overOnCore} over 50 ms (the task that made the element and sent the question: ${ms(run.beforeSendOnCore)}); answer shown in ${run.seconds.toFixed(1)} s`,
+      `longest main-thread block **${ms(run.longest)}**; ${run.longTasks.length} long tasks (> 50 ms) once the question was sent${run.longTasks.length ? `: ${run.longTasks.map((d) => ms(d)).join(', ')}` : ''}${run.beforeSend.length ? `, and before it, in the element's first render (the send in the same task): ${run.beforeSend.map((d) => ms(d)).join(', ')}` : ''}; the longest task on a core (its thread time, from a trace, whatever else the machine runs) after the send **${ms(run.longestOnCore)}** (${ms(run.longestOnCoreByClock)} by the clock, ${run.longestOnCoreAt.toFixed(2)} s after it), ${run.overOnCore} over 50 ms (the task that made the element and sent the question: ${ms(run.beforeSendOnCore)}); answer shown in ${run.seconds.toFixed(1)} s`,
       `no task over 50 ms: ${run.longest <= 50 && run.longTasks.length === 0 && run.beforeSend.length === 0 ? 'met' : 'NOT met'} by the clock, ${run.longestOnCore <= 50 && run.beforeSendOnCore <= 50 ? 'met' : 'NOT met'} on a core`,
     ]),
   ];
@@ -345,7 +345,7 @@ async function measure(hideNative: boolean): Promise<void> {
  * main thread by thread time: the time it held a core, which a machine busy
  * with other work does not stretch as it stretches the clock.
  */
-async function onCore<T>(page: import('puppeteer-core').Page, run: () => Promise<T>): Promise<T & { longestOnCore: number; overOnCore: number; beforeSendOnCore: number }> {
+async function onCore<T>(page: import('puppeteer-core').Page, run: () => Promise<T>): Promise<T & { longestOnCore: number; longestOnCoreAt: number; longestOnCoreByClock: number; overOnCore: number; beforeSendOnCore: number }> {
   await page.tracing.start({ categories: ['toplevel', 'devtools.timeline'] });
   const result = await run();
   const events = (JSON.parse(Buffer.from((await page.tracing.stop())!).toString('utf8')) as { traceEvents: TraceEvent[] }).traceEvents;
@@ -358,9 +358,20 @@ async function onCore<T>(page: import('puppeteer-core').Page, run: () => Promise
   // Tasks begun after the send are the answer's; the one holding the send, and those before it, the element's
   // (created, rendered a first time and the question sent, all in one task).
   const sent = mark.ts;
-  const onCore = tasks.filter((task) => task.ts > sent).map((task) => (task.tdur ?? 0) / 1000);
-  const beforeSend = tasks.filter((task) => task.ts <= sent).map((task) => (task.tdur ?? 0) / 1000);
-  return { ...result, longestOnCore: Math.max(0, ...onCore), overOnCore: onCore.filter((duration) => duration > 50).length, beforeSendOnCore: Math.max(0, ...beforeSend) };
+  // Never more than the clock's time: the trace's thread time of a task is now and then far above it (68 ms in 0.7 ms).
+  const coreMs = (task: TraceEvent) => Math.min(task.tdur ?? 0, task.dur ?? 0) / 1000;
+  const after = tasks.filter((task) => task.ts > sent);
+  const onCore = after.map(coreMs);
+  const longest = after.reduce<TraceEvent | undefined>((most, task) => (!most || coreMs(task) > coreMs(most) ? task : most), undefined);
+  const beforeSend = tasks.filter((task) => task.ts <= sent).map(coreMs);
+  return {
+    ...result,
+    longestOnCore: Math.max(0, ...onCore),
+    longestOnCoreAt: longest ? (longest.ts - sent) / 1e6 : 0,
+    longestOnCoreByClock: (longest?.dur ?? 0) / 1000,
+    overOnCore: onCore.filter((duration) => duration > 50).length,
+    beforeSendOnCore: Math.max(0, ...beforeSend),
+  };
 }
 interface TraceEvent {
   name: string;
