@@ -9,7 +9,8 @@
 //      browser's own floor for the same visible updates (budget: at most 2 times).
 //   3. The longest main-thread task while a 50,000-character answer streams
 //      into <kagent-chat> from a local server (budget: none over 50 ms),
-//      including on a page just loaded, the question sent at once (cold code).
+//      including on a page just loaded, the question sent at once (cold code):
+//      by the clock, and on a core (thread time from a trace, which a busy machine does not stretch).
 // All of it twice: with the browser's own sanitizer (Element.setHTML), and with it
 // hidden, as in a browser that has none (Safari today), where the chat uses DOMPurify.
 import { spawnSync } from 'node:child_process';
