@@ -109,6 +109,45 @@ describe('incremental markdown, streamed render by render', () => {
     expect(view.stats.plainRenders).to.be.above(view.stats.renders * 0.8);
   });
 
+  it('leaves the shown answer untouched while what arrives is all held back (half a table row, a half address, a line of markers), and shows it once complete', () => {
+    const cases: [string, string[], string][] = [
+      ['| a | b |\n| - | - |\n| 1 | 2 |\n| 3', [' | 4', ' |'], '\n'],
+      ['See [the guide](https://exa', ['mple.com/gu', 'ide'], ')'],
+      ['Intro\n\n=', ['=', '='], 'x'],
+    ];
+    for (const [start, held, completing] of cases) {
+      const holder = document.createElement('div');
+      const view = new IncrementalMarkdown(holder, { schedule: () => 0, cancel: () => {} });
+      view.append(start);
+      view.flush();
+      const observer = new MutationObserver(() => {});
+      observer.observe(holder, { subtree: true, childList: true, characterData: true, attributes: true });
+      const before = view.stats.unchangedRenders;
+      for (const fragment of held) {
+        view.append(fragment);
+        view.flush();
+        expect(holder.isEqualNode(soFarRender(view.text)), `${JSON.stringify(view.text)}`).to.equal(true);
+      }
+      expect(observer.takeRecords(), `${JSON.stringify(view.text)}: the shown nodes changed`).to.deep.equal([]);
+      expect(view.stats.unchangedRenders - before, JSON.stringify(view.text)).to.equal(held.length);
+      view.append(completing);
+      view.flush();
+      expect(observer.takeRecords().length, `${JSON.stringify(view.text)}: the completed part is shown`).to.be.above(0);
+      expect(holder.isEqualNode(soFarRender(view.text)), JSON.stringify(view.text)).to.equal(true);
+      observer.disconnect();
+    }
+  });
+
+  it('finishes an answer cut off while its new text was held back (its last render is a full one)', async () => {
+    const holder = document.createElement('div');
+    const view = new IncrementalMarkdown(holder, { schedule: () => 0, cancel: () => {} });
+    view.append('| a | b |\n| - | - |\n| 1');
+    view.flush();
+    view.append(' | 2');
+    await view.finish({ cutOff: true });
+    expect(holder.isEqualNode(soFarRender(view.text))).to.equal(true);
+  });
+
   it('renders a table, a list and code streamed in random fragments to the whole-render DOM at the end', async () => {
     for (const seed of [5, 6, 7]) {
       const text = markdownAnswer(8000, seed);

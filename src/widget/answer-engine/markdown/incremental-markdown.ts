@@ -55,9 +55,8 @@ function mayDefine(frozen: Token[], openText: string): boolean {
   return frozen.length > 0 && openText.includes(']:') && frozen.some((token) => token.raw.includes('['));
 }
 
-/** The open blocks' tokens as shown while more is to come, and whether healing changed them. */
-function openForDisplay(openText: string, open: Token[], lex: (text: string) => Token[]): { tokens: Token[]; healed: boolean } {
-  const healedText = healOpenBlocks(openText, open);
+/** The open blocks' tokens as shown while more is to come (`healedText`: their text so), and whether healing changed them. */
+function openForDisplay(openText: string, open: Token[], lex: (text: string) => Token[], healedText = healOpenBlocks(openText, open)): { tokens: Token[]; healed: boolean } {
   const tokens = healedText === openText ? open : lex(healedText);
   const unlinked = unlinkUnfinishedAddress(tokens, healedText);
   return { tokens, healed: unlinked || healedText !== openText };
@@ -77,6 +76,8 @@ export interface RenderStats {
   maxLexedChars: number;
   /** Renders that only added plain text to the text the answer ended in (nothing lexed or sanitized). */
   plainRenders: number;
+  /** Renders whose new text was all held back (half a table row, a link's address...): lexed and healed, nothing parsed, sanitized or changed. */
+  unchangedRenders: number;
 }
 
 export interface IncrementalMarkdownOptions {
@@ -113,7 +114,7 @@ const MIN_INTERVAL_MS = 100;
  */
 export class IncrementalMarkdown {
   readonly element: HTMLElement;
-  readonly stats: RenderStats = { renders: 0, lexedChars: 0, maxLexedChars: 0, plainRenders: 0 };
+  readonly stats: RenderStats = { renders: 0, lexedChars: 0, maxLexedChars: 0, plainRenders: 0, unchangedRenders: 0 };
   #options: IncrementalMarkdownOptions;
   #text = '';
   /** Fragments received since the last render, as they came (taking them must cost next to nothing). */
@@ -128,6 +129,8 @@ export class IncrementalMarkdown {
   /** Reference link definitions found in frozen blocks, for lexing the tail. */
   #links: Links = Object.create(null);
   #openNodes: Node[] = [];
+  /** The open blocks' text as `#openNodes` show it (healed), while nothing but the renderer changed them. */
+  #shownOpenText: string | undefined;
   /** The text node the shown answer ends in, while plain text typed on can go straight into it. */
   #plainEnd: PlainEnd | undefined;
   #renderedLength = 0;
@@ -265,11 +268,22 @@ export class IncrementalMarkdown {
     for (const definition of definitions) this.#links[definition.tag] = { href: definition.href, title: definition.title };
     this.#frozenLength += frozenLength;
     // The open blocks are shown with their unfinished constructs closed (not the last render's, which is the answer itself).
-    const open = whole ? { tokens: tokens.slice(openFrom), healed: false } : openForDisplay(openText, tokens.slice(openFrom), (text) => this.#lex(text));
+    const healedText = whole ? openText : healOpenBlocks(openText, tokens.slice(openFrom));
+    if (!final && !partial && !frozen.length && !this.#stale.size && healedText === this.#shownOpenText) {
+      // What arrived is all held back (half a table row, a marker, a link's address): the shown blocks stay as they are.
+      this.#renderedLength = text.length;
+      this.#plainEnd = undefined;
+      this.#lastRender = performance.now();
+      this.stats.renders++;
+      this.stats.unchangedRenders++;
+      return;
+    }
+    const open = whole ? { tokens: tokens.slice(openFrom), healed: false } : openForDisplay(openText, tokens.slice(openFrom), (text) => this.#lex(text), healedText);
     const [frozenNodes, openNodes] = this.#toNodesSplit(frozen, open.tokens);
     // The shown open tail is updated, not replaced: unchanged nodes stay, so the browser restyles and lays out only what changed.
     const shown = morphNodes(this.element, this.#openNodes, [...frozenNodes, ...openNodes], null);
     this.#openNodes = shown.slice(frozenNodes.length);
+    this.#shownOpenText = partial || whole ? undefined : healedText;
     // Blocks frozen earlier that use a reference defined only now are rendered again (blocks frozen now were lexed with it).
     if (definitions.length) this.#markReferringTo(definitions);
     if (frozen.length) this.#noteReferring(frozen, shown.slice(0, frozenNodes.length));
