@@ -4,6 +4,7 @@
 // docs, or, with KAGENT_UPSTREAM_URL, KAGENT_API_KEY and KAGENT_AGENT_IDS
 // set, from that service. The page only ever talks to the proxy.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +53,8 @@ async function main(): Promise<void> {
     KAGENT_UPSTREAM_URL: upstreamUrl,
     KAGENT_AGENT_IDS: agentIds.join(','),
     KAGENT_ALLOWED_ORIGINS: env.KAGENT_ALLOWED_ORIGINS ?? pageServer.origin,
+    // Visitor sessions on, as a site should run it: the page earns its session by proof of work. A new secret each start.
+    KAGENT_SESSION_SECRET: env.KAGENT_SESSION_SECRET ?? randomBytes(32).toString('hex'),
   });
   running.push(proxy);
   // The bubble gets the second agent when there is one, so the two chats keep conversations of their own.
