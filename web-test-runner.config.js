@@ -37,6 +37,7 @@ export const CROSS_BROWSER_FILES = [
   'test/browser/widget-markdown-stream.test.ts',
   'test/browser/widget-modes.test.ts',
   'test/browser/widget-recovery.test.ts',
+  'test/browser/widget-sessions.test.ts',
 ];
 
 /**
