@@ -3,7 +3,17 @@
 // tries the counters `start`, `start + step`... and posts its solution, or null.
 import { solveSessionChallenge, type SessionChallenge } from '../../protocol/sessions.js';
 
+/** Keys derived at once in each worker: the browser derives them on threads of its own, so one waiting key does not idle the search. */
+const LANES = 4;
+
 addEventListener('message', async (event: MessageEvent<{ challenge: SessionChallenge; start: number; step: number }>) => {
   const { challenge, start, step } = event.data;
-  postMessage(await solveSessionChallenge(challenge, { start, step }));
+  const found = new AbortController();
+  const lanes = Array.from({ length: LANES }, (_, lane) =>
+    solveSessionChallenge(challenge, { start: start + lane * step, step: step * LANES, signal: found.signal }).then((solution) => {
+      if (solution) found.abort();
+      return solution;
+    }),
+  );
+  postMessage((await Promise.all(lanes)).find(Boolean) ?? null);
 });

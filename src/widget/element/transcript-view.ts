@@ -62,7 +62,7 @@ function renderTurn(turn: Turn, view: TranscriptView): TemplateResult {
       ${turn.answer && turn.state !== 'sending' && turn.state !== 'answering'
         ? html`<button class="quiet copy" part="copy" type="button" @click=${() => copy.copy(turn.id, turn.answer)}>${copy.isCopied(turn.id) ? s.copied : s.copy}</button>`
         : nothing}
-      ${turn.note ? html`<p class="note" part="note">${turn.note}</p>` : nothing}
+      ${turn.note && html`<p class="note" part="note">${turn.note}</p>`}
       ${turn.state === 'stopped' ? html`<p class="failure note" part="note">${s.answerStopped} ${retry}</p>` : nothing}
       ${turn.state === 'failed' ? renderFailure(turn, view, retry) : nothing}
     </article>
