@@ -75,7 +75,11 @@ export class VisitorSession {
     if (this.#off) return { token: undefined };
     const held = this.#held;
     if (held && Date.now() < held.expiresAt) {
-      if (Date.now() >= held.renewAt) void this.#earn();
+      if (Date.now() >= held.renewAt) {
+        // The question that noticed wants the next session (an earning nobody wants stops).
+        this.#wanted.add(signal);
+        void this.#earn();
+      }
       return { token: held.token };
     }
     return this.#wait(signal);
