@@ -376,13 +376,17 @@ test('kill -9 of the start process frees every port, and after a restart the ope
     second = startDirect(env);
     assert.equal(await second.ready, url, 'the restart serves the same address');
     await page.click('kagent-chat >>> button[part="retry"]');
+    // The retried turn (the second) answered in full (its Copy button is there, no failure): the restarted proxy has a new
+    // session secret, so the page first hears SESSION_INVALID, earns a new session and sends the question once more.
     await page.waitForFunction(
-      () => (document.querySelector('kagent-chat')?.shadowRoot?.querySelectorAll('li[part="source"]').length ?? 0) > 1 && !document.querySelector('kagent-chat')?.shadowRoot?.querySelector('[part="failure"]'),
+      () => Boolean(document.querySelector('kagent-chat')?.shadowRoot?.querySelectorAll('[part="turn"]')[1]?.querySelector('[part="copy"]')) && !document.querySelector('kagent-chat')?.shadowRoot?.querySelector('[part="failure"]'),
       { polling: 100, timeout: 30_000 },
     );
     const bodies = await fetchedBodies(page);
-    const retried = bodies.filter((body) => /\/agents\/[^/]+\/query$/.test(body.url)).at(-1)!;
+    const queries = bodies.filter((body) => /\/agents\/[^/]+\/query$/.test(body.url));
+    const retried = queries.at(-1)!;
     assert.match(retried.text, /^200 /, 'the retried question was answered');
+    assert.match(queries.at(-2)!.text, /^401 .*SESSION_INVALID/, 'after the session of the first start was refused, once');
     const conversationId = /conversationId\\?":\\?"([^"\\]+)/.exec(firstConversation)?.[1];
     assert.ok(conversationId && retried.text.includes(conversationId), 'the answer continues the first conversation');
     await page.close();
