@@ -95,16 +95,15 @@ async function solveOnMainThread(challenge: SessionChallenge, signal: AbortSigna
   }
 }
 
-/** A Worker whose address Trusted Types accept where a page enforces them (the chat's policy vouches for it). */
-class TrustedWorker extends Worker {
-  constructor(url: URL, options: WorkerOptions) {
-    super(trustedWorkerUrl(url) as URL, options);
-  }
-}
-
 function startWorker(): Worker {
+  // A Worker whose address Trusted Types accept where a page enforces them (the chat's policy vouches for it);
+  // made here, not at load, since a server that imports the chat has no Worker.
+  const Worker = class extends globalThis.Worker {
+    constructor(url: URL, options: WorkerOptions) {
+      super(trustedWorkerUrl(url) as URL, options);
+    }
+  };
   // Spelled `new Worker(new URL(..., import.meta.url))` so that Vite builds the solver as a chunk of its own
   // (the script-tag build's kagent-chat-solver-<hash>.js, a site's Vite build's worker chunk).
-  const Worker = TrustedWorker;
   return new Worker(new URL('./session-solver.worker.js', import.meta.url), { type: 'module', name: 'kagent-chat session solver' });
 }
