@@ -22,8 +22,8 @@ const minifyCss = (css: string) =>
     .replace(/\s*\/\s*/g, '/')
     .trim();
 
-/** The script-tag build's second part, `kagent-chat-answers-<hash>.js`, and DOMPurify's chunk, `kagent-chat-sanitizer-<hash>.js`, beside `kagent-chat.js`. */
-const ANSWERS_CHUNK = /^kagent-chat-(?:answers|sanitizer)-[\w-]+\.js(?:\.map)?$/;
+/** The script-tag build's second part, `kagent-chat-answers-<hash>.js`, DOMPurify's chunk, `kagent-chat-sanitizer-<hash>.js`, and the session solver's Worker, `kagent-chat-solver-<hash>.js`, beside `kagent-chat.js`. */
+const ANSWERS_CHUNK = /^kagent-chat-(?:answers|sanitizer|solver)-[\w-]+\.js(?:\.map)?$/;
 
 /** dist/ is not emptied (tsc writes there too): a build removes the second parts earlier builds left there, so only the one its kagent-chat.js imports ships. */
 const removeOldAnswerChunks = (): Plugin => {
@@ -124,6 +124,8 @@ const singleFile = process.env.KAGENT_SINGLE_FILE === '1';
 
 export default defineConfig(({ command }) => ({
   root: here('./demo'),
+  // Built files find each other beside themselves (the solver Worker's address is made from the second part's own), wherever a site puts them.
+  base: command === 'build' ? './' : '/',
   server: { host: '127.0.0.1' },
   // The demo page loads the built script-tag file; a build must not copy dist/ into itself.
   publicDir: command === 'serve' ? here('./dist') : false,
@@ -154,6 +156,14 @@ export default defineConfig(({ command }) => ({
     dropUnusedPrototypeHelpers(/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/),
     ...(singleFile ? [] : [removeOldAnswerChunks()]),
   ],
+  // The visitor-session solver (src/widget/answer-engine/session-solver.worker.ts): kagent-chat-solver-<hash>.js beside the others.
+  worker: {
+    format: 'es' as const,
+    rolldownOptions: {
+      treeshake: { moduleSideEffects: false },
+      output: { entryFileNames: 'kagent-chat-solver-[hash].js', minify: true, comments: { annotation: false } },
+    },
+  },
   build: {
     outDir: here('./dist'),
     // tsc writes the npm modules into dist/ too.

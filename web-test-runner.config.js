@@ -38,6 +38,7 @@ export const CROSS_BROWSER_FILES = [
   'test/browser/widget-modes.test.ts',
   'test/browser/widget-recovery.test.ts',
   'test/browser/widget-sanitizers.test.ts',
+  'test/browser/widget-sessions.test.ts',
 ];
 
 /**
@@ -186,6 +187,12 @@ const secondPagePlugin = {
   },
 };
 
+/** `new Worker(new URL('./x.worker.js', import.meta.url))` in an unbuilt module asks for the `.js` its build makes: the runner serves the `.ts`, compiled. */
+function workerSourceMiddleware(context, next) {
+  if (/^\/src\/[\w/.-]+\.worker\.js$/.test(context.path)) context.url = context.url.replace(/\.worker\.js(?=$|\?)/, '.worker.ts');
+  return next();
+}
+
 /** The runner's page, with Lit's development build quiet; `before` runs first (a group's own setup). */
 const runnerHtml = (before = '') => (testFramework) =>
   `<!DOCTYPE html><html><head>${before}<script>window.litIssuedWarnings = new Set(['dev-mode']);</script></head><body><script type="module" src="${testFramework}"></script></body></html>`;
@@ -201,7 +208,8 @@ export default {
   // Real HTTP routes the tests call on this same origin.
   // /split/...: the script-tag build with its second part served, failed or held as a test says.
   // /frameworks/tailwind.css: Tailwind's CSS for the framework pages, made by its compiler.
-  middleware: [browserServiceMiddleware(), scriptTagGateMiddleware(new URL('./dist/', import.meta.url)), tailwindMiddleware()],
+  // /src/**/*.worker.js: a Worker's address in the sources names its compiled file; unbuilt, that is the TypeScript file.
+  middleware: [browserServiceMiddleware(), scriptTagGateMiddleware(new URL('./dist/', import.meta.url)), tailwindMiddleware(), workerSourceMiddleware],
   concurrency: 1,
   // The three browsers side by side (one file each at a time): their tests mostly wait on the network and on events.
   concurrentBrowsers: 3,

@@ -4,6 +4,7 @@
 // docs, or, with KAGENT_UPSTREAM_URL, KAGENT_API_KEY and KAGENT_AGENT_IDS
 // set, from that service. The page only ever talks to the proxy.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +53,8 @@ async function main(): Promise<void> {
     KAGENT_UPSTREAM_URL: upstreamUrl,
     KAGENT_AGENT_IDS: agentIds.join(','),
     KAGENT_ALLOWED_ORIGINS: env.KAGENT_ALLOWED_ORIGINS ?? pageServer.origin,
+    // Visitor sessions on, as a site should run it: the page earns its session by proof of work. A new secret each start.
+    KAGENT_SESSION_SECRET: env.KAGENT_SESSION_SECRET ?? randomBytes(32).toString('hex'),
   });
   running.push(proxy);
   // The bubble gets the second agent when there is one, so the two chats keep conversations of their own.
@@ -122,8 +125,8 @@ async function servePage(request: Request, bundle: string): Promise<Response> {
   const { pathname } = new URL(request.url);
   if (request.method !== 'GET' && request.method !== 'HEAD') return new Response('Method not allowed', { status: 405 });
   if (pathname === '/kagent-chat.js') return new Response(bundle, { headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' } });
-  // The chat's other chunks, which kagent-chat.js imports from beside itself (the second part, and DOMPurify's for a
-  // browser without a sanitizer of its own), and the source maps.
+  // The chat's other chunks, which kagent-chat.js imports from beside itself (the second part, DOMPurify's for a
+  // browser without a sanitizer of its own, and the session solver's Worker), and the source maps.
   const built = /^\/(kagent-chat(?:-[a-z]+-[\w-]+)?\.js(\.map)?)$/.exec(pathname);
   if (built) {
     const file = await readFile(new URL(`dist/${built[1]}`, root), 'utf8').catch(() => undefined);

@@ -161,7 +161,8 @@ export async function solveSessionChallenge(challenge: SessionChallenge, options
   return null;
 }
 
-async function webCryptoPbkdf2(password: Uint8Array, salt: Uint8Array, iterations: number, keyLength: number): Promise<Uint8Array> {
+/** One key derivation with WebCrypto's PBKDF2-SHA-256: the solver's default `deriveKey`, for a caller that wraps it (e.g. to yield to the page between keys). */
+export async function webCryptoPbkdf2(password: Uint8Array, salt: Uint8Array, iterations: number, keyLength: number): Promise<Uint8Array> {
   const key = await crypto.subtle.importKey('raw', password as BufferSource, 'PBKDF2', false, ['deriveBits']);
   return new Uint8Array(await crypto.subtle.deriveBits({ name: 'PBKDF2', salt: salt as BufferSource, iterations, hash: 'SHA-256' }, key, keyLength * 8));
 }

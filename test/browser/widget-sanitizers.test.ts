@@ -18,7 +18,7 @@ const serialized = (sanitize: Sanitize, html: string) => {
 
 describe('the browser\'s sanitizer and DOMPurify, under the one policy', () => {
   const native = nativeSanitizer();
-  const purify = domPurifySanitizer({ tags: ALLOWED_TAGS, attributes: ALLOWED_ATTR, finishElement });
+  const purify = domPurifySanitizer({ tags: ALLOWED_TAGS, attributes: ALLOWED_ATTR, finishElement }, null);
 
   before(function () {
     if (!native) this.skip();

@@ -8,6 +8,7 @@ import { startEmulator } from '../fixtures/emulator/harness.js';
 import { startDemoProcess } from '../../scripts/demo-process.js';
 import { findChrome } from '../../scripts/find-chrome.js';
 import { HIDE_NATIVE_SANITIZER } from '../support/csp-page.js';
+import { earnSession, withSession } from '../support/proxy-sessions.js';
 
 const KEY = `kagent_demo_e2e_${Math.random().toString(36).slice(2)}_KEY`;
 let start: ChildProcess;
@@ -117,6 +118,9 @@ test('a question gets a streamed answer whose sources name the seeded documents'
   const bodies = await fetchedBodies(page);
   const stream = bodies.find((body) => /\/agents\/[^/]+\/query$/.test(body.url));
   assert.ok(stream, 'the page asked the proxy');
+  // npm start has visitor sessions on: the page earned one (challenge, then session) before its question was answered.
+  assert.ok(bodies.some((body) => /\/sessions\/challenge$/.test(body.url) && body.text.startsWith('200 ')), 'the page got a challenge');
+  assert.ok(bodies.some((body) => /\/sessions$/.test(body.url) && body.text.startsWith('201 ')), 'and earned a session');
   assert.match(stream.text, /^200 event: answer\ndata: [^\n]+\n\n/, 'the answer came as an event stream');
   assert.match(stream.text, /event: \ndata: \[DONE\]/);
   const answer = (await texts(page, '[part="answer"]')).join('\n');
@@ -238,9 +242,11 @@ test('with KAGENT_UPSTREAM_URL, KAGENT_API_KEY and KAGENT_AGENT_IDS, the page is
     assert.doesNotMatch(said, /Reading the knowledge base/, 'no emulator of its own');
     const config = (await (await fetch(new URL('demo-config.json', page))).json()) as { endpoint: string; agentId: string };
     assert.equal(config.agentId, service.demo.agentId);
+    // Visitor sessions are on in npm start: a session first, as the page earns one.
+    const { grant } = await earnSession(config.endpoint, new URL(page).origin);
     const answer = await fetch(`${config.endpoint}/agents/${config.agentId}/query`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Origin: new URL(page).origin },
+      headers: withSession(grant.token, new URL(page).origin),
       body: JSON.stringify({ query: 'Hello', streaming: true }),
     });
     assert.equal(answer.status, 200);
@@ -270,9 +276,10 @@ test('a warning of the proxy child reaches npm start\'s terminal, prefixed with 
   try {
     const page = await demo.ready;
     const config = (await (await fetch(new URL('demo-config.json', page))).json()) as { endpoint: string; agentId: string };
+    const { grant } = await earnSession(config.endpoint, new URL(page).origin);
     const answer = await fetch(`${config.endpoint}/agents/${config.agentId}/query`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Origin: new URL(page).origin },
+      headers: withSession(grant.token, new URL(page).origin),
       body: JSON.stringify({ query: 'Hello' }),
     });
     assert.equal(answer.status, 502);
@@ -369,13 +376,17 @@ test('kill -9 of the start process frees every port, and after a restart the ope
     second = startDirect(env);
     assert.equal(await second.ready, url, 'the restart serves the same address');
     await page.click('kagent-chat >>> button[part="retry"]');
+    // The retried turn (the second) answered in full (its Copy button is there, no failure): the restarted proxy has a new
+    // session secret, so the page first hears SESSION_INVALID, earns a new session and sends the question once more.
     await page.waitForFunction(
-      () => (document.querySelector('kagent-chat')?.shadowRoot?.querySelectorAll('li[part="source"]').length ?? 0) > 1 && !document.querySelector('kagent-chat')?.shadowRoot?.querySelector('[part="failure"]'),
+      () => Boolean(document.querySelector('kagent-chat')?.shadowRoot?.querySelectorAll('[part="turn"]')[1]?.querySelector('[part="copy"]')) && !document.querySelector('kagent-chat')?.shadowRoot?.querySelector('[part="failure"]'),
       { polling: 100, timeout: 30_000 },
     );
     const bodies = await fetchedBodies(page);
-    const retried = bodies.filter((body) => /\/agents\/[^/]+\/query$/.test(body.url)).at(-1)!;
+    const queries = bodies.filter((body) => /\/agents\/[^/]+\/query$/.test(body.url));
+    const retried = queries.at(-1)!;
     assert.match(retried.text, /^200 /, 'the retried question was answered');
+    assert.match(queries.at(-2)!.text, /^401 .*SESSION_INVALID/, 'after the session of the first start was refused, once');
     const conversationId = /conversationId\\?":\\?"([^"\\]+)/.exec(firstConversation)?.[1];
     assert.ok(conversationId && retried.text.includes(conversationId), 'the answer continues the first conversation');
     await page.close();

@@ -14,6 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { findChrome } from '../../scripts/find-chrome.js';
 import type { TestServer } from '../support/http.js';
+import { earnSession, withSession } from '../support/proxy-sessions.js';
 import {
   appEnvironment,
   filesUnder,
@@ -103,6 +104,10 @@ function startServices(): Promise<void> {
         KAGENT_API_KEY: info.apiKey,
         KAGENT_AGENT_IDS: info.agentId,
         KAGENT_ALLOWED_ORIGINS: site.url,
+        // Visitor sessions on, as a site that fears bots runs it: the installed widget must earn its session (little work: the protocol is what is tested).
+        KAGENT_SESSION_SECRET: 'installed-app-session-secret-0123456789abcdef',
+        KAGENT_SESSION_DIFFICULTY: '0.2',
+        KAGENT_SESSIONS_PER_ADDRESS: 'off',
       }),
     );
     const [, proxyUrl] = await proxy.line(/kagent proxy listening on (http:\/\/127\.0\.0\.1:\d+)/);
@@ -123,7 +128,7 @@ async function openBrowser(): Promise<Browser> {
  * Opens `url`, asks the chat on it a question as a visitor does, and returns
  * the `kagent-answer` event's detail and the content type of the answer's response.
  */
-async function askOnPage(url: string): Promise<{ answer: string; sources: string[]; contentType: string | undefined; errors: string[] }> {
+async function askOnPage(url: string): Promise<{ answer: string; sources: string[]; contentType: string | undefined; errors: string[]; sessions: number }> {
   const page = await (await openBrowser()).newPage();
   page.setDefaultTimeout(120_000);
   const errors: string[] = [];
@@ -133,7 +138,9 @@ async function askOnPage(url: string): Promise<{ answer: string; sources: string
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
   });
   let contentType: string | undefined;
+  let sessions = 0;
   page.on('response', (response) => {
+    if (/\/sessions$/.test(response.url()) && response.status() === 201) sessions++;
     if (response.status() >= 400 && !response.url().endsWith('/favicon.ico')) errors.push(`${response.status()} ${response.url()}`);
     if (/\/agents\/[^/]+\/query$/.test(response.url())) contentType = response.headers()['content-type'];
   });
@@ -156,7 +163,7 @@ async function askOnPage(url: string): Promise<{ answer: string; sources: string
       answer: string;
       sources: { datasource_name?: string }[];
     };
-    return { answer: detail.answer, sources: detail.sources.map((source) => source.datasource_name ?? ''), contentType, errors };
+    return { answer: detail.answer, sources: detail.sources.map((source) => source.datasource_name ?? ''), contentType, errors, sessions };
   } finally {
     await page.close();
   }
@@ -187,9 +194,10 @@ describe('the packed tarballs, installed in a fresh app outside the repository',
 
   test('npx kagent-proxy and npx kagent-emulator, run in the app, serve a streamed answer together', { timeout: 180_000 }, async () => {
     await startServices();
+    const { grant } = await earnSession(service.proxyUrl, service.siteOrigin);
     const response = await fetch(`${service.proxyUrl}/agents/${service.agentId}/query`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', origin: service.siteOrigin },
+      headers: { ...withSession(grant.token, service.siteOrigin), accept: 'text/event-stream' },
       body: JSON.stringify({ query: QUESTION, streaming: true }),
     });
     const body = await response.text();
@@ -255,6 +263,7 @@ describe('the packed tarballs, installed in a fresh app outside the repository',
     assert.match(outcome.answer, /twelve seconds/);
     assert.deepEqual(outcome.sources, ['tablet.md']);
     assert.deepEqual(outcome.errors, [], 'the page logged no errors');
+    assert.equal(outcome.sessions, 1, 'the page earned one visitor session');
   });
 
   test('the script-tag file from the tarball works on a plain page and streams an answer', { timeout: 180_000 }, async () => {
@@ -272,6 +281,7 @@ describe('the packed tarballs, installed in a fresh app outside the repository',
     assert.match(outcome.answer, /twelve seconds/);
     assert.deepEqual(outcome.sources, ['tablet.md']);
     assert.deepEqual(outcome.errors, [], 'the page logged no errors');
+    assert.equal(outcome.sessions, 1, 'the page earned one visitor session');
   });
 
   test('TypeScript with skipLibCheck false compiles an app using the element, the client, the proxy and the emulator', { timeout: 300_000 }, async () => {

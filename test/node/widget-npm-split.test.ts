@@ -1,7 +1,8 @@
 // The npm entry leaves the split to the site's bundler: built by a site with Vite, a page that
 // imports 'kagent-chat' gets the markdown engine (marked) as a chunk of its own that it imports
 // dynamically, not in the code every page view loads; DOMPurify, which only a browser without a
-// sanitizer of its own needs, is a chunk the engine imports dynamically.
+// sanitizer of its own needs, is a chunk the engine imports dynamically; the visitor-session solver is
+// a Worker chunk of its own that the engine starts by its address.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { build } from 'vite';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-test("a site's Vite build of `import 'kagent-chat'` puts marked in a chunk its page imports only dynamically, and DOMPurify in one that chunk imports only dynamically", async () => {
+test("a site's Vite build of `import 'kagent-chat'` puts marked in a chunk its page imports only dynamically, DOMPurify in one that chunk imports only dynamically, and the session solver in a worker chunk", async () => {
   // The package as npm installs it (package.json's exports and sideEffects, the tsc output),
   // beside this checkout's dependencies, in a site of its own outside this checkout.
   const site = mkdtempSync(join(tmpdir(), 'kagent-site-'));
@@ -26,7 +27,8 @@ test("a site's Vite build of `import 'kagent-chat'` puts marked in a chunk its p
       extends: `${root}tsconfig.build.json`,
       compilerOptions: { outDir: join(installed, 'dist'), rootDir: `${root}src`, declaration: false, declarationMap: false, sourceMap: false, inlineSources: false },
       include: [],
-      files: [`${root}src/widget/index.ts`],
+      // The session solver's Worker too: nothing imports it (the engine names its address), and the package ships every module.
+      files: [`${root}src/widget/index.ts`, `${root}src/widget/answer-engine/session-solver.worker.ts`],
     }));
     execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', join(site, 'tsconfig.kagent.json')], { stdio: 'pipe' });
     // Everything else the site would have installed (the workspace's own link to this package is the copy above).
@@ -55,6 +57,12 @@ test("a site's Vite build of `import 'kagent-chat'` puts marked in a chunk its p
     assert.ok(dynamicallyImports(engine[0]!, purifier[0]!.name), 'the engine imports it dynamically');
     assert.ok(!staticallyImports(engine[0]!, purifier[0]!.name) && !staticallyImports(page, purifier[0]!.name), 'nothing imports it statically');
     assert.ok(page.code.includes('kagent-chat'), 'the page script defines <kagent-chat>');
+    // The visitor-session solver: a Worker chunk of its own, whose address only the engine names.
+    const solver = files.filter((file) => /^session-solver\.worker-[\w-]+\.js$/.test(file.name));
+    assert.equal(solver.length, 1, `the solver is one worker chunk: ${files.map((file) => file.name).join(', ')}`);
+    assert.ok(engine[0]!.code.includes(solver[0]!.name), 'the engine starts it by its address');
+    assert.ok(!page.code.includes(solver[0]!.name), 'the page script does not name it');
+    assert.ok(!solver[0]!.code.includes('Infinite loop on byte'), 'it holds no markdown engine');
   } finally {
     rmSync(site, { recursive: true, force: true });
   }

@@ -14,6 +14,7 @@ import {
 } from './scripted-service.js';
 import { DONE_EVENT, EVENT_STREAM_HEADERS, answerEvent, endpointResponseEvent } from '../../src/protocol/index.js';
 import { proxiedQuery, proxyLogOf } from './browser-proxy.js';
+import { sessionRoute } from './browser-sessions.js';
 import { NAMED_ANSWERS, answerEvents } from './markdown-answers.js';
 import { specExamples } from './spec-examples.js';
 
@@ -187,6 +188,9 @@ export function browserServiceMiddleware() {
     // The same scenarios behind the real proxy; `/scripted/proxy-log/<agentId>` tells what reached the proxy.
     const proxied = /^\/scripted\/proxy\/([\w-]+)\/agents\/([^/]+)\/query$/.exec(path);
     if (proxied) return proxiedQuery(proxied[1]!, decodeURIComponent(proxied[2]!), request, widgetScenario);
+    // The plain answer behind the real proxy with visitor sessions on (test/support/browser-sessions.ts).
+    const sessions = await sessionRoute(path, request, widgetScenario);
+    if (sessions) return sessions;
     const proxyLog = /^\/scripted\/proxy-log\/([^/]+)$/.exec(path);
     if (proxyLog) return Response.json(proxyLogOf(decodeURIComponent(proxyLog[1]!)));
     return Response.json({ error: { code: 'NOT_FOUND', message: `No scripted route ${path}` } }, { status: 404 });

@@ -33,6 +33,10 @@ export function cspPage(url: URL): Response | undefined {
   if (url.pathname === '/scripted/csp/hide-native-sanitizer.js') return new Response(HIDE_NATIVE_SANITIZER, { headers: { 'Content-Type': 'text/javascript' } });
   if (url.pathname !== '/scripted/csp/page') return undefined;
   const agent = /^[\w-]{1,80}$/.test(url.searchParams.get('agent') ?? '') ? url.searchParams.get('agent')! : 'csp';
+  // `&sessions=<preset>`: both chats ask the proxy with visitor sessions (test/support/browser-sessions.ts); `&workers=none`: the policy forbids Workers.
+  const sessions = /^\w+$/.test(url.searchParams.get('sessions') ?? '') ? url.searchParams.get('sessions') : undefined;
+  const endpoint = sessions ? `/scripted/sessions/${sessions}/${agent}` : '/scripted/widget/answer';
+  const policy = url.searchParams.get('workers') === 'none' ? `${STRICT_CSP}; worker-src 'none'` : STRICT_CSP;
   const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -43,9 +47,9 @@ export function cspPage(url: URL): Response | undefined {
 ${url.searchParams.get('sanitizer') === 'dompurify' ? '<script src="/scripted/csp/hide-native-sanitizer.js"></script>\n' : ''}<script type="module" src="/dist/kagent-chat.js"></script>
 </head>
 <body>
-<kagent-chat id="inline" agent-id="${agent}" endpoint="/scripted/widget/answer" welcome="Hello from a **strict** page." suggestions="How do I reset my password?"></kagent-chat>
-<kagent-chat id="bubble" mode="bubble" agent-id="${agent}-bubble" endpoint="/scripted/widget/answer"></kagent-chat>
+<kagent-chat id="inline" agent-id="${agent}" endpoint="${endpoint}" welcome="Hello from a **strict** page." suggestions="How do I reset my password?"></kagent-chat>
+<kagent-chat id="bubble" mode="bubble" agent-id="${agent}-bubble" endpoint="${endpoint}"></kagent-chat>
 </body>
 </html>`;
-  return new Response(html, { headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': STRICT_CSP } });
+  return new Response(html, { headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': policy } });
 }

@@ -1,6 +1,8 @@
-import { INCOMPLETE_STREAM, describeProblems, readAgentQueryAnswer, readAgentStream, type AgentQueryAnswer } from '../../protocol/index.js';
+import { INCOMPLETE_STREAM, QUESTIONS_LEFT_HEADER, SESSION_HEADER, describeProblems, needsNewSession, readAgentQueryAnswer, readAgentStream, type AgentQueryAnswer } from '../../protocol/index.js';
 import type { ChatFailure } from '../element/failure-kinds.js';
-import { failureFromNetworkError, failureFromResponse, failureFromStreamError } from './failures.js';
+import { NO_SESSION, failureFromNetworkError, failureFromResponse, failureFromStreamError } from './failures.js';
+import { nextTask } from './next-task.js';
+import { visitorSessionFor } from './visitor-session.js';
 
 export interface AskOptions {
   /** The proxy, or the service itself for a public agent. */
@@ -20,7 +22,8 @@ export interface AskOptions {
 }
 
 export type AskOutcome =
-  | { type: 'answered'; answer: string; response: AgentQueryAnswer | undefined }
+  /** `note`: a word for the visitor to read with the answer (a visitor session's questions running out). */
+  | { type: 'answered'; answer: string; response: AgentQueryAnswer | undefined; note?: string }
   | { type: 'failed'; failure: ChatFailure; partialAnswer: string }
   | { type: 'stopped'; partialAnswer: string };
 
@@ -29,29 +32,58 @@ export function queryUrl(endpoint: string, agentId: string): string {
   return `${endpoint.replace(/\/+$/, '')}/agents/${encodeURIComponent(agentId)}/query`;
 }
 
+/** At this many questions left in a visitor session's window, or fewer, the chat says how many. */
+export const FEW_QUESTIONS_LEFT = 2;
+
+/** What the chat says when a visitor session has `left` questions in its window (after the one just answered). */
+export function questionsLeft(left: number): string {
+  if (left === 0) return 'That was the last question you can ask for now.';
+  return left === 1 ? '1 question left for now.' : `${left} questions left for now.`;
+}
+
 /**
  * Asks the agent once. One POST is made, whatever happens: no retry on an
  * error, a closed stream, a 429 or a hidden tab; the visitor decides whether
  * to ask again. (The one re-ask, for ids the proxy refuses, is the
  * conversation's: see `ConversationController`.)
+ *
+ * With visitor sessions on at the proxy, the question goes with the
+ * session's token (waiting for one being earned); if the proxy refuses the
+ * token (expired, its secret retired, none sent), a new session is earned and
+ * the question sent once more, never twice.
  */
 export async function askAgent(options: AskOptions): Promise<AskOutcome> {
+  const session = visitorSessionFor(options.endpoint);
+  let ticket = await session.ticket(options.signal);
+  for (let attempt = 0; ; attempt++) {
+    if (options.signal.aborted) return { type: 'stopped', partialAnswer: '' };
+    if ('failure' in ticket) return { type: 'failed', failure: ticket.failure, partialAnswer: '' };
+    const outcome = await askWith(options, ticket.token);
+    if (outcome.type !== 'failed' || !needsNewSession(outcome.failure.code)) return outcome;
+    // Refused twice: said plainly, the question kept for Retry.
+    if (attempt > 0) return { ...outcome, failure: { ...outcome.failure, message: NO_SESSION } };
+    ticket = await session.renew(ticket.token, options.signal);
+  }
+}
+
+/** One POST, with the session's `token` if there is one. */
+async function askWith(options: AskOptions, token: string | undefined): Promise<AskOutcome> {
   const { streaming, signal } = options;
   let response: Response;
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: streaming ? 'text/event-stream' : 'application/json' };
+  if (token) headers[SESSION_HEADER] = token;
   try {
     // An already aborted signal sends nothing.
-    response = await fetch(queryUrl(options.endpoint, options.agentId), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: streaming ? 'text/event-stream' : 'application/json' },
-      body: requestBody(options, streaming),
-      signal,
-    });
+    response = await fetch(queryUrl(options.endpoint, options.agentId), { method: 'POST', headers, body: requestBody(options, streaming), signal });
   } catch (error) {
     if (signal.aborted) return { type: 'stopped', partialAnswer: '' };
     return { type: 'failed', failure: failureFromNetworkError(error), partialAnswer: '' };
   }
   if (!response.ok) return { type: 'failed', failure: await failureFromResponse(response), partialAnswer: '' };
-  return streaming ? readStreamed(response, options) : readJson(response, options);
+  const outcome = await (streaming ? readStreamed(response, options) : readJson(response, options));
+  const left = Number(response.headers.get(QUESTIONS_LEFT_HEADER) ?? NaN);
+  if (outcome.type === 'answered' && Number.isInteger(left) && left >= 0 && left <= FEW_QUESTIONS_LEFT) outcome.note = questionsLeft(left);
+  return outcome;
 }
 
 function requestBody(options: AskOptions, streaming: boolean): string {
@@ -90,14 +122,6 @@ async function readStreamed(response: Response, options: AskOptions): Promise<As
 const READ_SLICE_MS = 10;
 /** Bytes handed to the event parser at a time when a burst arrives in one large chunk. */
 const PIECE_BYTES = 4096;
-
-/** Waits one task (not a clamped timer), so the page can paint in between. */
-const nextTask = () =>
-  new Promise<void>((resolve) => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => resolve();
-    channel.port2.postMessage(0);
-  });
 
 /**
  * The body on its way to the reader, a task at a time: a burst of buffered

@@ -1,4 +1,4 @@
-import { INCOMPLETE_STREAM, parseRetryAfter, readErrorBody, type StreamErrorEvent } from '../../protocol/index.js';
+import { INCOMPLETE_STREAM, SESSION_ERROR_CODES, parseRetryAfter, readErrorBody, type StreamErrorEvent } from '../../protocol/index.js';
 import type { ChatFailure, FailureKind } from '../element/failure-kinds.js';
 
 /** Wait used when a 429 carries no readable `Retry-After`. */
@@ -42,12 +42,50 @@ export async function failureFromResponse(response: Response): Promise<ChatFailu
   const failure: ChatFailure = { kind, status: response.status };
   if (code) failure.code = code;
   if (message) failure.detail = message;
-  if (kind === 'rate-limited') {
-    const wait = parseRetryAfter(response.headers.get('retry-after')) ?? DEFAULT_RETRY_AFTER;
+  const wait = parseRetryAfter(response.headers.get('retry-after')) ?? DEFAULT_RETRY_AFTER;
+  if (code === SESSION_ERROR_CODES.budgetSpent) {
+    // Not a wait the chat counts down (it is hours, to midnight UTC): said once, with the time to come back.
+    failure.kind = 'usage-limit';
+    failure.message = budgetSpent(wait);
+  } else if (kind === 'rate-limited') {
     failure.retryAfter = Math.min(MAX_RETRY_AFTER, Math.max(1, wait));
+    const message = code && RATE_LIMIT_MESSAGES[code];
+    if (message) failure.message = message;
   }
   return failure;
 }
+
+// The visitor sessions' refusals, in the visitor's words (docs/proxy.md, Visitor sessions). A rate limit's
+// message is followed by the chat's own count-down ("You can ask again in 4 min 10 s.").
+const RATE_LIMIT_MESSAGES: Record<string, string> = {
+  [SESSION_ERROR_CODES.limited]: 'You have asked all the questions this chat allows for now.',
+  [SESSION_ERROR_CODES.busy]: 'An answer to you is still on its way in another window.',
+  [SESSION_ERROR_CODES.mintLimited]: 'This chat has been started too many times from your network for now.',
+};
+
+/** `DAILY_BUDGET_SPENT`: the site's questions for today are used up; back at the time `Retry-After` names. */
+function budgetSpent(seconds: number): string {
+  const at = new Date(Date.now() + seconds * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.ceil((seconds % 3600) / 60);
+  const wait = hours ? `${hours} h${minutes ? ` ${minutes} min` : ''}` : `${Math.max(1, minutes)} min`;
+  return `This site's questions for today are used up. Please come back after ${at} (in ${wait}).`;
+}
+
+/** Why a visitor session could not be earned (so the question was not sent), in the visitor's words. */
+export function sessionFailure(failure: ChatFailure): ChatFailure {
+  if (failure.message) return failure;
+  if (failure.code === SESSION_ERROR_CODES.humanCheckFailed) {
+    return { ...failure, message: "This site's check that you are a person did not pass, so your question was not sent. Reload the page, then retry." };
+  }
+  if (failure.code === SESSION_ERROR_CODES.humanCheckUnavailable) {
+    return { ...failure, message: "This site's check that you are a person could not be reached, so your question was not sent. Retry in a moment." };
+  }
+  return { ...failure, message: NO_SESSION };
+}
+
+/** A session could not be earned, or the proxy refused a fresh one too: the question was not answered, and Retry tries again. */
+export const NO_SESSION = 'The chat could not start a conversation with the assistant, so your question was not sent. Retry in a moment.';
 
 /** A `[ERROR]...` line, or a stream that closed before `[DONE]`. */
 export function failureFromStreamError(event: StreamErrorEvent): ChatFailure {

@@ -2,7 +2,8 @@
  * The chat's second part: what only an answer needs (the request that streams
  * it, the markdown renderer with marked and the sanitizer (the browser's own,
  * or DOMPurify from a chunk of its own where there is none), the `[n]` citation
- * links, the list of sources, and the styles of what they draw). The element fetches it on first need with a dynamic import
+ * links, the list of sources, the styles of what they draw, and the visitor
+ * session a proxy may ask of each question). The element fetches it on first need with a dynamic import
  * (`element/answer-engine-loader.ts`), so a page whose visitor never opens the chat
  * never pays for it.
  *
@@ -14,7 +15,7 @@
  */
 export { askAgent, queryUrl } from './answer-request.js';
 export { IncrementalMarkdown, renderMarkdown } from './markdown/incremental-markdown.js';
-export { loadSanitizer } from './markdown/sanitize.js';
+export { ready } from './engine-ready.js';
 export { linkCitationMarkers } from './citation-markers.js';
 export { citationLinks } from './citations.js';
 export { renderSources } from './sources-list.js';

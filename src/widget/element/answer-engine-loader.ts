@@ -15,8 +15,8 @@ let loaded: AnswerEngine | undefined;
  */
 export function loadAnswerEngine(): Promise<AnswerEngine> {
   loading ??= import('../answer-engine/index.js').then(
-    // Ready once its sanitizer is: where the browser has none, DOMPurify comes in a chunk of its own.
-    (engine) => engine.loadSanitizer().then(() => (loaded = engine)),
+    // Ready once its sanitizer is (where the browser has none, DOMPurify comes in a chunk of its own); it starts on visitor sessions too.
+    (engine) => engine.ready().then(() => (loaded = engine)),
     (error: unknown) => {
       loading = undefined;
       throw error;

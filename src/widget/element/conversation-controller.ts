@@ -225,6 +225,7 @@ export class ConversationController implements ReactiveController {
       }
       turn.answer = outcome.answer;
       turn.state = 'answered';
+      turn.note = outcome.note;
       const response = outcome.response;
       if (response) {
         turn.sources = response.sources ?? [];

@@ -22,6 +22,8 @@ export interface Turn {
   sources: Source[];
   state: TurnState;
   failure?: ChatFailure;
+  /** Said with the answer: how many questions its visitor session has left, when few. */
+  note?: string;
 }
 
 /** What is kept per endpoint and agent. */

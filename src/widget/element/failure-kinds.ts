@@ -24,6 +24,8 @@ export interface ChatFailure {
   code?: string;
   /** The service's own message, for developers (shown in the console, not to visitors). */
   detail?: string;
+  /** The words to show instead of the kind's, when the second part has more exact ones (a visitor session's limits). */
+  message?: string;
   /** Seconds to wait before asking again (429). */
   retryAfter?: number;
 }

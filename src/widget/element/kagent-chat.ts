@@ -159,7 +159,7 @@ export class KagentChat extends LitElement {
   #copy = new CopyFeedbackController(this, () => this.#announcer.announce(this.strings.copied));
   #bubble = new BubbleController(this);
   // Last: it scrolls once the others have updated the DOM.
-  #pinned = new PinnedScrollController(this, () => this.renderRoot.querySelector('.transcript'));
+  #pinned: PinnedScrollController = new PinnedScrollController(this, () => this.renderRoot.querySelector('.transcript'));
   #welcome = new WelcomeMessage();
 
   /** Asks `text` as if the visitor typed it. Returns false when it cannot be sent now (empty, busy, not set up, waiting after a rate limit, or a `kagent-send` listener cancelled it). */
@@ -282,7 +282,7 @@ export class KagentChat extends LitElement {
     const s = this.strings;
     if (turn.state === 'answered') {
       this.#emit('kagent-answer', { question: turn.question, answer: turn.answer, sources: turn.sources, conversationId: this.#conversation.conversationId });
-      return this.#announcer.announce(`${s.agentSaid} ${this.#conversation.bodyOf(turn)?.element.textContent ?? turn.answer}`);
+      return this.#announcer.announce(`${s.agentSaid} ${this.#conversation.bodyOf(turn)?.element.textContent ?? turn.answer} ${turn.note ?? ''}`);
     }
     if (turn.state === 'stopped') return this.#announcer.announce(s.answerStopped);
     const { failure, message } = failureOf(turn, s);

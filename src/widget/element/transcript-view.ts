@@ -43,7 +43,7 @@ export function renderTranscript(view: TranscriptView): unknown[] {
  */
 export function failureOf(turn: Turn, strings: ChatStrings): { failure: ChatFailure; message: string } {
   const failure = turn.failure ?? { kind: 'incomplete' };
-  return { failure, message: failure.kind === 'incomplete' && turn.answer ? strings.answerIncomplete : strings.failures[failure.kind] };
+  return { failure, message: failure.message ?? (failure.kind === 'incomplete' && turn.answer ? strings.answerIncomplete : strings.failures[failure.kind]) };
 }
 
 /** One question with its answer, its sources, Copy, and what became of it. */
@@ -62,6 +62,7 @@ function renderTurn(turn: Turn, view: TranscriptView): TemplateResult {
       ${turn.answer && turn.state !== 'sending' && turn.state !== 'answering'
         ? html`<button class="quiet copy" part="copy" type="button" @click=${() => copy.copy(turn.id, turn.answer)}>${copy.isCopied(turn.id) ? s.copied : s.copy}</button>`
         : nothing}
+      ${turn.note && html`<p class="note" part="note">${turn.note}</p>`}
       ${turn.state === 'stopped' ? html`<p class="failure note" part="note">${s.answerStopped} ${retry}</p>` : nothing}
       ${turn.state === 'failed' ? renderFailure(turn, view, retry) : nothing}
     </article>

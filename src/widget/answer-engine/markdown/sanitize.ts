@@ -1,4 +1,5 @@
 import { ALLOWED_ATTR, ALLOWED_TAGS, finishElement } from './policy.js';
+import { chatPolicy } from '../trusted-types.js';
 
 /** Sanitizes renderer HTML into nodes of this document, ready to insert. */
 export type Sanitize = (html: string) => Node[];
@@ -58,7 +59,7 @@ const found = (): Sanitize | undefined => (native ??= nativeSanitizer() ?? null)
 export function loadSanitizer(): Promise<void> {
   if (found()) return Promise.resolve();
   loading ??= import('./dompurify-sanitizer.js').then(
-    ({ domPurifySanitizer }) => void (purified = domPurifySanitizer({ tags: ALLOWED_TAGS, attributes: ALLOWED_ATTR, finishElement })),
+    ({ domPurifySanitizer }) => void (purified = domPurifySanitizer({ tags: ALLOWED_TAGS, attributes: ALLOWED_ATTR, finishElement }, chatPolicy())),
     (error: unknown) => {
       loading = undefined;
       throw error;

@@ -1,0 +1,109 @@
+// Part of the answer engine (the chat's second part): solving a visitor session's
+// proof-of-work challenge without holding up the page.
+import { solveSessionChallenge, webCryptoPbkdf2, type SessionChallenge, type SessionSolution } from '../../protocol/sessions.js';
+import { nextTask } from './next-task.js';
+import { trustedWorkerUrl } from './trusted-types.js';
+
+/** Where a challenge was solved: in Workers, or in slices on the main thread where no Worker may run. */
+export type SolvedBy = 'worker' | 'main-thread';
+
+/** Longest the main-thread solver holds the thread before letting the page paint and handle input. */
+const SLICE_MS = 8;
+
+/** Solvers side by side: one per core but one (the page's own), at least one, at most four. */
+const parallel = () => Math.max(1, Math.min(4, (navigator.hardwareConcurrency || 2) - 1));
+
+/** Set once a Worker could not run on this page (its policy, or its script's origin): later challenges go straight to the main thread. */
+let workersRefused = false;
+
+/**
+ * Solves `challenge` in Workers (off the main thread); where none may run (a
+ * `worker-src` that leaves out the chat's script, a script from another origin,
+ * a construction error, a worker's error event), in small slices on the main
+ * thread. Resolves with `null` once `signal` aborts.
+ */
+export async function solveChallenge(challenge: SessionChallenge, signal: AbortSignal): Promise<{ solution: SessionSolution | null; by: SolvedBy }> {
+  if (!workersRefused) {
+    const solution = await solveInWorkers(challenge, signal);
+    if (solution !== undefined) return { solution, by: 'worker' };
+    workersRefused = true;
+  }
+  return { solution: await solveOnMainThread(challenge, signal), by: 'main-thread' };
+}
+
+/** `undefined` when the Workers could not run (the caller then solves on the main thread). */
+function solveInWorkers(challenge: SessionChallenge, signal: AbortSignal): Promise<SessionSolution | null | undefined> {
+  const step = parallel();
+  const workers: Worker[] = [];
+  return new Promise<SessionSolution | null | undefined>((resolve) => {
+    let unsolved = step;
+    const settle = (value: SessionSolution | null | undefined) => {
+      for (const worker of workers) worker.terminate();
+      signal.removeEventListener('abort', stop);
+      resolve(value);
+    };
+    const stop = () => settle(null);
+    if (signal.aborted) return stop();
+    signal.addEventListener('abort', stop);
+    try {
+      for (let start = 0; start < step; start++) {
+        const worker = startWorker();
+        workers.push(worker);
+        // Blocked by the page's policy, or its script failed to load or run: solve on the main thread instead.
+        worker.onerror = (event) => {
+          event.preventDefault();
+          settle(undefined);
+        };
+        worker.onmessage = (event: MessageEvent<SessionSolution | null>) => {
+          if (event.data) settle(event.data);
+          else if (--unsolved === 0) settle(null);
+        };
+        worker.postMessage({ challenge, start, step });
+      }
+    } catch {
+      // new Worker() refused outright (a script from another origin; some browsers' policy checks).
+      settle(undefined);
+    }
+  });
+}
+
+/** The same search on the main thread: each key is derived asynchronously, and the thread is given back every few milliseconds. */
+async function solveOnMainThread(challenge: SessionChallenge, signal: AbortSignal): Promise<SessionSolution | null> {
+  // Keys derived at once: the browser derives them off this thread, so the search does not wait on one at a time.
+  const step = 4;
+  const found = new AbortController();
+  const stop = () => found.abort();
+  signal.addEventListener('abort', stop);
+  let sliceStart = performance.now();
+  const deriveKey: typeof webCryptoPbkdf2 = async (...args) => {
+    if (performance.now() - sliceStart >= SLICE_MS) {
+      await nextTask();
+      sliceStart = performance.now();
+    }
+    return webCryptoPbkdf2(...args);
+  };
+  try {
+    const solvers = Array.from({ length: step }, (_, start) =>
+      solveSessionChallenge(challenge, { start, step, signal: found.signal, deriveKey }).then((solution) => {
+        if (solution) found.abort();
+        return solution;
+      }),
+    );
+    return (await Promise.all(solvers)).find(Boolean) ?? null;
+  } finally {
+    signal.removeEventListener('abort', stop);
+  }
+}
+
+function startWorker(): Worker {
+  // A Worker whose address Trusted Types accept where a page enforces them (the chat's policy vouches for it);
+  // made here, not at load, since a server that imports the chat has no Worker.
+  const Worker = class extends globalThis.Worker {
+    constructor(url: URL, options: WorkerOptions) {
+      super(trustedWorkerUrl(url) as URL, options);
+    }
+  };
+  // Spelled `new Worker(new URL(..., import.meta.url))` so that Vite builds the solver as a chunk of its own
+  // (the script-tag build's kagent-chat-solver-<hash>.js, a site's Vite build's worker chunk).
+  return new Worker(new URL('./session-solver.worker.js', import.meta.url), { type: 'module', name: 'kagent-chat session solver' });
+}

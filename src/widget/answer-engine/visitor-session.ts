@@ -1,0 +1,211 @@
+// Part of the answer engine (the chat's second part): the visitor session a proxy
+// with sessions on asks of every query, earned by solving its challenge (docs/proxy.md,
+// Visitor sessions). One keeper per proxy address, shared by the chats on the page.
+import { SESSION_ROUTES, needsNewChallenge, type SessionChallenge } from '../../protocol/sessions.js';
+import type { ChatFailure } from '../element/failure-kinds.js';
+import { failureFromNetworkError, failureFromResponse, sessionFailure } from './failures.js';
+import { solveChallenge, type SolvedBy } from './session-solver.js';
+
+/** A new session is earned once less than this share of the token's life is left. */
+const RENEW_SHARE = 0.2;
+/** While a session is being earned, how often the keeper looks whether any chat that wants it is still on the page. */
+const WATCH_MS = 1000;
+
+/** A token, with when it runs out and when to earn the next, in ms on this page's clock (`Date.now()`, never the proxy's). */
+interface HeldToken {
+  token: string;
+  renewAt: number;
+  expiresAt: number;
+  /** Where its challenge was solved (kept for whoever looks into the tab's storage: a site's developer, the tests). */
+  solvedBy?: SolvedBy;
+}
+
+/** What a question waits for: a token to send, none (sessions are off), or why none could be earned. */
+export type SessionTicket = { token: string | undefined } | { failure: ChatFailure };
+
+/** The key under which the page's tab keeps what it learned of `base`'s sessions (sessionStorage: the tab's only, gone with it). */
+export const sessionStorageKey = (base: string) => `kagent-chat-session ${base}`;
+
+/**
+ * The visitor session of one proxy: learns lazily whether sessions are on (a
+ * 404 from the challenge route means off; a query refused for want of a
+ * session means on), earns a token (in Workers where it may), keeps it in the
+ * tab's sessionStorage so the site's next page needs none, and earns the next
+ * before it runs out.
+ */
+export class VisitorSession {
+  readonly #base: string;
+  #off = false;
+  /** The last try failed (a limit, a refused check): idle time and focus wait for a question to try again. */
+  #failed = false;
+  #held: HeldToken | undefined;
+  #earning: Promise<SessionTicket> | undefined;
+  /** What wants the session being earned: chats on the page, and questions waiting for it. It stops once none is left. */
+  #wanted = new Set<Element | AbortSignal>();
+
+  constructor(base: string) {
+    this.#base = base;
+    try {
+      const kept = JSON.parse(sessionStorage.getItem(sessionStorageKey(base)) ?? 'null') as (HeldToken & { off?: true }) | null;
+      if (kept?.off) this.#off = true;
+      else if (typeof kept?.token === 'string' && kept.expiresAt > Date.now()) this.#held = kept;
+    } catch {
+      // No storage (a sandboxed frame) or a damaged entry: start afresh.
+    }
+  }
+
+  /** Whether sessions are known to be off for this proxy (its challenge route answered 404). */
+  get off(): boolean {
+    return this.#off;
+  }
+
+  /** Earns a session now, unless one is held and not near its end (idle time, or the chat first focused). */
+  prepare(chat: Element): void {
+    if (this.#off || this.#failed || (this.#held && Date.now() < this.#held.renewAt)) return;
+    this.#wanted.add(chat);
+    void this.#earn();
+  }
+
+  /**
+   * The token a question goes with: the one held (one near its end is still
+   * sent, and the next is earned meanwhile), or, with none, one earned now:
+   * the question waits for it rather than being refused first.
+   */
+  async ticket(signal: AbortSignal): Promise<SessionTicket> {
+    if (this.#off) return { token: undefined };
+    const held = this.#held;
+    if (held && Date.now() < held.expiresAt) {
+      if (Date.now() >= held.renewAt) {
+        // The question that noticed wants the next session (an earning nobody wants stops).
+        this.#wanted.add(signal);
+        void this.#earn();
+      }
+      return { token: held.token };
+    }
+    return this.#wait(signal);
+  }
+
+  /** The proxy refused the token a question carried (or its lack of one): forget it, and earn a new one for the one more try. */
+  renew(refused: string | undefined, signal: AbortSignal): Promise<SessionTicket> {
+    this.#off = false;
+    if (this.#held?.token === refused) this.#forget();
+    // Already renewed meanwhile (another question, or the renewal near the end): that one is tried.
+    else if (this.#held && Date.now() < this.#held.expiresAt) return Promise.resolve({ token: this.#held.token });
+    return this.#wait(signal);
+  }
+
+  async #wait(signal: AbortSignal): Promise<SessionTicket> {
+    this.#wanted.add(signal);
+    try {
+      return await this.#earn();
+    } finally {
+      this.#wanted.delete(signal);
+    }
+  }
+
+  /** Challenge, solve, session: one at a time, shared by whoever asks meanwhile. */
+  #earn(): Promise<SessionTicket> {
+    return (this.#earning ??= this.#challengeAndSolve().then((ticket) => {
+      this.#earning = undefined;
+      this.#failed = 'failure' in ticket;
+      return ticket;
+    }));
+  }
+
+  async #challengeAndSolve(): Promise<SessionTicket> {
+    const stop = new AbortController();
+    // Nobody left to use it (every chat removed, every waiting question stopped): the work stops.
+    const watch = setInterval(() => {
+      for (const wanted of this.#wanted) if (wanted instanceof AbortSignal ? !wanted.aborted : wanted.isConnected) return;
+      stop.abort();
+    }, WATCH_MS);
+    try {
+      // A refused challenge (expired while solved on a slow device, or replayed) gets one more.
+      for (let attempt = 0; ; attempt++) {
+        const asked = await this.#post(SESSION_ROUTES.challenge, {}, stop.signal);
+        if (asked.status === 404) {
+          // Sessions are off here: questions go without a token, as they always did.
+          this.#off = true;
+          this.#keep({ off: true });
+          return { token: undefined };
+        }
+        if (!asked.ok) return { failure: sessionFailure(await failureFromResponse(asked)) };
+        const answer = (await asked.json().catch(() => undefined)) as { challenge?: SessionChallenge; expiresInSeconds?: number } | undefined;
+        if (!isChallenge(answer?.challenge)) return { failure: sessionFailure({ kind: 'unreadable', status: asked.status, detail: 'The proxy sent a challenge this chat could not read' }) };
+        const { solution, by } = await solveChallenge(answer.challenge, stop.signal);
+        if (!solution) return { failure: { kind: 'unreachable', detail: 'Stopped earning a visitor session: no chat on the page wants it any more' } };
+        const granted = await this.#post(SESSION_ROUTES.session, { challenge: answer.challenge, solution }, stop.signal);
+        if (granted.ok) {
+          const grant = (await granted.json().catch(() => undefined)) as { token?: unknown; expiresInSeconds?: unknown } | undefined;
+          if (typeof grant?.token !== 'string' || typeof grant.expiresInSeconds !== 'number') {
+            return { failure: sessionFailure({ kind: 'unreadable', status: granted.status, detail: 'The proxy sent a session this chat could not read' }) };
+          }
+          const now = Date.now();
+          const life = grant.expiresInSeconds * 1000;
+          this.#held = { token: grant.token, renewAt: now + life * (1 - RENEW_SHARE), expiresAt: now + life, solvedBy: by };
+          this.#keep(this.#held);
+          return { token: grant.token };
+        }
+        const failure = await failureFromResponse(granted);
+        if (attempt > 0 || !needsNewChallenge(failure.code)) return { failure: sessionFailure(failure) };
+      }
+    } catch (error) {
+      return { failure: failureFromNetworkError(error) };
+    } finally {
+      clearInterval(watch);
+      this.#wanted.clear();
+    }
+  }
+
+  #post(route: string, body: unknown, signal: AbortSignal): Promise<Response> {
+    return fetch(`${this.#base}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
+  }
+
+  #forget(): void {
+    this.#held = undefined;
+    try {
+      sessionStorage.removeItem(sessionStorageKey(this.#base));
+    } catch {
+      // No storage: the memory was all there was.
+    }
+  }
+
+  #keep(value: HeldToken | { off: true }): void {
+    try {
+      sessionStorage.setItem(sessionStorageKey(this.#base), JSON.stringify(value));
+    } catch {
+      // No storage (or full): the session lasts as long as this page.
+    }
+  }
+}
+
+/** The fields the solver reads; the rest is sent back as it came. */
+function isChallenge(value: unknown): value is SessionChallenge {
+  const p = (value as { parameters?: Record<string, unknown> } | undefined)?.parameters;
+  return Boolean(p) && ['nonce', 'salt', 'keyPrefix'].every((name) => typeof p![name] === 'string') && typeof p!.cost === 'number' && typeof p!.keyLength === 'number';
+}
+
+const keepers = new Map<string, VisitorSession>();
+
+/** The session keeper of the proxy at `endpoint` (one per address on the page). */
+export function visitorSessionFor(endpoint: string): VisitorSession {
+  const base = endpoint.replace(/\/+$/, '');
+  let keeper = keepers.get(base);
+  if (!keeper) keepers.set(base, (keeper = new VisitorSession(base)));
+  return keeper;
+}
+
+/** Earns sessions for the chats on the page once the browser is idle, and for any chat when it is first focused. */
+export function prepareSessions(): void {
+  const prepare = (chat: Element) => {
+    const endpoint = (chat as Element & { endpoint?: unknown }).endpoint;
+    if (typeof endpoint === 'string' && endpoint) visitorSessionFor(endpoint).prepare(chat);
+  };
+  // Focus inside a chat reaches the document retargeted to it (or to the host of a shadow root it sits in): its path names it.
+  document.addEventListener('focusin', (event) => {
+    for (const target of event.composedPath()) if (target instanceof Element && target.localName === 'kagent-chat') prepare(target);
+  });
+  const whenIdle = () => document.querySelectorAll('kagent-chat').forEach(prepare);
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(whenIdle, { timeout: 2000 });
+  else setTimeout(whenIdle, 200);
+}

@@ -1,0 +1,217 @@
+import { expect } from '@open-wc/testing';
+import '../../src/widget/index.js';
+import type { KagentChat } from '../../src/widget/index.js';
+import { NO_SESSION } from '../../src/widget/answer-engine/failures.js';
+import { sessionStorageKey } from '../../src/widget/answer-engine/visitor-session.js';
+import { agentLog, ask, lastAnswer, part, parts, removeAllChats, settled, uniqueAgent, waitFor } from './widget-helpers.js';
+
+// The chat in front of the real proxy with visitor sessions on (test/support/browser-sessions.ts):
+// it earns its session, sends each question once with the token, renews a refused or ageing
+// token, and says plainly what a session's limits and the site's daily budget mean.
+
+interface SessionLog {
+  requests: { route: 'challenge' | 'session' | 'query'; token: string | null; status: number }[];
+}
+interface Kept {
+  token: string;
+  renewAt: number;
+  expiresAt: number;
+  solvedBy?: 'worker' | 'main-thread';
+}
+
+const sessionLog = async (scope: string): Promise<SessionLog> => (await fetch(`/scripted/sessions-log/${scope}`)).json();
+const endpointOf = (preset: string, scope: string) => `/scripted/sessions/${preset}/${scope}`;
+const kept = (storage: Storage, preset: string, scope: string): Kept | undefined => JSON.parse(storage.getItem(sessionStorageKey(endpointOf(preset, scope))) ?? 'null') ?? undefined;
+/** The routes the proxy saw, in order, with their statuses: `challenge 200`, `query 401`... */
+const routes = (log: SessionLog) => log.requests.map((r) => `${r.route} ${r.status}`);
+
+async function mountSessionChat(preset: string, scope: string): Promise<KagentChat> {
+  const chat = document.createElement('kagent-chat');
+  chat.setAttribute('agent-id', scope);
+  chat.setAttribute('endpoint', endpointOf(preset, scope));
+  document.body.append(chat);
+  await chat.updateComplete;
+  return chat;
+}
+
+/** A token signed with the proxy's secret, minted `age` seconds ago, kept in the tab as if this chat had earned it (and due for renewal at `renewAt`). */
+async function keepToken(preset: string, scope: string, age: number, renewAt = Date.now() + 3_600_000): Promise<string> {
+  const { token } = (await (await fetch(`/scripted/sessions-token/${scope}?age=${age}&origin=${encodeURIComponent(location.origin)}`)).json()) as { token: string };
+  sessionStorage.setItem(sessionStorageKey(endpointOf(preset, scope)), JSON.stringify({ token, renewAt, expiresAt: Date.now() + 3_600_000 }));
+  return token;
+}
+
+async function askAndSettle(chat: KagentChat, question: string): Promise<void> {
+  await ask(chat, question);
+  await settled(chat, 30_000);
+}
+
+describe('<kagent-chat> with visitor sessions on at the proxy', () => {
+  afterEach(removeAllChats);
+
+  it('earns a session when the chat is first focused, before any question; the question carries its token and reaches the service once', async () => {
+    const scope = uniqueAgent('sessions-focus');
+    const chat = await mountSessionChat('on', scope);
+    (part(chat, 'input') as HTMLTextAreaElement).focus();
+    const earned = await waitFor(() => kept(sessionStorage, 'on', scope), 'a session earned on focus');
+    expect(earned.solvedBy, 'solved off the main thread').to.equal('worker');
+    expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201']);
+    await askAndSettle(chat, 'What is a session?');
+    expect(lastAnswer(chat)!.textContent).to.contain('Reset your password');
+    const log = await sessionLog(scope);
+    expect(routes(log)).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
+    expect(log.requests[2]!.token).to.equal(earned.token);
+    expect((await agentLog(scope)).posts).to.equal(1);
+  });
+
+  it('asked at once, before a session is earned: the question waits for it, and is never sent without one first', async () => {
+    const scope = uniqueAgent('sessions-at-once');
+    const chat = await mountSessionChat('on', scope);
+    await askAndSettle(chat, 'Straight away?');
+    expect(lastAnswer(chat)!.textContent).to.contain('Reset your password');
+    const log = await sessionLog(scope);
+    expect(routes(log)).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
+    expect(log.requests[2]!.token).to.equal(kept(sessionStorage, 'on', scope)!.token);
+  });
+
+  it('sessions off: one 404 from the challenge route, remembered; questions go without a token, as before', async () => {
+    const scope = uniqueAgent('sessions-off');
+    const chat = await mountSessionChat('off', scope);
+    await askAndSettle(chat, 'First');
+    await askAndSettle(chat, 'Second');
+    expect(parts(chat, 'answer-text')).to.have.length(2);
+    const log = await sessionLog(scope);
+    expect(routes(log)).to.deep.equal(['challenge 404', 'query 200', 'query 200']);
+    expect(log.requests.map((r) => r.token)).to.deep.equal([null, null, null]);
+    expect((await agentLog(scope)).posts).to.equal(2);
+  });
+
+  it('a token that expired mid-conversation (the proxy refuses it): a new session, and the question sent exactly once more', async () => {
+    const scope = uniqueAgent('sessions-expired');
+    const old = await keepToken('on', scope, 3600);
+    const chat = await mountSessionChat('on', scope);
+    await askAndSettle(chat, 'Still there?');
+    expect(lastAnswer(chat)!.textContent).to.contain('Reset your password');
+    const log = await sessionLog(scope);
+    expect(routes(log)).to.deep.equal(['query 401', 'challenge 200', 'session 201', 'query 200']);
+    expect(log.requests[0]!.token).to.equal(old);
+    expect(log.requests[3]!.token).to.not.equal(old);
+    expect((await agentLog(scope)).posts, 'the service saw the question once').to.equal(1);
+  });
+
+  it('a token near its end (by the chat\'s own clock): the question goes with it at once, and the next session is earned meanwhile', async () => {
+    const scope = uniqueAgent('sessions-renew');
+    const old = await keepToken('on', scope, 60, Date.now() - 1000);
+    const chat = await mountSessionChat('on', scope);
+    await askAndSettle(chat, 'One');
+    const fresh = await waitFor(() => (kept(sessionStorage, 'on', scope)?.token !== old ? kept(sessionStorage, 'on', scope) : undefined), 'the next session');
+    await askAndSettle(chat, 'Two');
+    const log = await sessionLog(scope);
+    const queries = log.requests.filter((r) => r.route === 'query');
+    expect(queries.map((q) => [q.token, q.status])).to.deep.equal([[old, 200], [fresh.token, 200]]);
+    expect(log.requests.filter((r) => r.route === 'challenge')).to.have.length(1);
+  });
+
+  it('a secret rotated away (the proxy refuses the token as invalid): renewed, and the question sent once more', async () => {
+    const scope = uniqueAgent('sessions-rotated');
+    const chat = await mountSessionChat('on', scope);
+    await askAndSettle(chat, 'Before');
+    await fetch(`/scripted/sessions-rotate/on/${scope}`, { method: 'POST' });
+    await askAndSettle(chat, 'After');
+    expect(parts(chat, 'answer-text')).to.have.length(2);
+    expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200', 'query 401', 'challenge 200', 'session 201', 'query 200']);
+    expect((await agentLog(scope)).posts).to.equal(2);
+  });
+
+  it('refused again after renewing: a clear failure, the question kept with Retry, and no third try', async () => {
+    const scope = uniqueAgent('sessions-refused');
+    const chat = await mountSessionChat('refusing', scope);
+    await askAndSettle(chat, 'Will this go?');
+    expect(part(chat, 'failure')!.querySelector('span')!.textContent).to.equal(NO_SESSION);
+    expect(parts(chat, 'question').map((q) => q.textContent)).to.deep.equal(['You asked: Will this go?']);
+    expect(part(chat, 'retry')).to.exist;
+    expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 401', 'challenge 200', 'session 201', 'query 401']);
+    expect((await agentLog(scope)).posts).to.equal(0);
+  });
+
+  it('a session running out of questions: "n questions left" at 2 or fewer, announced with the answer; then when the next may go', async () => {
+    const scope = uniqueAgent('sessions-limited');
+    const chat = await mountSessionChat('limited', scope);
+    const status = () => chat.shadowRoot!.querySelector('[role="status"]')!.textContent!;
+    const notes: (string | undefined)[] = [];
+    for (const question of ['One', 'Two', 'Three', 'Four']) {
+      await askAndSettle(chat, question);
+      const note = parts(chat, 'turn').at(-1)!.querySelector('[part~="note"]')?.textContent ?? undefined;
+      notes.push(note);
+      // Said once, with the answer it follows, by the chat's one polite live region.
+      if (note) expect(status()).to.match(new RegExp(`^Assistant: .+ ${note.replace(/\./g, '\\.')}$`, 's'));
+    }
+    expect(notes).to.deep.equal([undefined, '2 questions left for now.', '1 question left for now.', 'That was the last question you can ask for now.']);
+    await askAndSettle(chat, 'Five');
+    const failure = part(chat, 'failure')!.querySelector('span')!.textContent!;
+    expect(failure).to.match(/^You have asked all the questions this chat allows for now\. You can ask again in [45] min( \d+ s)?\.$/);
+    // Announced as before for a rate limit: the message, without the count-down that follows it on screen.
+    expect(failure.startsWith(status())).to.equal(true);
+    // The session is not re-minted to dodge its limit.
+    const log = await sessionLog(scope);
+    expect(log.requests.filter((r) => r.route === 'challenge')).to.have.length(1);
+    expect(routes(log).at(-1)).to.equal('query 429');
+    expect((await agentLog(scope)).posts).to.equal(4);
+  });
+
+  it("the site's daily budget spent: said plainly, with when to come back, and the chat not locked for hours", async () => {
+    const scope = uniqueAgent('sessions-budget');
+    const chat = await mountSessionChat('budget', scope);
+    await askAndSettle(chat, 'The one question today');
+    await askAndSettle(chat, 'One more?');
+    const failure = part(chat, 'failure')!;
+    expect(failure.dataset.kind).to.equal('usage-limit');
+    expect(failure.querySelector('span')!.textContent).to.match(/^This site's questions for today are used up\. Please come back after \d{1,2}[:.]\d{2}(\s?[AP]M)? \(in (\d+ h( \d+ min)?|\d+ min)\)\.$/);
+    expect((part(chat, 'retry') as HTMLButtonElement).disabled, 'no count-down lock').to.equal(false);
+    expect((await agentLog(scope)).posts).to.equal(1);
+  });
+});
+
+type StrictWindow = Window & typeof globalThis & { violations: string[] };
+
+async function strictSessionPage(scope: string, workers: 'allowed' | 'none'): Promise<StrictWindow> {
+  const frame = document.createElement('iframe');
+  const native = 'setHTML' in Element.prototype;
+  frame.src = `/scripted/csp/page?agent=${scope}&sessions=on${workers === 'none' ? '&workers=none' : ''}${native ? '' : '&sanitizer=dompurify'}`;
+  document.body.append(frame);
+  await new Promise((resolve) => frame.addEventListener('load', resolve, { once: true }));
+  return frame.contentWindow as StrictWindow;
+}
+
+describe('the built chat earns its session on a page with a strict Content-Security-Policy', () => {
+  afterEach(() => {
+    for (const frame of document.querySelectorAll('iframe')) frame.remove();
+  });
+
+  it("in idle time after load, without a question, solving in a Worker where the policy allows one (worker-src falls back to script-src 'self')", async () => {
+    const scope = uniqueAgent('sessions-csp-worker');
+    const win = await strictSessionPage(scope, 'allowed');
+    const earned = await waitFor(() => kept(win.sessionStorage, 'on', scope), 'a session earned in idle time');
+    expect(earned.solvedBy).to.equal('worker');
+    expect(win.violations).to.deep.equal([]);
+    const inline = win.document.getElementById('inline') as KagentChat;
+    (part(inline, 'suggestion') as HTMLButtonElement).click();
+    await settled(inline, 30_000);
+    const log = await sessionLog(scope);
+    expect(routes(log)).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
+    expect(log.requests[2]!.token).to.equal(earned.token);
+  });
+
+  it("with worker-src 'none': the Worker is refused, and the main thread earns the session in slices", async () => {
+    const scope = uniqueAgent('sessions-csp-main');
+    const win = await strictSessionPage(scope, 'none');
+    const earned = await waitFor(() => kept(win.sessionStorage, 'on', scope), 'a session earned in idle time');
+    expect(earned.solvedBy).to.equal('main-thread');
+    expect(win.violations.some((v) => v.startsWith('worker-src')), `a refused Worker among ${JSON.stringify(win.violations)}`).to.equal(true);
+    const inline = win.document.getElementById('inline') as KagentChat;
+    (part(inline, 'suggestion') as HTMLButtonElement).click();
+    await settled(inline, 30_000);
+    expect(lastAnswer(inline)!.textContent).to.contain('Reset your password');
+    expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
+  });
+});

@@ -1,0 +1,105 @@
+// The real proxy with visitor sessions on (createProxy with a session secret), in
+// front of the scripted service, on the test server's own origin: the widget meets
+// the proxy's challenges, tokens and refusals as a page does.
+import { createProxy, type ProxyHandler, type ProxyOptions } from '../../src/proxy/index.js';
+import { MemoryRateLimitStore } from '../../src/proxy/stores/memory.js';
+import { Sessions } from '../../src/proxy/core/sessions.js';
+import { SESSION_HEADER, SESSION_ROUTES } from '../../src/protocol/index.js';
+import { OTHER_SECRET, SESSION_SECRET } from './proxy-sessions.js';
+
+type Scenario = (scenario: string, agentId: string, request: Request) => Promise<Response>;
+
+/** Little work per challenge (a few dozen PBKDF2 derivations): the tests are about the protocol, not the cost. */
+const DIFFICULTY = 0.05;
+
+/**
+ * The proxies' settings, by name (the path's first segment):
+ * - `on`: sessions on, no per-session limit; `off`: no secret (the challenge route is a 404);
+ * - `limited`: 4 questions per session per 5 minutes; `budget`: a daily budget of 1 question;
+ * - `refusing`: every token a query carries is spoiled on the way in, so the proxy refuses each (SESSION_INVALID).
+ */
+const PRESETS: Record<string, Partial<ProxyOptions>> = {
+  on: {},
+  refusing: {},
+  off: { sessionSecret: undefined },
+  limited: { perSessionLimit: { max: 4, windowSeconds: 300 } },
+  budget: { dailyBudget: 1 },
+};
+
+/** What one test's proxy saw: each request's route, the token it carried, and the status it answered. */
+interface SessionLog {
+  requests: { route: 'challenge' | 'session' | 'query'; token: string | null; status: number }[];
+}
+
+const proxies = new Map<string, ProxyHandler>();
+const logs = new Map<string, SessionLog>();
+const logOf = (scope: string) => {
+  let log = logs.get(scope);
+  if (!log) logs.set(scope, (log = { requests: [] }));
+  return log;
+};
+
+function proxyFor(preset: string, scope: string, scenario: Scenario, secret = SESSION_SECRET): ProxyHandler {
+  const key = `${preset}/${scope}`;
+  let proxy = proxies.get(key);
+  if (!proxy) {
+    proxy = createProxy({
+      apiKey: 'browser-test-key',
+      upstreamUrl: 'http://scripted-service.invalid',
+      agentIds: [scope],
+      allowedOrigins: '*',
+      allowRequestsWithoutOrigin: true,
+      basePath: `/scripted/sessions/${preset}/${scope}`,
+      perAddressLimit: false,
+      perVisitorLimit: false,
+      sessionSecret: secret,
+      sessionDifficulty: DIFFICULTY,
+      sessionsPerAddress: false,
+      perSessionLimit: false,
+      log: false,
+      // The scripted service's plain answer, counted per agent id (GET /scripted/widget-log/<scope>).
+      fetch: async (input, init) => scenario('answer', scope, new Request(input, init)),
+      ...PRESETS[preset],
+    });
+    proxies.set(key, proxy);
+  }
+  return proxy;
+}
+
+/**
+ * `/scripted/sessions/<preset>/<scope>/...`: the proxy of `preset` for one test (`scope` is its agent id);
+ * `GET /scripted/sessions-log/<scope>`: what reached it;
+ * `POST /scripted/sessions-rotate/<preset>/<scope>`: the operator replaces the secret without keeping the old one (its tokens are refused);
+ * `GET /scripted/sessions-token/<scope>?age=<seconds>&origin=<page origin>`: a token signed with the proxies' secret, minted `age` seconds ago (30-minute tokens: an age over 1800 is expired).
+ */
+export async function sessionRoute(path: string, request: Request, scenario: Scenario): Promise<Response | undefined> {
+  const log = /^\/scripted\/sessions-log\/([\w-]+)$/.exec(path);
+  if (log) return Response.json(logOf(log[1]!));
+  const rotate = /^\/scripted\/sessions-rotate\/(\w+)\/([\w-]+)$/.exec(path);
+  if (rotate && request.method === 'POST') {
+    proxies.delete(`${rotate[1]}/${rotate[2]}`);
+    proxyFor(rotate[1]!, rotate[2]!, scenario, OTHER_SECRET);
+    return Response.json({ rotated: true });
+  }
+  const minted = /^\/scripted\/sessions-token\/([\w-]+)$/.exec(path);
+  if (minted) {
+    const age = Number(new URL(request.url).searchParams.get('age') ?? 0);
+    const sessions = new Sessions({ secrets: [SESSION_SECRET], tokenSeconds: 1800, difficulty: DIFFICULTY, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore());
+    const origin = new URL(request.url).searchParams.get('origin') ?? new URL(request.url).origin;
+    return Response.json({ token: (await sessions.grant(origin, Date.now() - age * 1000)).token });
+  }
+  const routed = /^\/scripted\/sessions\/(\w+)\/([\w-]+)(\/.*)$/.exec(path);
+  if (!routed || !(routed[1]! in PRESETS)) return undefined;
+  const [, preset, scope, rest] = routed as unknown as [string, string, string, string];
+  const route = rest === SESSION_ROUTES.challenge ? 'challenge' : rest === SESSION_ROUTES.session ? 'session' : 'query';
+  const token = request.headers.get(SESSION_HEADER);
+  let forwarded = request;
+  if (preset === 'refusing' && token && request.method === 'POST') {
+    const headers = new Headers(request.headers);
+    headers.set(SESSION_HEADER, `${token}spoiled`);
+    forwarded = new Request(request.url, { method: 'POST', headers, body: await request.text() });
+  }
+  const response = await proxyFor(preset, scope, scenario)(forwarded);
+  if (request.method === 'POST') logOf(scope).requests.push({ route, token, status: response.status });
+  return response;
+}
