@@ -32,7 +32,7 @@ if (build.status !== 0) process.exit(1);
 // The script-tag build: kagent-chat.js and the second part beside it, which it imports.
 // The script-tag build: kagent-chat.js, the second part beside it, which it imports, and DOMPurify's chunk, which the second imports
 // only where the browser has no sanitizer of its own.
-const builtFiles = new Map(readdirSync(new URL('dist/', root)).filter((name) => /^kagent-chat(-(answers|sanitizer)-[\w-]+)?\.js$/.test(name)).map((name) => [`/${name}`, readFileSync(new URL(`dist/${name}`, root))]));
+const builtFiles = new Map(readdirSync(new URL('dist/', root)).filter((name) => /^kagent-chat(-[a-z]+-[\w-]+)?\.js$/.test(name)).map((name) => [`/${name}`, readFileSync(new URL(`dist/${name}`, root))]));
 /** How often DOMPurify's chunk was asked for: the run without the browser's sanitizer must fetch it, the other never. */
 let domPurifyFetches = 0;
 

@@ -1,8 +1,8 @@
 // The npm entry leaves the split to the site's bundler: built by a site with Vite, a page that
 // imports 'kagent-chat' gets the markdown engine (marked) as a chunk of its own that it imports
 // dynamically, not in the code every page view loads; DOMPurify, which only a browser without a
-// sanitizer of its own needs, is a chunk the engine imports dynamically; the visitor-session solver is
-// a Worker chunk of its own that the engine starts by its address.
+// sanitizer of its own needs, is a chunk the engine imports dynamically; so is the visitor-session
+// keeper, which starts the solver, a Worker chunk of its own, by its address.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -60,8 +60,12 @@ test("a site's Vite build of `import 'kagent-chat'` puts marked in a chunk its p
     // The visitor-session solver: a Worker chunk of its own, whose address only the engine names.
     const solver = files.filter((file) => /^session-solver\.worker-[\w-]+\.js$/.test(file.name));
     assert.equal(solver.length, 1, `the solver is one worker chunk: ${files.map((file) => file.name).join(', ')}`);
-    assert.ok(engine[0]!.code.includes(solver[0]!.name), 'the engine starts it by its address');
-    assert.ok(!page.code.includes(solver[0]!.name), 'the page script does not name it');
+    // It is started by the session keeper, a chunk the engine imports only once a proxy shows it has sessions on.
+    const keeper = files.filter((file) => file.code.includes(solver[0]!.name));
+    assert.equal(keeper.length, 1, 'one chunk starts the solver');
+    assert.ok(![page.name, engine[0]!.name].includes(keeper[0]!.name), 'the keeper is neither the page script nor the engine');
+    assert.ok(dynamicallyImports(engine[0]!, keeper[0]!.name), 'the engine imports the keeper dynamically');
+    assert.ok(!staticallyImports(engine[0]!, keeper[0]!.name) && !staticallyImports(page, keeper[0]!.name), 'nothing imports the keeper statically');
     assert.ok(!solver[0]!.code.includes('Infinite loop on byte'), 'it holds no markdown engine');
   } finally {
     rmSync(site, { recursive: true, force: true });

@@ -2,7 +2,8 @@ import { INCOMPLETE_STREAM, QUESTIONS_LEFT_HEADER, SESSION_HEADER, describeProbl
 import type { ChatFailure } from '../element/failure-kinds.js';
 import { NO_SESSION, failureFromNetworkError, failureFromResponse, failureFromStreamError } from './failures.js';
 import { nextTask } from './next-task.js';
-import { visitorSessionFor } from './visitor-session.js';
+import type { SessionTicket } from './visitor-session.js';
+import { sessionFor } from './session-gate.js';
 
 export interface AskOptions {
   /** The proxy, or the service itself for a public agent. */
@@ -53,8 +54,8 @@ export function questionsLeft(left: number): string {
  * the question sent once more, never twice.
  */
 export async function askAgent(options: AskOptions): Promise<AskOutcome> {
-  const session = visitorSessionFor(options.endpoint);
-  let ticket = await session.ticket(options.signal);
+  let session = await sessionFor(options.endpoint).catch(() => undefined);
+  let ticket: SessionTicket = session ? await session.ticket(options.signal) : { token: undefined };
   for (let attempt = 0; ; attempt++) {
     if (options.signal.aborted) return { type: 'stopped', partialAnswer: '' };
     if ('failure' in ticket) return { type: 'failed', failure: ticket.failure, partialAnswer: '' };
@@ -62,6 +63,9 @@ export async function askAgent(options: AskOptions): Promise<AskOutcome> {
     if (outcome.type !== 'failed' || !needsNewSession(outcome.failure.code)) return outcome;
     // Refused twice: said plainly, the question kept for Retry.
     if (attempt > 0) return { ...outcome, failure: { ...outcome.failure, message: NO_SESSION } };
+    // Sessions are on after all (the tab remembered them off): the keeper's chunk comes now.
+    session ??= await sessionFor(options.endpoint, true).catch(() => undefined);
+    if (!session) return outcome;
     ticket = await session.renew(ticket.token, options.signal);
   }
 }

@@ -1,5 +1,5 @@
 import { loadSanitizer } from './markdown/sanitize.js';
-import { prepareSessions } from './visitor-session.js';
+import { prepareSessions } from './session-gate.js';
 
 /**
  * Gets the second part ready, once, when it has arrived: its sanitizer (the

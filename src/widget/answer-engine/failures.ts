@@ -72,18 +72,6 @@ function budgetSpent(seconds: number): string {
   return `This site's questions for today are used up. Please come back after ${at} (in ${wait}).`;
 }
 
-/** Why a visitor session could not be earned (so the question was not sent), in the visitor's words. */
-export function sessionFailure(failure: ChatFailure): ChatFailure {
-  if (failure.message) return failure;
-  if (failure.code === SESSION_ERROR_CODES.humanCheckFailed) {
-    return { ...failure, message: "This site's check that you are a person did not pass, so your question was not sent. Reload the page, then retry." };
-  }
-  if (failure.code === SESSION_ERROR_CODES.humanCheckUnavailable) {
-    return { ...failure, message: "This site's check that you are a person could not be reached, so your question was not sent. Retry in a moment." };
-  }
-  return { ...failure, message: NO_SESSION };
-}
-
 /** A session could not be earned, or the proxy refused a fresh one too: the question was not answered, and Retry tries again. */
 export const NO_SESSION = 'The chat could not start a conversation with the assistant, so your question was not sent. Retry in a moment.';
 

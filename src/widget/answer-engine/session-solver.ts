@@ -1,6 +1,7 @@
 // Part of the answer engine (the chat's second part): solving a visitor session's
 // proof-of-work challenge without holding up the page.
-import { solveSessionChallenge, webCryptoPbkdf2, type SessionChallenge, type SessionSolution } from '../../protocol/sessions.js';
+import { solveSessionChallenge, webCryptoPbkdf2 } from '../../protocol/session-challenge.js';
+import type { SessionChallenge, SessionSolution } from '../../protocol/sessions.js';
 import { nextTask } from './next-task.js';
 import { trustedWorkerUrl } from './trusted-types.js';
 

@@ -1,7 +1,8 @@
 // Part of the answer engine, as a Worker of its own (a chunk of its own in the script-tag
 // build): solves a visitor session's challenge off the page's main thread. Each worker
 // tries the counters `start`, `start + step`... and posts its solution, or null.
-import { solveSessionChallenge, type SessionChallenge } from '../../protocol/sessions.js';
+import { solveSessionChallenge } from '../../protocol/session-challenge.js';
+import type { SessionChallenge } from '../../protocol/sessions.js';
 
 /** Keys derived at once in each worker: the browser derives them on threads of its own, so one waiting key does not idle the search. */
 const LANES = 4;

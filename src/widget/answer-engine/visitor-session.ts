@@ -1,9 +1,11 @@
 // Part of the answer engine (the chat's second part): the visitor session a proxy
 // with sessions on asks of every query, earned by solving its challenge (docs/proxy.md,
-// Visitor sessions). One keeper per proxy address, shared by the chats on the page.
-import { SESSION_ROUTES, needsNewChallenge, type SessionChallenge } from '../../protocol/sessions.js';
+// Visitor sessions). One keeper per proxy address, shared by the chats on the page. A chunk of
+// its own with the solver, fetched by session-gate.ts only from a proxy with sessions on.
+import { SESSION_ERROR_CODES, SESSION_ROUTES, needsNewChallenge, type SessionChallenge } from '../../protocol/sessions.js';
 import type { ChatFailure } from '../element/failure-kinds.js';
-import { failureFromNetworkError, failureFromResponse, sessionFailure } from './failures.js';
+import { NO_SESSION, failureFromNetworkError, failureFromResponse } from './failures.js';
+import { sessionStorageKey } from './session-gate.js';
 import { solveChallenge, type SolvedBy } from './session-solver.js';
 
 /** A new session is earned once less than this share of the token's life is left. */
@@ -23,9 +25,6 @@ interface HeldToken {
 /** What a question waits for: a token to send, none (sessions are off), or why none could be earned. */
 export type SessionTicket = { token: string | undefined } | { failure: ChatFailure };
 
-/** The key under which the page's tab keeps what it learned of `base`'s sessions (sessionStorage: the tab's only, gone with it). */
-export const sessionStorageKey = (base: string) => `kagent-chat-session ${base}`;
-
 /**
  * The visitor session of one proxy: learns lazily whether sessions are on (a
  * 404 from the challenge route means off; a query refused for want of a
@@ -42,9 +41,12 @@ export class VisitorSession {
   #earning: Promise<SessionTicket> | undefined;
   /** What wants the session being earned: chats on the page, and questions waiting for it. It stops once none is left. */
   #wanted = new Set<Element | AbortSignal>();
+  /** The challenge route's answer that showed sessions are on (session-gate.ts): the first challenge to solve. */
+  #firstChallenge: Response | undefined;
 
-  constructor(base: string) {
+  constructor(base: string, firstChallenge?: Response) {
     this.#base = base;
+    this.#firstChallenge = firstChallenge;
     try {
       const kept = JSON.parse(sessionStorage.getItem(sessionStorageKey(base)) ?? 'null') as (HeldToken & { off?: true }) | null;
       if (kept?.off) this.#off = true;
@@ -122,7 +124,8 @@ export class VisitorSession {
     try {
       // A refused challenge (expired while solved on a slow device, or replayed) gets one more.
       for (let attempt = 0; ; attempt++) {
-        const asked = await this.#post(SESSION_ROUTES.challenge, {}, stop.signal);
+        const asked = this.#firstChallenge ?? (await this.#post(SESSION_ROUTES.challenge, {}, stop.signal));
+        this.#firstChallenge = undefined;
         if (asked.status === 404) {
           // Sessions are off here: questions go without a token, as they always did.
           this.#off = true;
@@ -187,25 +190,21 @@ function isChallenge(value: unknown): value is SessionChallenge {
 
 const keepers = new Map<string, VisitorSession>();
 
-/** The session keeper of the proxy at `endpoint` (one per address on the page). */
-export function visitorSessionFor(endpoint: string): VisitorSession {
-  const base = endpoint.replace(/\/+$/, '');
+/** The session keeper of the proxy at `base` (one per address on the page); `firstChallenge` as for the constructor. */
+export function visitorSessionFor(base: string, firstChallenge?: Response): VisitorSession {
   let keeper = keepers.get(base);
-  if (!keeper) keepers.set(base, (keeper = new VisitorSession(base)));
+  if (!keeper) keepers.set(base, (keeper = new VisitorSession(base, firstChallenge)));
   return keeper;
 }
 
-/** Earns sessions for the chats on the page once the browser is idle, and for any chat when it is first focused. */
-export function prepareSessions(): void {
-  const prepare = (chat: Element) => {
-    const endpoint = (chat as Element & { endpoint?: unknown }).endpoint;
-    if (typeof endpoint === 'string' && endpoint) visitorSessionFor(endpoint).prepare(chat);
-  };
-  // Focus inside a chat reaches the document retargeted to it (or to the host of a shadow root it sits in): its path names it.
-  document.addEventListener('focusin', (event) => {
-    for (const target of event.composedPath()) if (target instanceof Element && target.localName === 'kagent-chat') prepare(target);
-  });
-  const whenIdle = () => document.querySelectorAll('kagent-chat').forEach(prepare);
-  if (typeof requestIdleCallback === 'function') requestIdleCallback(whenIdle, { timeout: 2000 });
-  else setTimeout(whenIdle, 200);
+/** Why a visitor session could not be earned (so the question was not sent), in the visitor's words. */
+function sessionFailure(failure: ChatFailure): ChatFailure {
+  if (failure.message) return failure;
+  if (failure.code === SESSION_ERROR_CODES.humanCheckFailed) {
+    return { ...failure, message: "This site's check that you are a person did not pass, so your question was not sent. Reload the page, then retry." };
+  }
+  if (failure.code === SESSION_ERROR_CODES.humanCheckUnavailable) {
+    return { ...failure, message: "This site's check that you are a person could not be reached, so your question was not sent. Retry in a moment." };
+  }
+  return { ...failure, message: NO_SESSION };
 }

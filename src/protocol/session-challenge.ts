@@ -1,0 +1,64 @@
+// Solving a visitor session's challenge (sessions.ts has the contract): ALTCHA's proof of work,
+// version 2, in its deterministic mode, with WebCrypto's PBKDF2 by default.
+import type { SessionChallenge, SessionSolution } from './sessions.js';
+
+export interface SolveOptions {
+  /** First counter tried. Default 0. Several solvers in parallel start at 0, 1, 2... */
+  start?: number;
+  /** Step between counters tried. Default 1; the number of parallel solvers when there are several. */
+  step?: number;
+  /** Stops the search (the promise then resolves with `null`). */
+  signal?: AbortSignal;
+  /** Derives one key: the default is WebCrypto's PBKDF2, which runs in browsers, Workers, Node, Deno and Bun. */
+  deriveKey?: (password: Uint8Array, salt: Uint8Array, iterations: number, keyLength: number) => Promise<Uint8Array>;
+}
+
+/** The largest counter a challenge can hold (4 bytes). */
+const MAX_COUNTER = 0xffffffff;
+
+/**
+ * Solves a challenge by trying counters from `start` by `step` until the
+ * derived key starts with the challenge's prefix. Resolves with `null` when
+ * stopped by `signal` or when no counter fits.
+ */
+export async function solveSessionChallenge(challenge: SessionChallenge, options: SolveOptions = {}): Promise<SessionSolution | null> {
+  const { start = 0, step = 1, signal, deriveKey = webCryptoPbkdf2 } = options;
+  const { nonce, salt, cost, keyLength, keyPrefix } = challenge.parameters;
+  const nonceBytes = hexBytes(nonce);
+  const saltBytes = hexBytes(salt);
+  const prefix = hexBytes(keyPrefix);
+  const password = new Uint8Array(nonceBytes.length + 4);
+  password.set(nonceBytes);
+  const view = new DataView(password.buffer);
+  for (let counter = start; counter <= MAX_COUNTER; counter += step) {
+    if (signal?.aborted) return null;
+    view.setUint32(nonceBytes.length, counter, false);
+    const key = await deriveKey(password, saltBytes, cost, keyLength);
+    if (startsWith(key, prefix)) return { counter, derivedKey: bytesHex(key) };
+  }
+  return null;
+}
+
+/** One key derivation with WebCrypto's PBKDF2-SHA-256: the solver's default `deriveKey`, for a caller that wraps it (e.g. to yield to the page between keys). */
+export async function webCryptoPbkdf2(password: Uint8Array, salt: Uint8Array, iterations: number, keyLength: number): Promise<Uint8Array> {
+  const key = await crypto.subtle.importKey('raw', password as BufferSource, 'PBKDF2', false, ['deriveBits']);
+  return new Uint8Array(await crypto.subtle.deriveBits({ name: 'PBKDF2', salt: salt as BufferSource, iterations, hash: 'SHA-256' }, key, keyLength * 8));
+}
+
+function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
+  if (prefix.length > bytes.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix[i]) return false;
+  return true;
+}
+
+function hexBytes(text: string): Uint8Array {
+  const bytes = new Uint8Array(text.length >> 1);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(text.slice(i * 2, i * 2 + 2), 16);
+  return bytes;
+}
+
+function bytesHex(bytes: Uint8Array): string {
+  let out = '';
+  for (const byte of bytes) out += byte.toString(16).padStart(2, '0');
+  return out;
+}

@@ -1,0 +1,78 @@
+// Part of the answer engine (the chat's second part): whether the proxy at an
+// address asks for visitor sessions, learned with one request, so that the
+// session keeper and its solver (a chunk of their own) are fetched only from a
+// proxy that has sessions on: a site without them pays one 404, not the code.
+import { SESSION_ROUTES } from '../../protocol/sessions.js';
+import type { VisitorSession } from './visitor-session.js';
+
+/** The key under which the page's tab keeps what it learned of `base`'s sessions (sessionStorage: the tab's only, gone with it). */
+export const sessionStorageKey = (base: string) => `kagent-chat-session ${base}`;
+
+const keepers = new Map<string, Promise<VisitorSession | undefined>>();
+
+const baseOf = (endpoint: string) => endpoint.replace(/\/+$/, '');
+
+/**
+ * The session keeper of the proxy at `endpoint`, or `undefined` where its
+ * sessions are off (its challenge route answered 404, now or earlier in this
+ * tab). `on`: the proxy refused a query for want of a session, so they are on
+ * whatever was learned before.
+ */
+export function sessionFor(endpoint: string, on = false): Promise<VisitorSession | undefined> {
+  const base = baseOf(endpoint);
+  const known = keepers.get(base);
+  if (known && !on) return known;
+  const keeper = (on ? Promise.resolve(undefined) : probe(base)).then(async (challenge) => {
+    if (challenge === null) return undefined;
+    const { visitorSessionFor } = await import('./visitor-session.js');
+    return visitorSessionFor(base, challenge);
+  });
+  keepers.set(base, keeper);
+  // A network failure says nothing: the next question asks again.
+  keeper.catch(() => keepers.delete(base));
+  return keeper;
+}
+
+/**
+ * What the tab knows of `base`, or the challenge route's answer: `null` for
+ * sessions off; `undefined` to let the keeper ask (a session kept, or none
+ * known); a Response the keeper takes as its first challenge.
+ */
+async function probe(base: string): Promise<Response | null | undefined> {
+  let kept: { off?: true; token?: string } | null = null;
+  try {
+    kept = JSON.parse(sessionStorage.getItem(sessionStorageKey(base)) ?? 'null');
+  } catch {
+    // No storage (a sandboxed frame) or a damaged entry: ask the proxy.
+  }
+  if (kept?.off) return null;
+  if (kept?.token) return undefined;
+  const asked = await fetch(`${base}${SESSION_ROUTES.challenge}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  if (asked.status !== 404) return asked;
+  try {
+    sessionStorage.setItem(sessionStorageKey(base), JSON.stringify({ off: true }));
+  } catch {
+    // No storage: this page remembers it (the keepers' map).
+  }
+  return null;
+}
+
+/** Earns sessions for the chats on the page once the browser is idle, and for any chat when it is first focused. */
+export function prepareSessions(): void {
+  const prepare = (chat: Element) => {
+    const endpoint = (chat as Element & { endpoint?: unknown }).endpoint;
+    if (typeof endpoint === 'string' && endpoint) {
+      sessionFor(endpoint).then(
+        (keeper) => keeper?.prepare(chat),
+        () => {},
+      );
+    }
+  };
+  // Focus inside a chat reaches the document retargeted to it (or to the host of a shadow root it sits in): its path names it.
+  document.addEventListener('focusin', (event) => {
+    for (const target of event.composedPath()) if (target instanceof Element && target.localName === 'kagent-chat') prepare(target);
+  });
+  const whenIdle = () => document.querySelectorAll('kagent-chat').forEach(prepare);
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(whenIdle, { timeout: 2000 });
+  else setTimeout(whenIdle, 200);
+}
