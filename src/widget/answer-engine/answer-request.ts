@@ -1,8 +1,8 @@
-import { INCOMPLETE_STREAM, QUESTIONS_LEFT_HEADER, SESSION_HEADER, describeProblems, needsNewSession, readAgentQueryAnswer, readAgentStream, type AgentQueryAnswer } from '../../protocol/index.js';
+import { INCOMPLETE_STREAM, SESSION_HEADER, describeProblems, needsNewSession, readAgentQueryAnswer, readAgentStream, type AgentQueryAnswer } from '../../protocol/index.js';
 import type { ChatFailure } from '../element/failure-kinds.js';
 import { NO_SESSION, failureFromNetworkError, failureFromResponse, failureFromStreamError } from './failures.js';
 import { nextTask } from './next-task.js';
-import type { SessionTicket } from './visitor-session.js';
+import type { SessionTicket, VisitorSession } from './visitor-session.js';
 import { sessionFor } from './session-gate.js';
 
 export interface AskOptions {
@@ -33,15 +33,6 @@ export function queryUrl(endpoint: string, agentId: string): string {
   return `${endpoint.replace(/\/+$/, '')}/agents/${encodeURIComponent(agentId)}/query`;
 }
 
-/** At this many questions left in a visitor session's window, or fewer, the chat says how many. */
-export const FEW_QUESTIONS_LEFT = 2;
-
-/** What the chat says when a visitor session has `left` questions in its window (after the one just answered). */
-export function questionsLeft(left: number): string {
-  if (left === 0) return 'That was the last question you can ask for now.';
-  return left === 1 ? '1 question left for now.' : `${left} questions left for now.`;
-}
-
 /**
  * Asks the agent once. One POST is made, whatever happens: no retry on an
  * error, a closed stream, a 429 or a hidden tab; the visitor decides whether
@@ -59,7 +50,7 @@ export async function askAgent(options: AskOptions): Promise<AskOutcome> {
   for (let attempt = 0; ; attempt++) {
     if (options.signal.aborted) return { type: 'stopped', partialAnswer: '' };
     if ('failure' in ticket) return { type: 'failed', failure: ticket.failure, partialAnswer: '' };
-    const outcome = await askWith(options, ticket.token);
+    const outcome = await askWith(options, ticket.token, session);
     if (outcome.type !== 'failed' || !needsNewSession(outcome.failure.code)) return outcome;
     // Refused twice: said plainly, the question kept for Retry.
     if (attempt > 0) return { ...outcome, failure: { ...outcome.failure, message: NO_SESSION } };
@@ -70,8 +61,8 @@ export async function askAgent(options: AskOptions): Promise<AskOutcome> {
   }
 }
 
-/** One POST, with the session's `token` if there is one. */
-async function askWith(options: AskOptions, token: string | undefined): Promise<AskOutcome> {
+/** One POST, with the session's `token` if there is one; `session` words its limits. */
+async function askWith(options: AskOptions, token: string | undefined, session: VisitorSession | undefined): Promise<AskOutcome> {
   const { streaming, signal } = options;
   let response: Response;
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: streaming ? 'text/event-stream' : 'application/json' };
@@ -83,10 +74,13 @@ async function askWith(options: AskOptions, token: string | undefined): Promise<
     if (signal.aborted) return { type: 'stopped', partialAnswer: '' };
     return { type: 'failed', failure: failureFromNetworkError(error), partialAnswer: '' };
   }
-  if (!response.ok) return { type: 'failed', failure: await failureFromResponse(response), partialAnswer: '' };
+  if (!response.ok) {
+    const failure = await failureFromResponse(response);
+    return { type: 'failed', failure: session?.explain(failure) ?? failure, partialAnswer: '' };
+  }
   const outcome = await (streaming ? readStreamed(response, options) : readJson(response, options));
-  const left = Number(response.headers.get(QUESTIONS_LEFT_HEADER) ?? NaN);
-  if (outcome.type === 'answered' && Number.isInteger(left) && left >= 0 && left <= FEW_QUESTIONS_LEFT) outcome.note = questionsLeft(left);
+  const note = outcome.type === 'answered' && session?.questionsLeft(response.headers);
+  if (note) (outcome as { note?: string }).note = note;
   return outcome;
 }
 

@@ -49,19 +49,9 @@ export async function failureFromResponse(response: Response): Promise<ChatFailu
     failure.message = budgetSpent(wait);
   } else if (kind === 'rate-limited') {
     failure.retryAfter = Math.min(MAX_RETRY_AFTER, Math.max(1, wait));
-    const message = code && RATE_LIMIT_MESSAGES[code];
-    if (message) failure.message = message;
   }
   return failure;
 }
-
-// The visitor sessions' refusals, in the visitor's words (docs/proxy.md, Visitor sessions). A rate limit's
-// message is followed by the chat's own count-down ("You can ask again in 4 min 10 s.").
-const RATE_LIMIT_MESSAGES: Record<string, string> = {
-  [SESSION_ERROR_CODES.limited]: 'You have asked all the questions this chat allows for now.',
-  [SESSION_ERROR_CODES.busy]: 'An answer to you is still on its way in another window.',
-  [SESSION_ERROR_CODES.mintLimited]: 'This chat has been started too many times from your network for now.',
-};
 
 /** `DAILY_BUDGET_SPENT`: the site's questions for today are used up; back at the time `Retry-After` names. */
 function budgetSpent(seconds: number): string {

@@ -2,11 +2,22 @@
 // with sessions on asks of every query, earned by solving its challenge (docs/proxy.md,
 // Visitor sessions). One keeper per proxy address, shared by the chats on the page. A chunk of
 // its own with the solver, fetched by session-gate.ts only from a proxy with sessions on.
-import { SESSION_ERROR_CODES, SESSION_ROUTES, needsNewChallenge, type SessionChallenge } from '../../protocol/sessions.js';
+import { QUESTIONS_LEFT_HEADER, SESSION_ERROR_CODES, SESSION_ROUTES, needsNewChallenge, type SessionChallenge } from '../../protocol/sessions.js';
 import type { ChatFailure } from '../element/failure-kinds.js';
 import { NO_SESSION, failureFromNetworkError, failureFromResponse } from './failures.js';
 import { sessionStorageKey } from './session-gate.js';
 import { solveChallenge, type SolvedBy } from './session-solver.js';
+
+/** At this many questions left in a visitor session's window, or fewer, the chat says how many. */
+export const FEW_QUESTIONS_LEFT = 2;
+
+// The visitor sessions' refusals, in the visitor's words (docs/proxy.md, Visitor sessions). A rate limit's
+// message is followed by the chat's own count-down ("You can ask again in 4 min 10 s.").
+const RATE_LIMIT_MESSAGES: Record<string, string> = {
+  [SESSION_ERROR_CODES.limited]: 'You have asked all the questions this chat allows for now.',
+  [SESSION_ERROR_CODES.busy]: 'An answer to you is still on its way in another window.',
+  [SESSION_ERROR_CODES.mintLimited]: 'This chat has been started too many times from your network for now.',
+};
 
 /** A new session is earned once less than this share of the token's life is left. */
 const RENEW_SHARE = 0.2;
@@ -59,6 +70,20 @@ export class VisitorSession {
   /** Whether sessions are known to be off for this proxy (its challenge route answered 404). */
   get off(): boolean {
     return this.#off;
+  }
+
+  /** `failure` in the visitor's words where it is one of the session's limits (the chat adds its count-down). */
+  explain(failure: ChatFailure): ChatFailure {
+    const message = !failure.message && failure.code ? RATE_LIMIT_MESSAGES[failure.code] : undefined;
+    return message ? { ...failure, message } : failure;
+  }
+
+  /** "n questions left" once `FEW_QUESTIONS_LEFT` or fewer are left in the session's window (an answer's `headers` say). */
+  questionsLeft(headers: Headers): string | undefined {
+    const left = Number(headers.get(QUESTIONS_LEFT_HEADER) ?? NaN);
+    if (!Number.isInteger(left) || left < 0 || left > FEW_QUESTIONS_LEFT) return undefined;
+    if (left === 0) return 'That was the last question you can ask for now.';
+    return left === 1 ? '1 question left for now.' : `${left} questions left for now.`;
   }
 
   /** Earns a session now, unless one is held and not near its end (idle time, or the chat first focused). */
@@ -199,7 +224,8 @@ export function visitorSessionFor(base: string, firstChallenge?: Response): Visi
 
 /** Why a visitor session could not be earned (so the question was not sent), in the visitor's words. */
 function sessionFailure(failure: ChatFailure): ChatFailure {
-  if (failure.message) return failure;
+  const limit = failure.code ? RATE_LIMIT_MESSAGES[failure.code] : undefined;
+  if (failure.message || limit) return { ...failure, message: failure.message ?? limit };
   if (failure.code === SESSION_ERROR_CODES.humanCheckFailed) {
     return { ...failure, message: "This site's check that you are a person did not pass, so your question was not sent. Reload the page, then retry." };
   }
