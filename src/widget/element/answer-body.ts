@@ -26,19 +26,19 @@ export class AnswerBody {
   /** Settles once the renderer is here, or could not be fetched. */
   #ready: Promise<void>;
   /** The element was removed: a renderer arriving later renders nothing. */
-  #stopped = false;
+  #stopped?: boolean;
 
   constructor(onRender?: () => void) {
-    this.element = document.createElement('div');
-    this.element.className = 'markdown';
-    this.element.setAttribute('part', 'answer-text');
+    const element = (this.element = document.createElement('div'));
+    element.className = 'markdown';
+    element.setAttribute('part', 'answer-text');
     // An answer reads in its own text's direction (an English answer on a right-to-left page, and the reverse).
-    this.element.dir = 'auto';
+    element.dir = 'auto';
     this.sources = document.createElement('div');
     this.sources.className = 'sources-box';
     this.#ready = loadAnswerEngine().then(
       (engine) => {
-        this.#renderer = { engine, markdown: new engine.IncrementalMarkdown(this.element, onRender ? { onRender } : {}) };
+        this.#renderer = { engine, markdown: new engine.IncrementalMarkdown(element, onRender ? { onRender } : {}) };
         if (this.#stopped) this.#renderer.markdown.stop();
         else this.append(this.#waiting);
       },

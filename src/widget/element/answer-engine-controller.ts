@@ -47,8 +47,8 @@ export class AnswerEngineController implements ReactiveController {
   #host: AnswerEngineHost;
   /** The latest fetch: an earlier one that settles late (after the engine came another way) changes nothing. */
   #run = 0;
-  #wasOpen = false;
-  #scheduled = false;
+  #wasOpen?: boolean;
+  #scheduled?: boolean;
 
   constructor(host: AnswerEngineHost) {
     this.#host = host;
@@ -89,7 +89,7 @@ export class AnswerEngineController implements ReactiveController {
     const run = ++this.#run;
     this.status = 'pending';
     loadAnswerEngine().then(
-      (engine) => this.#settle(run, 'complete', engine, undefined),
+      (engine) => this.#settle(run, 'complete', engine),
       (error: unknown) => {
         if (this.error === undefined) console.warn('kagent-chat: could not fetch its answer engine', error);
         this.#settle(run, 'error', undefined, error);
@@ -108,7 +108,7 @@ export class AnswerEngineController implements ReactiveController {
     if (this.status !== 'error') this.need();
   };
 
-  #settle(run: number, status: AnswerEngineStatus, value: AnswerEngine | undefined, error: unknown, update = true): void {
+  #settle(run: number, status: AnswerEngineStatus, value?: AnswerEngine, error?: unknown, update = true): void {
     if (run !== this.#run) return;
     this.status = status;
     this.value = value;

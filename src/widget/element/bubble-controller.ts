@@ -18,8 +18,6 @@ const chatIcon = svg`<path d="M4 4h16v12H9l-5 4z" fill="none" stroke="currentCol
 const closeIcon = svg`<path d="M6 6l12 12M18 6L6 18" stroke="currentColor" stroke-width="2" stroke-linecap="round"/>`;
 const icon = (shape: TemplateResult) => html`<svg viewBox="0 0 24 24" width="24" height="24" aria-hidden="true">${shape}</svg>`;
 
-const popoverSupported = typeof HTMLElement !== 'undefined' && typeof HTMLElement.prototype.showPopover === 'function';
-
 /**
  * The bubble's place above the page. Its launcher and panel live in one
  * layer shown as a manual popover: the browser's top layer, drawn above every
@@ -40,9 +38,9 @@ const popoverSupported = typeof HTMLElement !== 'undefined' && typeof HTMLElemen
 export class BubbleController implements ReactiveController {
   #host: BubbleHost;
   #wasOpen = false;
-  #refocusLauncher = false;
+  #refocusLauncher?: boolean;
   /** The page shows a modal of its own: the layer steps back. */
-  #stepBack = false;
+  #stepBack?: boolean;
   /** Stops watching for the page's modals. */
   #unwatch: (() => void) | undefined;
 
@@ -128,7 +126,8 @@ export class BubbleController implements ReactiveController {
   /** Lifts the layer into the top layer (where the browser has one; otherwise it stays a fixed box with a high z-index). */
   #show(): void {
     const layer = this.#layer;
-    if (!popoverSupported || !layer || !layer.isConnected || layer.matches(':popover-open')) return;
+    // A browser without the Popover API has no showPopover (and would throw on :popover-open).
+    if (!layer?.showPopover || !layer.isConnected || layer.matches(':popover-open')) return;
     try {
       layer.showPopover();
     } catch (error) {

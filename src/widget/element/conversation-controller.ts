@@ -37,10 +37,11 @@ export class ConversationController implements ReactiveController {
   #store: ConversationStore | undefined;
   #conversation: StoredConversation | undefined;
   #bodies = new Map<string, AnswerBody>();
-  #inFlight: { turnId: string; abort: AbortController } | undefined;
+  /** Aborts the question on its way or being answered. */
+  #inFlight: AbortController | undefined;
   #lastSave = 0;
   /** The answers' rendering was stopped when the element was removed. */
-  #bodiesStopped = false;
+  #bodiesStopped?: boolean;
   #onRender: () => void;
   #onSettled: (turn: Turn) => void;
 
@@ -110,11 +111,10 @@ export class ConversationController implements ReactiveController {
     this.#host.requestUpdate();
   }
 
-  /** Sends a new question. Returns false when it cannot be sent now. */
+  /** Sends a new question (trimmed, not empty: the element's `send` sees to it). Returns false when it cannot be sent now. */
   ask(question: string): boolean {
-    const text = question.trim();
-    if (!text || !this.canAsk || !this.#conversation) return false;
-    const turn: Turn = { id: newId(), question: text, answer: '', sources: [], state: 'sending' };
+    if (!this.canAsk || !this.#conversation) return false;
+    const turn: Turn = { id: newId(), question, answer: '', sources: [], state: 'sending' };
     this.#conversation.turns.push(turn);
     void this.#send(turn);
     return true;
@@ -130,7 +130,7 @@ export class ConversationController implements ReactiveController {
 
   /** Stops the answer under way; what arrived is kept. */
   stop(): void {
-    this.#inFlight?.abort.abort();
+    this.#inFlight?.abort();
   }
 
   /** Starts over: a new conversation id and an empty transcript (the visitor id stays). */
@@ -168,13 +168,14 @@ export class ConversationController implements ReactiveController {
    */
   #keepBeforeLeaving = (event: Event): void => {
     if (event.type === 'visibilitychange' && document.visibilityState !== 'hidden') return;
-    if (!this.#inFlight || !this.#conversation || !this.#store) return;
-    this.#store.save(this.#conversation);
+    // A question in flight is always of the conversation and store shown (load() aborts it before replacing them).
+    if (!this.#inFlight) return;
+    this.#store!.save(this.#conversation!);
     this.#lastSave = Date.now();
   };
 
   #abort(): void {
-    this.#inFlight?.abort.abort();
+    this.#inFlight?.abort();
     this.#inFlight = undefined;
   }
 
@@ -188,8 +189,7 @@ export class ConversationController implements ReactiveController {
     let body = new AnswerBody(this.#onRender);
     this.#bodies.set(turn.id, body);
     const abort = new AbortController();
-    const inFlight = { turnId: turn.id, abort };
-    this.#inFlight = inFlight;
+    this.#inFlight = abort;
     store.save(conversation);
     this.#host.requestUpdate();
 
@@ -213,7 +213,7 @@ export class ConversationController implements ReactiveController {
         this.#saveNowAndThen(store, conversation);
       },
     });
-    if (this.#inFlight === inFlight) this.#inFlight = undefined;
+    if (this.#inFlight === abort) this.#inFlight = undefined;
 
     const strings = this.#host.strings;
     if (outcome.type === 'answered') {

@@ -145,7 +145,7 @@ function readTurn(value: unknown, ids: Set<string>): Turn | undefined {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const { id, question, answer, sources, state, failure } = value as Record<string, unknown>;
   if (typeof question !== 'string' || typeof answer !== 'string') return undefined;
-  if (typeof state !== 'string' || !STATES.includes(state as TurnState)) return undefined;
+  if (!STATES.includes(state as TurnState)) return undefined;
   // Each turn's id keys its rendered answer: a strange or repeated one gets a new id.
   const turnId = isValidQueryId(id) && !ids.has(id) ? id : newId();
   ids.add(turnId);
@@ -167,7 +167,7 @@ function readStoredFailure(value: unknown): ChatFailure | undefined {
   const { kind, status, code, detail } = value as Record<string, unknown>;
   if (!FAILURE_KINDS.includes(kind as ChatFailure['kind'])) return undefined;
   const failure: ChatFailure = { kind: kind as ChatFailure['kind'] };
-  if (typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599) failure.status = status;
+  if (Number.isInteger(status) && (status as number) >= 100 && (status as number) <= 599) failure.status = status as number;
   if (typeof code === 'string' && code.length <= 100) failure.code = code;
   if (typeof detail === 'string') failure.detail = detail.slice(0, 1_000);
   return failure;
@@ -184,7 +184,8 @@ function newestThatFit<T>(turns: readonly T[], read: (value: T) => Turn | undefi
   for (let index = turns.length - 1; index >= 0 && kept.length < MAX_STORED_TURNS; index--) {
     const turn = read(turns[index]!);
     if (!turn) continue;
-    const fitted = fitTurn(turn, kept.length === 0 ? TURNS_BUDGET : TURNS_BUDGET - chars);
+    // (`chars` is 0 for the newest: it is given the whole budget.)
+    const fitted = fitTurn(turn, TURNS_BUDGET - chars);
     if (!fitted) break;
     chars += fitted.chars;
     kept.push(fitted.turn);

@@ -38,8 +38,8 @@ export class CooldownController implements ReactiveController {
   }
 
   #tick = (): void => {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    // Clears the tick pending, as on removal.
+    this.hostDisconnected();
     this.#host.requestUpdate();
     const left = this.#until - Date.now();
     // Wake at the next whole second, when the shown number changes.

@@ -140,7 +140,7 @@ export class KagentChat extends LitElement {
    */
   loading: 'eager' | 'idle' | 'interaction' = 'idle';
   /** Further fields for the query body, e.g. `{ filters: {...} }`, for endpoints that allow them. The chat's own fields (`query`, `streaming`, `conversationId`, `visitorId`) win. */
-  queryOptions: Record<string, unknown> | undefined = undefined;
+  queryOptions: Record<string, unknown> | undefined;
 
   #strings: ChatStrings = ENGLISH;
   /** Every text the chat shows or announces (English by default). Set any of them, for another language or a site's own wording; the rest stay English. */
@@ -220,7 +220,7 @@ export class KagentChat extends LitElement {
       <section id="chat" class="chat" part="base" role=${bubble ? 'dialog' : nothing} aria-label=${s.chatLabel} ?hidden=${bubble && !this.opened}>
         <div class="header" part="header">
           <h2 part="heading">${this.heading || s.heading}</h2>
-          <button class="quiet" part="new-conversation" type="button" ?disabled=${!conversation.configured || conversation.turns.length === 0} @click=${this.#startOver}>
+          <button class="quiet" part="new-conversation" type="button" ?disabled=${!conversation.turns.length} @click=${this.#startOver}>
             ${s.newConversation}
           </button>
           ${this.#bubble.renderClose()}

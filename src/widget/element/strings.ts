@@ -57,9 +57,8 @@ export interface ChatStrings {
 /** `65` -> `1 min 5 s`. */
 export function formatSeconds(seconds: number): string {
   if (seconds < 60) return `${seconds} s`;
-  const minutes = Math.floor(seconds / 60);
   const rest = seconds % 60;
-  return rest ? `${minutes} min ${rest} s` : `${minutes} min`;
+  return `${Math.floor(seconds / 60)} min${rest ? ` ${rest} s` : ''}`;
 }
 
 /** A `strings` override: any of the texts, including any of the failure messages. */

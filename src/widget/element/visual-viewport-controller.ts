@@ -52,7 +52,8 @@ export class VisualViewportController implements ReactiveController {
   };
 
   #listen(element: HTMLElement): void {
-    const viewport = typeof window === 'undefined' ? undefined : window.visualViewport;
+    // Only after an update in a page (never on a server), where `window` is.
+    const viewport = window.visualViewport;
     if (!viewport) return;
     this.#element = element;
     viewport.addEventListener('resize', this.#follow);
