@@ -88,8 +88,10 @@ describe('the script-tag build in two parts', () => {
     expect(lastAnswer(page.chat)!.querySelector('strong')!.textContent).to.equal('Settings');
     expect(parts(page.chat, 'failure')).to.have.length(0);
     expect((await agentLog(agent)).posts).to.equal(1);
-    // Asked for three times: at load (eager), for the question, and for Retry; never more.
-    expect(await secondPartRequests(gate)).to.equal(3);
+    // Asked for at load (eager), for the question (unless it came while the failing load was still under way, and shared
+    // it: the server sees that request before the browser's fetch has failed), and for Retry; never more.
+    const requests = await secondPartRequests(gate);
+    expect(requests).to.be.within(2, 3);
   });
 
   it('a question sent before the second part arrived is sent once when it does, and answered', async () => {
