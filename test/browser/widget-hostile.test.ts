@@ -40,9 +40,11 @@ describe('<kagent-chat> with hostile content', () => {
   it('the trap itself works (so a silent trap means nothing ran)', async () => {
     const img = document.createElement('img');
     img.setAttribute('onerror', "window.__trap('control')");
+    // Listened for after the attribute's handler, which runs first: waits for the event itself, however slow the machine.
+    const failed = new Promise((resolve) => img.addEventListener('error', resolve, { once: true }));
     img.src = 'data:,not-an-image';
     document.body.append(img);
-    await sleep(100);
+    await failed;
     img.remove();
     expect(trapped).to.deep.equal(['control']);
   });
