@@ -174,10 +174,10 @@ describe('<kagent-chat> with visitor sessions on at the proxy', () => {
 
 type StrictWindow = Window & typeof globalThis & { violations: string[] };
 
-async function strictSessionPage(scope: string, workers: 'allowed' | 'none'): Promise<StrictWindow> {
+async function strictSessionPage(scope: string, workers: 'allowed' | 'none', preset = 'on'): Promise<StrictWindow> {
   const frame = document.createElement('iframe');
   const native = 'setHTML' in Element.prototype;
-  frame.src = `/scripted/csp/page?agent=${scope}&sessions=on${workers === 'none' ? '&workers=none' : ''}${native ? '' : '&sanitizer=dompurify'}`;
+  frame.src = `/scripted/csp/page?agent=${scope}&sessions=${preset}${workers === 'none' ? '&workers=none' : ''}${native ? '' : '&sanitizer=dompurify'}`;
   document.body.append(frame);
   await new Promise((resolve) => frame.addEventListener('load', resolve, { once: true }));
   return frame.contentWindow as StrictWindow;
@@ -213,5 +213,103 @@ describe('the built chat earns its session on a page with a strict Content-Secur
     await settled(inline, 30_000);
     expect(lastAnswer(inline)!.textContent).to.contain('Reset your password');
     expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
+  });
+
+  it("with the human check on and a policy that leaves out https://challenges.cloudflare.com: says Cloudflare's script could not be loaded, and keeps the question", async () => {
+    const scope = uniqueAgent('sessions-csp-turnstile');
+    const win = await strictSessionPage(scope, 'allowed', 'turnstile');
+    const inline = win.document.getElementById('inline') as KagentChat;
+    (part(inline, 'suggestion') as HTMLButtonElement).click();
+    await settled(inline, 30_000);
+    expect(part(inline, 'failure')!.querySelector('span')!.textContent).to.equal(SCRIPT_NOT_LOADED);
+    expect(parts(inline, 'question').map((q) => q.textContent)).to.deep.equal(['You asked: How do I reset my password?']);
+    expect(part(inline, 'retry')).to.exist;
+    expect(win.violations.some((v) => v.includes('challenges.cloudflare.com')), `a refused script among ${JSON.stringify(win.violations)}`).to.equal(true);
+    // No session was asked for, so nothing reached the service.
+    expect(routes(await sessionLog(scope)).every((route) => route === 'challenge 200')).to.equal(true);
+    expect((await agentLog(scope)).posts).to.equal(0);
+  });
+});
+
+/** The stand-in of Cloudflare's script records what the chat asked of it (test/support/turnstile-script-stand-in.ts). */
+interface StandInLog {
+  renders: { sitekey: string; appearance: string; retry: string; inDocument: boolean }[];
+  removed: string[];
+  tokens: number;
+  standIn: true;
+}
+const standIn = () => (window as unknown as { turnstileStandIn?: StandInLog }).turnstileStandIn;
+const STAND_IN_TOKEN = /^XXXX\.DUMMY\.TOKEN\.XXXX\.\d+$/;
+const HUMAN_CHECK_FAILED = "This site's check that you are a person did not pass, so your question was not sent. Reload the page, then retry.";
+const SCRIPT_NOT_LOADED = "This site's check that you are a person could not be loaded (a browser extension or the page's settings may block it), so your question was not sent. Retry in a moment.";
+const checkBox = (chat: Element) => chat.querySelector<HTMLElement>('[slot="kagent-human-check"]');
+
+describe('<kagent-chat> with the human check (Cloudflare Turnstile) on at the proxy, against a stand-in of Cloudflare\'s script', () => {
+  afterEach(removeAllChats);
+
+  it('a question is answered: the script loaded once, the check drawn invisibly in the page, and its token sent with the solution', async () => {
+    const scope = uniqueAgent('turnstile-pass');
+    const chat = await mountSessionChat('turnstile', scope);
+    await askAndSettle(chat, 'Are you there?');
+    expect(lastAnswer(chat)!.textContent).to.contain('Reset your password');
+    const log = await sessionLog(scope);
+    expect(routes(log)).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
+    expect(log.requests[1]!.token).to.match(STAND_IN_TOKEN);
+    expect(document.querySelectorAll('script[src*="/scripted/turnstile/api.js"]')).to.have.length(1);
+    const render = standIn()!.renders.at(-1)!;
+    expect(render).to.deep.include({ sitekey: '1x00000000000000000000AA', appearance: 'interaction-only', inDocument: true });
+    // Its widget is gone with the token it gave: the next session gets a fresh one.
+    expect(checkBox(chat)).to.equal(null);
+    expect((await agentLog(scope)).posts).to.equal(1);
+  });
+
+  it('a check that fails: its message, the question kept with Retry, and no session asked for', async () => {
+    const scope = uniqueAgent('turnstile-fail');
+    const chat = await mountSessionChat('turnstileFail', scope);
+    await askAndSettle(chat, 'Will this pass?');
+    const failure = part(chat, 'failure')!;
+    expect(failure.querySelector('span')!.textContent).to.equal(HUMAN_CHECK_FAILED);
+    expect(parts(chat, 'question').map((q) => q.textContent)).to.deep.equal(['You asked: Will this pass?']);
+    expect(part(chat, 'retry')).to.exist;
+    const seen = routes(await sessionLog(scope));
+    expect(seen.length > 0 && seen.every((route) => route === 'challenge 200'), seen.join(', ')).to.equal(true);
+    expect((await agentLog(scope)).posts).to.equal(0);
+  });
+
+  it('a check that needs the visitor: drawn inside the chat\'s panel, the question waiting until the box is ticked, then answered', async () => {
+    const scope = uniqueAgent('turnstile-interactive');
+    const chat = await mountSessionChat('turnstileInteractive', scope);
+    await ask(chat, 'Do you need me?');
+    const button = await waitFor(() => checkBox(chat)?.querySelector('button'), 'the check to tick');
+    const slot = checkBox(chat)!.assignedSlot!;
+    expect(slot, 'shown through a slot of the chat').to.exist;
+    expect(slot.getRootNode()).to.equal(chat.shadowRoot);
+    expect(slot.closest('[part~="base"]'), 'inside the chat\'s panel').to.exist;
+    const [box, panel] = [button.getBoundingClientRect(), part(chat, 'base')!.getBoundingClientRect()];
+    expect(box.height, 'visible').to.be.greaterThan(0);
+    expect(box.top >= panel.top && box.bottom <= panel.bottom, 'within the panel').to.equal(true);
+    expect(routes(await sessionLog(scope)), 'no session asked for before the check').to.deep.equal(['challenge 200']);
+    button.click();
+    await settled(chat, 30_000);
+    expect(lastAnswer(chat)!.textContent).to.contain('Reset your password');
+    expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
+    expect(checkBox(chat), 'the check leaves the panel once done').to.equal(null);
+  });
+
+  it('each new session gets a fresh token: the renewal before the end, and the one after a refused token', async () => {
+    const scope = uniqueAgent('turnstile-renew');
+    const old = await keepToken('turnstile', scope, 60, Date.now() - 1000);
+    const chat = await mountSessionChat('turnstile', scope);
+    await askAndSettle(chat, 'One');
+    await waitFor(() => kept(sessionStorage, 'turnstile', scope)?.token !== old && kept(sessionStorage, 'turnstile', scope), 'the next session');
+    await fetch(`/scripted/sessions-rotate/turnstile/${scope}`, { method: 'POST' });
+    await askAndSettle(chat, 'Two');
+    expect(parts(chat, 'answer-text')).to.have.length(2);
+    const log = await sessionLog(scope);
+    expect(routes(log)).to.deep.equal(['query 200', 'challenge 200', 'session 201', 'query 401', 'challenge 200', 'session 201', 'query 200']);
+    const tokens = log.requests.filter((r) => r.route === 'session').map((r) => r.token!);
+    for (const token of tokens) expect(token).to.match(STAND_IN_TOKEN);
+    expect(new Set(tokens).size, `fresh tokens: ${tokens.join(', ')}`).to.equal(2);
+    expect((await agentLog(scope)).posts).to.equal(2);
   });
 });
