@@ -172,6 +172,63 @@ describe('<kagent-chat> with visitor sessions on at the proxy', () => {
   });
 });
 
+/** Counts the Workers the page starts and stops (the solver makes its Workers from `globalThis.Worker` when it starts them). */
+function trackWorkers(): { started: number; stopped: number; restore: () => void } {
+  const Original = globalThis.Worker;
+  const tracker = { started: 0, stopped: 0, restore: () => void (globalThis.Worker = Original) };
+  globalThis.Worker = class extends Original {
+    constructor(url: string | URL, options?: WorkerOptions) {
+      super(url, options);
+      tracker.started++;
+    }
+    override terminate(): void {
+      tracker.stopped++;
+      super.terminate();
+    }
+  };
+  return tracker;
+}
+
+describe('<kagent-chat> earning its session: what the visitor never sees', () => {
+  afterEach(removeAllChats);
+
+  it('a solve under way stops when the chat is removed: every Worker it started is stopped, and no session is asked for', async () => {
+    const scope = uniqueAgent('sessions-removed');
+    const workers = trackWorkers();
+    try {
+      // A challenge that takes minutes: still being solved when the chat goes.
+      const chat = await mountSessionChat('slow', scope);
+      (part(chat, 'input') as HTMLTextAreaElement).focus();
+      await waitFor(() => workers.started > 0, 'the solver\'s Workers to start');
+      const started = workers.started;
+      chat.remove();
+      await waitFor(() => workers.stopped >= started, `all ${started} Workers stopped (stopped: ${workers.stopped})`);
+      expect(workers.started, 'no Worker started since').to.equal(started);
+      expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200']);
+    } finally {
+      workers.restore();
+    }
+  });
+
+  it('a token renewed in the background before it expires: nothing shown meanwhile, and the next question goes with the new one at once', async () => {
+    const scope = uniqueAgent('sessions-background');
+    // Still valid, but due for renewal by the chat's own clock.
+    const old = await keepToken('on', scope, 60, Date.now() - 1000);
+    const chat = await mountSessionChat('on', scope);
+    const shown = () => `${chat.shadowRoot!.textContent}|${chat.textContent}`;
+    const before = shown();
+    (part(chat, 'input') as HTMLTextAreaElement).focus();
+    const fresh = await waitFor(() => (kept(sessionStorage, 'on', scope)?.token !== old ? kept(sessionStorage, 'on', scope) : undefined), 'the session renewed in the background');
+    expect(shown(), 'nothing drawn or said while renewing').to.equal(before);
+    expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201']);
+    await askAndSettle(chat, 'Straight through?');
+    expect(part(chat, 'failure')).to.equal(null);
+    const log = await sessionLog(scope);
+    expect(routes(log)).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
+    expect(log.requests[2]!.token).to.equal(fresh.token);
+  });
+});
+
 type StrictWindow = Window & typeof globalThis & { violations: string[] };
 
 async function strictSessionPage(scope: string, workers: 'allowed' | 'none', preset = 'on'): Promise<StrictWindow> {
@@ -182,6 +239,9 @@ async function strictSessionPage(scope: string, workers: 'allowed' | 'none', pre
   await new Promise((resolve) => frame.addEventListener('load', resolve, { once: true }));
   return frame.contentWindow as StrictWindow;
 }
+
+/** The files the page fetched, by name, from the browser's own record of its requests (Resource Timing). */
+const fetchedFiles = (win: Window) => win.performance.getEntriesByType('resource').map((entry) => new URL(entry.name).pathname.split('/').pop()!);
 
 describe('the built chat earns its session on a page with a strict Content-Security-Policy', () => {
   afterEach(() => {
@@ -194,6 +254,8 @@ describe('the built chat earns its session on a page with a strict Content-Secur
     const earned = await waitFor(() => kept(win.sessionStorage, 'on', scope), 'a session earned in idle time');
     expect(earned.solvedBy).to.equal('worker');
     expect(win.violations).to.deep.equal([]);
+    // The keeper's chunk was fetched, as the browser's own record of the page's requests shows (the control of the sessions-off test below).
+    expect(fetchedFiles(win).some((name) => name.startsWith('kagent-chat-sessions-')), fetchedFiles(win).join(' ')).to.equal(true);
     const inline = win.document.getElementById('inline') as KagentChat;
     (part(inline, 'suggestion') as HTMLButtonElement).click();
     await settled(inline, 30_000);
@@ -213,6 +275,19 @@ describe('the built chat earns its session on a page with a strict Content-Secur
     await settled(inline, 30_000);
     expect(lastAnswer(inline)!.textContent).to.contain('Reset your password');
     expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
+  });
+
+  it('sessions off (the challenge route answers 404): the keeper\'s chunk and its Worker are never fetched', async () => {
+    const scope = uniqueAgent('sessions-csp-off');
+    const win = await strictSessionPage(scope, 'allowed', 'off');
+    const inline = win.document.getElementById('inline') as KagentChat;
+    (part(inline, 'suggestion') as HTMLButtonElement).click();
+    await settled(inline, 30_000);
+    expect(lastAnswer(inline)!.textContent).to.contain('Reset your password');
+    expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 404', 'query 200']);
+    const files = fetchedFiles(win);
+    expect(files.some((name) => name.startsWith('kagent-chat-answers-')), `the second part among ${files.join(' ')}`).to.equal(true);
+    expect(files.filter((name) => /^kagent-chat-(sessions|solver|human-check)-/.test(name))).to.deep.equal([]);
   });
 
   it("with the human check on and a policy that leaves out https://challenges.cloudflare.com: says Cloudflare's script could not be loaded, and keeps the question", async () => {
