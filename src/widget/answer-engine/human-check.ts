@@ -75,20 +75,25 @@ export async function humanCheck(siteKey: string, focused: Element | undefined, 
       const failed = (detail: string) => resolve({ failure: { kind: 'unauthorized', code, detail } });
       if (signal.aborted) failed('stopped');
       signal.addEventListener('abort', () => failed('stopped: no chat on the page wants the session any more'), { once: true });
-      widget = turnstile.render(box, {
-        sitekey: siteKey,
-        action: 'kagent-session',
-        // Drawn only when Cloudflare needs the visitor (managed mode's checkbox); invisible otherwise.
-        appearance: 'interaction-only',
-        // A failure is the visitor's to retry (the question waits, with Retry), not the widget's to repeat unseen.
-        retry: 'never',
-        'refresh-expired': 'never',
-        'response-field': false,
-        callback: (token: string) => resolve({ token }),
-        'error-callback': (code: string) => (failed(`Turnstile error ${code}`), true),
-        'timeout-callback': () => failed('the interactive check was not completed in time'),
-        'unsupported-callback': () => failed('Turnstile does not support this browser'),
-      });
+      try {
+        widget = turnstile.render(box, {
+          sitekey: siteKey,
+          action: 'kagent-session',
+          // Drawn only when Cloudflare needs the visitor (managed mode's checkbox); invisible otherwise.
+          appearance: 'interaction-only',
+          // A failure is the visitor's to retry (the question waits, with Retry), not the widget's to repeat unseen.
+          retry: 'never',
+          'refresh-expired': 'never',
+          'response-field': false,
+          callback: (token: string) => resolve({ token }),
+          'error-callback': (error: string) => (failed(`Turnstile error ${error}`), true),
+          'timeout-callback': () => failed('the interactive check was not completed in time'),
+          'unsupported-callback': () => failed('Turnstile does not support this browser'),
+        });
+      } catch (error) {
+        // Cloudflare's script refused the widget outright (its exceptions name what it disliked).
+        return failed(`turnstile.render() failed: ${(error as Error).message}`);
+      }
       if (!widget) failed('turnstile.render() made no widget');
     });
   } finally {
