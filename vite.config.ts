@@ -22,8 +22,8 @@ const minifyCss = (css: string) =>
     .replace(/\s*\/\s*/g, '/')
     .trim();
 
-/** The script-tag build's second part, `kagent-chat-answers-<hash>.js`, DOMPurify's chunk, `kagent-chat-sanitizer-<hash>.js`, the session keeper's, `kagent-chat-sessions-<hash>.js`, and the session solver's Worker, `kagent-chat-solver-<hash>.js`, beside `kagent-chat.js`. */
-const ANSWERS_CHUNK = /^kagent-chat-(?:answers|sanitizer|sessions|solver)-[\w-]+\.js(?:\.map)?$/;
+/** The script-tag build's second part, `kagent-chat-answers-<hash>.js`, DOMPurify's chunk, `kagent-chat-sanitizer-<hash>.js`, the session keeper's, `kagent-chat-sessions-<hash>.js`, its Turnstile check's, `kagent-chat-human-check-<hash>.js`, and the session solver's Worker, `kagent-chat-solver-<hash>.js`, beside `kagent-chat.js`. */
+const ANSWERS_CHUNK = /^kagent-chat-(?:answers|sanitizer|sessions|human-check|solver)-[\w-]+\.js(?:\.map)?$/;
 
 /** dist/ is not emptied (tsc writes there too): a build removes the second parts earlier builds left there, so only the one its kagent-chat.js imports ships. */
 const removeOldAnswerChunks = (): Plugin => {
@@ -180,13 +180,16 @@ export default defineConfig(({ command }) => ({
       // (so the `@__PURE__` notes meant for a bundler go as well).
       output: {
         // DOMPurify, fetched only by a browser without a sanitizer of its own, in a chunk named for it.
-        // The visitor-session keeper and its solver, fetched only from a proxy with sessions on, likewise.
+        // The visitor-session keeper and its solver, fetched only from a proxy with sessions on, likewise;
+        // and the keeper's Turnstile check, only from a proxy that asks for one.
         chunkFileNames: (chunk) =>
           chunk.moduleIds.some((id) => id.endsWith('/markdown/dompurify-sanitizer.ts'))
             ? 'kagent-chat-sanitizer-[hash].js'
             : chunk.moduleIds.some((id) => id.endsWith('/answer-engine/visitor-session.ts'))
               ? 'kagent-chat-sessions-[hash].js'
-              : 'kagent-chat-answers-[hash].js',
+              : chunk.moduleIds.some((id) => id.endsWith('/answer-engine/human-check.ts'))
+                ? 'kagent-chat-human-check-[hash].js'
+                : 'kagent-chat-answers-[hash].js',
         minify: true,
         comments: { annotation: false },
       },

@@ -8,6 +8,7 @@ import { browserServiceMiddleware } from './test/support/browser-service.ts';
 import { HIDE_NATIVE_SANITIZER } from './test/support/csp-page.ts';
 import { scriptTagGateMiddleware } from './test/support/script-tag-gate.ts';
 import { tailwindMiddleware } from './test/support/tailwind-css.ts';
+import { STAND_IN_SCRIPT } from './test/support/turnstile-script-stand-in.ts';
 import { serveReact } from './test/fixtures/react/serve-react.js';
 
 const { chromium, firefox, webkit } = launchers();
@@ -187,6 +188,22 @@ const secondPagePlugin = {
   },
 };
 
+/**
+ * The chat's sources load Cloudflare Turnstile's script from Cloudflare, which cannot be reached here: as this runner
+ * serves them, they load the stand-in (test/support/turnstile-script-stand-in.ts) instead. A test hook of the runner
+ * only, so nothing in the shipped chat can point it elsewhere (only Cloudflare may serve that script).
+ */
+const turnstileStandInPlugin = {
+  name: 'turnstile-stand-in',
+  transform(context) {
+    if (context.path !== '/src/widget/answer-engine/human-check.ts') return undefined;
+    // An absolute address, as Cloudflare's is: the page's own origin.
+    const body = context.body.replace('https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit', new URL(STAND_IN_SCRIPT, context.origin).href);
+    if (body === context.body) throw new Error("turnstile-stand-in: human-check.ts no longer names Cloudflare's script address");
+    return { body };
+  },
+};
+
 /** `new Worker(new URL('./x.worker.js', import.meta.url))` in an unbuilt module asks for the `.js` its build makes: the runner serves the `.ts`, compiled. */
 function workerSourceMiddleware(context, next) {
   if (/^\/src\/[\w/.-]+\.worker\.js$/.test(context.path)) context.url = context.url.replace(/\.worker\.js(?=$|\?)/, '.worker.ts');
@@ -223,6 +240,7 @@ export default {
     screenshotPlugin,
     devicePlugin,
     secondPagePlugin,
+    turnstileStandInPlugin,
     // `react` and `react-dom/client` (CommonJS) as modules, for widget-react.test.ts.
     serveReact(fileURLToPath(new URL('.', import.meta.url))),
     // The tsconfig path makes esbuild honour Lit's legacy decorators.

@@ -83,11 +83,17 @@ export interface KagentClientOptions {
    * Default: false.
    */
   sessions?: boolean;
+  /**
+   * A fresh Cloudflare Turnstile token for each new session, when the proxy's
+   * challenge asks for one (`humanCheck: 'turnstile'`; its `turnstileSiteKey`
+   * is passed). Tokens are single-use: give a new one each time.
+   */
+  turnstileToken?: (siteKey: string, signal: AbortSignal | undefined) => Promise<string>;
 }
 
 /** Options of `sessions.start()`. */
 export interface StartSessionOptions extends CallOptions {
-  /** A Cloudflare Turnstile token, when the proxy's challenge says `humanCheck: 'turnstile'`. */
+  /** A Cloudflare Turnstile token, when the proxy's challenge says `humanCheck: 'turnstile'` (default: the client's `turnstileToken` option's). */
   turnstileToken?: string;
 }
 
@@ -130,6 +136,7 @@ export class KagentClient {
   readonly #fetch: typeof globalThis.fetch;
   readonly #headers: Record<string, string>;
   readonly #sessions: boolean;
+  readonly #turnstileToken: KagentClientOptions['turnstileToken'];
   /** The session in use, and when to renew it (this machine's clock). */
   #session: { token: string; renewAt: number } | undefined;
   /** A session being earned, shared by the queries that wait for it. */
@@ -148,6 +155,7 @@ export class KagentClient {
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.#headers = { ...options.headers };
     this.#sessions = options.sessions === true;
+    this.#turnstileToken = options.turnstileToken;
   }
 
   /** Visitor sessions of a kagent proxy (docs/proxy.md, Visitor sessions). */
@@ -171,10 +179,15 @@ export class KagentClient {
      * token is kept and sent with later queries when the `sessions` option is on.
      */
     start: async (options: StartSessionOptions = {}): Promise<SessionGrant> => {
-      const { challenge } = await this.sessions.challenge(options);
+      const { challenge, humanCheck, turnstileSiteKey } = await this.sessions.challenge(options);
+      // Asked while the challenge is solved: the visitor's check and the work overlap.
+      const check = options.turnstileToken ?? (humanCheck === 'turnstile' && turnstileSiteKey && this.#turnstileToken ? this.#turnstileToken(turnstileSiteKey, options.signal) : undefined);
+      // Its failure is thrown when awaited below, not reported meanwhile as unhandled.
+      if (typeof check === 'object') check.catch(() => {});
       const solution = await solveSessionChallenge(challenge, options.signal ? { signal: options.signal } : {});
       if (!solution) throw new KagentError({ status: 0, code: 'INVALID_RESPONSE', message: options.signal?.aborted ? 'Stopped before the challenge was solved.' : 'The challenge has no solution.' });
-      const grant = await this.sessions.create({ challenge, solution, ...(options.turnstileToken === undefined ? {} : { turnstileToken: options.turnstileToken }) }, options);
+      const turnstileToken = await check;
+      const grant = await this.sessions.create({ challenge, solution, ...(turnstileToken === undefined ? {} : { turnstileToken }) }, options);
       // Renewed when a fifth of its time is left, so a question never goes with a token about to expire.
       this.#session = { token: grant.token, renewAt: Date.now() + grant.expiresInSeconds * 800 };
       return grant;

@@ -94,8 +94,10 @@ export type SessionChallenge = v.InferOutput<typeof SessionChallengeRecord>;
 /** The answer to `POST /sessions/challenge` (an empty JSON object as its body). */
 export const ChallengeAnswerRecord = v.looseObject({
   challenge: SessionChallengeRecord,
-  /** `'turnstile'`: the session request must also carry a Cloudflare Turnstile token (`turnstileToken`). */
+  /** `'turnstile'`: the session request must also carry a Cloudflare Turnstile token (`turnstileToken`), a fresh one for each session. */
   humanCheck: v.nullable(v.literal('turnstile')),
+  /** With `humanCheck: 'turnstile'`: the public site key to render Cloudflare's Turnstile widget with (`turnstile.render(container, { sitekey })`). */
+  turnstileSiteKey: v.optional(v.pipe(v.string('must be a string'), v.regex(/^[\w-]{1,100}$/, 'must be a Turnstile site key'))),
   /** How long the challenge is accepted, from now. */
   expiresInSeconds: whole(),
 });

@@ -172,16 +172,76 @@ describe('<kagent-chat> with visitor sessions on at the proxy', () => {
   });
 });
 
+/** Counts the Workers the page starts and stops (the solver makes its Workers from `globalThis.Worker` when it starts them). */
+function trackWorkers(): { started: number; stopped: number; restore: () => void } {
+  const Original = globalThis.Worker;
+  const tracker = { started: 0, stopped: 0, restore: () => void (globalThis.Worker = Original) };
+  globalThis.Worker = class extends Original {
+    constructor(url: string | URL, options?: WorkerOptions) {
+      super(url, options);
+      tracker.started++;
+    }
+    override terminate(): void {
+      tracker.stopped++;
+      super.terminate();
+    }
+  };
+  return tracker;
+}
+
+describe('<kagent-chat> earning its session: what the visitor never sees', () => {
+  afterEach(removeAllChats);
+
+  it('a solve under way stops when the chat is removed: every Worker it started is stopped, and no session is asked for', async () => {
+    const scope = uniqueAgent('sessions-removed');
+    const workers = trackWorkers();
+    try {
+      // A challenge that takes minutes: still being solved when the chat goes.
+      const chat = await mountSessionChat('slow', scope);
+      (part(chat, 'input') as HTMLTextAreaElement).focus();
+      await waitFor(() => workers.started > 0, 'the solver\'s Workers to start');
+      const started = workers.started;
+      chat.remove();
+      await waitFor(() => workers.stopped >= started, `all ${started} Workers stopped (stopped: ${workers.stopped})`);
+      expect(workers.started, 'no Worker started since').to.equal(started);
+      expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200']);
+    } finally {
+      workers.restore();
+    }
+  });
+
+  it('a token renewed in the background before it expires: nothing shown meanwhile, and the next question goes with the new one at once', async () => {
+    const scope = uniqueAgent('sessions-background');
+    // Still valid, but due for renewal by the chat's own clock.
+    const old = await keepToken('on', scope, 60, Date.now() - 1000);
+    const chat = await mountSessionChat('on', scope);
+    const shown = () => `${chat.shadowRoot!.textContent}|${chat.textContent}`;
+    const before = shown();
+    (part(chat, 'input') as HTMLTextAreaElement).focus();
+    const fresh = await waitFor(() => (kept(sessionStorage, 'on', scope)?.token !== old ? kept(sessionStorage, 'on', scope) : undefined), 'the session renewed in the background');
+    expect(shown(), 'nothing drawn or said while renewing').to.equal(before);
+    expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201']);
+    await askAndSettle(chat, 'Straight through?');
+    expect(part(chat, 'failure')).to.equal(null);
+    const log = await sessionLog(scope);
+    expect(routes(log)).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
+    expect(log.requests[2]!.token).to.equal(fresh.token);
+  });
+});
+
 type StrictWindow = Window & typeof globalThis & { violations: string[] };
 
-async function strictSessionPage(scope: string, workers: 'allowed' | 'none'): Promise<StrictWindow> {
+async function strictSessionPage(scope: string, workers: 'allowed' | 'none', preset = 'on'): Promise<StrictWindow> {
   const frame = document.createElement('iframe');
   const native = 'setHTML' in Element.prototype;
-  frame.src = `/scripted/csp/page?agent=${scope}&sessions=on${workers === 'none' ? '&workers=none' : ''}${native ? '' : '&sanitizer=dompurify'}`;
+  frame.src = `/scripted/csp/page?agent=${scope}&sessions=${preset}${workers === 'none' ? '&workers=none' : ''}${native ? '' : '&sanitizer=dompurify'}`;
   document.body.append(frame);
   await new Promise((resolve) => frame.addEventListener('load', resolve, { once: true }));
   return frame.contentWindow as StrictWindow;
 }
+
+/** The files the page fetched, by name, from the browser's own record of its requests (Resource Timing). */
+const fetchedFiles = (win: Window) => win.performance.getEntriesByType('resource').map((entry) => new URL(entry.name).pathname.split('/').pop()!);
 
 describe('the built chat earns its session on a page with a strict Content-Security-Policy', () => {
   afterEach(() => {
@@ -194,6 +254,8 @@ describe('the built chat earns its session on a page with a strict Content-Secur
     const earned = await waitFor(() => kept(win.sessionStorage, 'on', scope), 'a session earned in idle time');
     expect(earned.solvedBy).to.equal('worker');
     expect(win.violations).to.deep.equal([]);
+    // The keeper's chunk was fetched, as the browser's own record of the page's requests shows (the control of the sessions-off test below).
+    expect(fetchedFiles(win).some((name) => name.startsWith('kagent-chat-sessions-')), fetchedFiles(win).join(' ')).to.equal(true);
     const inline = win.document.getElementById('inline') as KagentChat;
     (part(inline, 'suggestion') as HTMLButtonElement).click();
     await settled(inline, 30_000);
@@ -213,5 +275,116 @@ describe('the built chat earns its session on a page with a strict Content-Secur
     await settled(inline, 30_000);
     expect(lastAnswer(inline)!.textContent).to.contain('Reset your password');
     expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
+  });
+
+  it('sessions off (the challenge route answers 404): the keeper\'s chunk and its Worker are never fetched', async () => {
+    const scope = uniqueAgent('sessions-csp-off');
+    const win = await strictSessionPage(scope, 'allowed', 'off');
+    const inline = win.document.getElementById('inline') as KagentChat;
+    (part(inline, 'suggestion') as HTMLButtonElement).click();
+    await settled(inline, 30_000);
+    expect(lastAnswer(inline)!.textContent).to.contain('Reset your password');
+    expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 404', 'query 200']);
+    const files = fetchedFiles(win);
+    expect(files.some((name) => name.startsWith('kagent-chat-answers-')), `the second part among ${files.join(' ')}`).to.equal(true);
+    expect(files.filter((name) => /^kagent-chat-(sessions|solver|human-check)-/.test(name))).to.deep.equal([]);
+  });
+
+  it("with the human check on and a policy that leaves out https://challenges.cloudflare.com: says Cloudflare's script could not be loaded, and keeps the question", async () => {
+    const scope = uniqueAgent('sessions-csp-turnstile');
+    const win = await strictSessionPage(scope, 'allowed', 'turnstile');
+    const inline = win.document.getElementById('inline') as KagentChat;
+    (part(inline, 'suggestion') as HTMLButtonElement).click();
+    await settled(inline, 30_000);
+    expect(part(inline, 'failure')!.querySelector('span')!.textContent).to.equal(SCRIPT_NOT_LOADED);
+    expect(parts(inline, 'question').map((q) => q.textContent)).to.deep.equal(['You asked: How do I reset my password?']);
+    expect(part(inline, 'retry')).to.exist;
+    expect(win.violations.some((v) => v.includes('challenges.cloudflare.com')), `a refused script among ${JSON.stringify(win.violations)}`).to.equal(true);
+    // No session was asked for, so nothing reached the service.
+    expect(routes(await sessionLog(scope)).every((route) => route === 'challenge 200')).to.equal(true);
+    expect((await agentLog(scope)).posts).to.equal(0);
+  });
+});
+
+/** The stand-in of Cloudflare's script records what the chat asked of it (test/support/turnstile-script-stand-in.ts). */
+interface StandInLog {
+  renders: { sitekey: string; appearance: string; retry: string; inDocument: boolean }[];
+  removed: string[];
+  tokens: number;
+  standIn: true;
+}
+const standIn = () => (window as unknown as { turnstileStandIn?: StandInLog }).turnstileStandIn;
+const STAND_IN_TOKEN = /^XXXX\.DUMMY\.TOKEN\.XXXX\.\d+$/;
+const HUMAN_CHECK_FAILED = "This site's check that you are a person did not pass, so your question was not sent. Reload the page, then retry.";
+const SCRIPT_NOT_LOADED = "This site's check that you are a person could not be loaded (a browser extension or the page's settings may block it), so your question was not sent. Retry in a moment.";
+const checkBox = (chat: Element) => chat.querySelector<HTMLElement>('[slot="kagent-human-check"]');
+
+describe('<kagent-chat> with the human check (Cloudflare Turnstile) on at the proxy, against a stand-in of Cloudflare\'s script', () => {
+  afterEach(removeAllChats);
+
+  it('a question is answered: the script loaded once, the check drawn invisibly in the page, and its token sent with the solution', async () => {
+    const scope = uniqueAgent('turnstile-pass');
+    const chat = await mountSessionChat('turnstile', scope);
+    await askAndSettle(chat, 'Are you there?');
+    expect(lastAnswer(chat)!.textContent).to.contain('Reset your password');
+    const log = await sessionLog(scope);
+    expect(routes(log)).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
+    expect(log.requests[1]!.token).to.match(STAND_IN_TOKEN);
+    expect(document.querySelectorAll('script[src*="/scripted/turnstile/api.js"]')).to.have.length(1);
+    const render = standIn()!.renders.at(-1)!;
+    expect(render).to.deep.include({ sitekey: '1x00000000000000000000AA', appearance: 'interaction-only', inDocument: true });
+    // Its widget is gone with the token it gave: the next session gets a fresh one.
+    expect(checkBox(chat)).to.equal(null);
+    expect((await agentLog(scope)).posts).to.equal(1);
+  });
+
+  it('a check that fails: its message, the question kept with Retry, and no session asked for', async () => {
+    const scope = uniqueAgent('turnstile-fail');
+    const chat = await mountSessionChat('turnstileFail', scope);
+    await askAndSettle(chat, 'Will this pass?');
+    const failure = part(chat, 'failure')!;
+    expect(failure.querySelector('span')!.textContent).to.equal(HUMAN_CHECK_FAILED);
+    expect(parts(chat, 'question').map((q) => q.textContent)).to.deep.equal(['You asked: Will this pass?']);
+    expect(part(chat, 'retry')).to.exist;
+    const seen = routes(await sessionLog(scope));
+    expect(seen.length > 0 && seen.every((route) => route === 'challenge 200'), seen.join(', ')).to.equal(true);
+    expect((await agentLog(scope)).posts).to.equal(0);
+  });
+
+  it('a check that needs the visitor: drawn inside the chat\'s panel, the question waiting until the box is ticked, then answered', async () => {
+    const scope = uniqueAgent('turnstile-interactive');
+    const chat = await mountSessionChat('turnstileInteractive', scope);
+    await ask(chat, 'Do you need me?');
+    const button = await waitFor(() => checkBox(chat)?.querySelector('button'), 'the check to tick');
+    const slot = checkBox(chat)!.assignedSlot!;
+    expect(slot, 'shown through a slot of the chat').to.exist;
+    expect(slot.getRootNode()).to.equal(chat.shadowRoot);
+    expect(slot.closest('[part~="base"]'), 'inside the chat\'s panel').to.exist;
+    const [box, panel] = [button.getBoundingClientRect(), part(chat, 'base')!.getBoundingClientRect()];
+    expect(box.height, 'visible').to.be.greaterThan(0);
+    expect(box.top >= panel.top && box.bottom <= panel.bottom, 'within the panel').to.equal(true);
+    expect(routes(await sessionLog(scope)), 'no session asked for before the check').to.deep.equal(['challenge 200']);
+    button.click();
+    await settled(chat, 30_000);
+    expect(lastAnswer(chat)!.textContent).to.contain('Reset your password');
+    expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
+    expect(checkBox(chat), 'the check leaves the panel once done').to.equal(null);
+  });
+
+  it('each new session gets a fresh token: the renewal before the end, and the one after a refused token', async () => {
+    const scope = uniqueAgent('turnstile-renew');
+    const old = await keepToken('turnstile', scope, 60, Date.now() - 1000);
+    const chat = await mountSessionChat('turnstile', scope);
+    await askAndSettle(chat, 'One');
+    await waitFor(() => kept(sessionStorage, 'turnstile', scope)?.token !== old && kept(sessionStorage, 'turnstile', scope), 'the next session');
+    await fetch(`/scripted/sessions-rotate/turnstile/${scope}`, { method: 'POST' });
+    await askAndSettle(chat, 'Two');
+    expect(parts(chat, 'answer-text')).to.have.length(2);
+    const log = await sessionLog(scope);
+    expect(routes(log)).to.deep.equal(['query 200', 'challenge 200', 'session 201', 'query 401', 'challenge 200', 'session 201', 'query 200']);
+    const tokens = log.requests.filter((r) => r.route === 'session').map((r) => r.token!);
+    for (const token of tokens) expect(token).to.match(STAND_IN_TOKEN);
+    expect(new Set(tokens).size, `fresh tokens: ${tokens.join(', ')}`).to.equal(2);
+    expect((await agentLog(scope)).posts).to.equal(2);
   });
 });

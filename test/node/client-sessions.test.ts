@@ -7,6 +7,7 @@ import { KagentClient, KagentError } from '../../src/client/index.js';
 import { SESSION_ERROR_CODES, SESSION_HEADER } from '../../src/protocol/index.js';
 import { AGENT, SITE, startProxyHarness, type ProxyHarness } from '../support/proxy-harness.js';
 import { OTHER_SECRET, SESSION_SECRET, TEST_DIFFICULTY } from '../support/proxy-sessions.js';
+import { TURNSTILE_PASS, startTurnstileStandIn } from '../support/turnstile-stand-in.js';
 
 const options = { sessionDifficulty: Number(TEST_DIFFICULTY), perAddressLimit: false, perVisitorLimit: false, sessionsPerAddress: false } as const;
 
@@ -70,5 +71,24 @@ test("the site's daily budget spent reads as budgetSpent, with when to come back
     await assert.rejects(client.agents.query(AGENT, { query: 'hi' }), (error: unknown) => error instanceof KagentError && error.budgetSpent && error.status === 429 && (error.retryAfter ?? 0) > 0 && !error.needsNewSession);
   } finally {
     await h.close();
+  }
+});
+
+test('with the human check on, the client asks its turnstileToken option for a fresh token with the site key, once per session (renewals too)', async () => {
+  const standIn = await startTurnstileStandIn(new URL(SITE).hostname);
+  const h = await startProxyHarness({ ...options, sessionSecret: SESSION_SECRET, turnstileSecret: TURNSTILE_PASS, turnstileSiteKey: '1x00000000000000000000AA', turnstileVerifyUrl: standIn.url });
+  try {
+    const asked: string[] = [];
+    const client = new KagentClient({ baseUrl: h.url, headers: { Origin: SITE }, sessions: true, turnstileToken: async (siteKey) => (asked.push(siteKey), `token-${asked.length}`) });
+    await client.agents.query(AGENT, { query: 'hi' });
+    await client.sessions.start();
+    assert.deepEqual(asked, ['1x00000000000000000000AA', '1x00000000000000000000AA']);
+    assert.deepEqual(standIn.calls.map((form) => form.get('response')), ['token-1', 'token-2'], 'each session verified with its own token');
+    // Without the option, the proxy refuses the session: the page must give a token.
+    const bare = new KagentClient({ baseUrl: h.url, headers: { Origin: SITE }, sessions: true });
+    await assert.rejects(bare.agents.query(AGENT, { query: 'hi' }), (error: unknown) => error instanceof KagentError && error.code === SESSION_ERROR_CODES.humanCheckFailed);
+  } finally {
+    await h.close();
+    await standIn.close();
   }
 });

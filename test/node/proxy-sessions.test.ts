@@ -82,6 +82,7 @@ describe('visitor sessions, on', () => {
     const before = h.upstream.requests.length;
     const { grant, challenge } = await earnSession(h.url);
     assert.equal(challenge.humanCheck, null);
+    assert.equal(challenge.turnstileSiteKey, undefined);
     assert.equal(challenge.challenge.parameters.data?.origin, SITE);
     assert.deepEqual(grant.questions, { max: 3, windowSeconds: 60 });
     assert.equal(grant.expiresInSeconds, 30 * 60);
@@ -270,19 +271,24 @@ describe('visitor sessions: configuration', () => {
 
   test('the environment turns sessions on, with each setting read as documented', async () => {
     const { proxyOptionsFromEnv } = await import('../../src/proxy/index.js');
-    const options = proxyOptionsFromEnv({ KAGENT_API_KEY: TEST_KEY, KAGENT_UPSTREAM_URL: 'https://api.example.com', KAGENT_AGENT_IDS: AGENT, KAGENT_SESSION_SECRET: SESSION_SECRET, KAGENT_SESSION_SECRET_PREVIOUS: OTHER_SECRET, KAGENT_SESSION_MINUTES: '15', KAGENT_RATE_LIMIT_PER_SESSION: '8/10min', KAGENT_SESSIONS_PER_ADDRESS: 'off', KAGENT_SESSION_DIFFICULTY: '1.5', KAGENT_TURNSTILE_SECRET: '1x0000000000000000000000000000000AA' });
+    const options = proxyOptionsFromEnv({ KAGENT_API_KEY: TEST_KEY, KAGENT_UPSTREAM_URL: 'https://api.example.com', KAGENT_AGENT_IDS: AGENT, KAGENT_SESSION_SECRET: SESSION_SECRET, KAGENT_SESSION_SECRET_PREVIOUS: OTHER_SECRET, KAGENT_SESSION_MINUTES: '15', KAGENT_RATE_LIMIT_PER_SESSION: '8/10min', KAGENT_SESSIONS_PER_ADDRESS: 'off', KAGENT_SESSION_DIFFICULTY: '1.5', KAGENT_TURNSTILE_SECRET: '1x0000000000000000000000000000000AA', KAGENT_TURNSTILE_SITE_KEY: '1x00000000000000000000AA' });
     assert.deepEqual(
-      [options.sessionSecret, options.previousSessionSecret, options.sessionMinutes, options.perSessionLimit, options.sessionsPerAddress, options.sessionDifficulty, options.turnstileSecret],
-      [SESSION_SECRET, OTHER_SECRET, 15, { max: 8, windowSeconds: 600 }, false, 1.5, '1x0000000000000000000000000000000AA'],
+      [options.sessionSecret, options.previousSessionSecret, options.sessionMinutes, options.perSessionLimit, options.sessionsPerAddress, options.sessionDifficulty, options.turnstileSecret, options.turnstileSiteKey],
+      [SESSION_SECRET, OTHER_SECRET, 15, { max: 8, windowSeconds: 600 }, false, 1.5, '1x0000000000000000000000000000000AA', '1x00000000000000000000AA'],
     );
     assert.throws(() => proxyOptionsFromEnv({ KAGENT_SESSION_DIFFICULTY: 'hard' }), /KAGENT_SESSION_DIFFICULTY must be a number above 0/);
   });
 
-  test('a short secret, the API key as secret, or Turnstile without sessions are refused at start, never echoing a secret', () => {
+  test('a short secret, the API key as secret, or Turnstile without sessions or without its site key are refused at start, never echoing a secret', () => {
+    const turnstile = { sessionSecret: SESSION_SECRET, turnstileSecret: OTHER_SECRET };
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ sessionSecret: 'short' }, /sessionSecret \(KAGENT_SESSION_SECRET\) must be at least 32 characters/],
       [{ apiKey: SESSION_SECRET, sessionSecret: SESSION_SECRET }, /must not be the API key/],
-      [{ turnstileSecret: '1x0000000000000000000000000000000AA' }, /turnstileSecret \(KAGENT_TURNSTILE_SECRET\) needs visitor sessions on/],
+      [{ turnstileSecret: '1x0000000000000000000000000000000AA', turnstileSiteKey: '1x00000000000000000000AA' }, /turnstileSecret \(KAGENT_TURNSTILE_SECRET\) needs visitor sessions on/],
+      [turnstile, /turnstileSiteKey \(KAGENT_TURNSTILE_SITE_KEY\) is missing: with turnstileSecret set, the page needs/],
+      [{ ...turnstile, turnstileSiteKey: OTHER_SECRET }, /turnstileSiteKey \(KAGENT_TURNSTILE_SITE_KEY\) is the secret key/],
+      [{ ...turnstile, turnstileSiteKey: '<script>' }, /turnstileSiteKey \(KAGENT_TURNSTILE_SITE_KEY\) must be the widget's site key/],
+      [{ sessionSecret: SESSION_SECRET, turnstileSiteKey: '1x00000000000000000000AA' }, /turnstileSiteKey \(KAGENT_TURNSTILE_SITE_KEY\) needs turnstileSecret/],
       [{ previousSessionSecret: OTHER_SECRET }, /needs sessionSecret/],
       [{ sessionSecret: SESSION_SECRET, sessionDifficulty: 0 }, /sessionDifficulty must be a number above 0/],
     ];
@@ -298,17 +304,19 @@ describe('visitor sessions: configuration', () => {
 });
 
 describe('visitor sessions: the Turnstile human check (against a local stand-in of its verification endpoint)', () => {
+  const SITE_KEY = '1x00000000000000000000AA';
   let standIn: TurnstileStandIn;
   before(async () => (standIn = await startTurnstileStandIn(new URL(SITE).hostname)));
   after(() => standIn.close());
 
   async function withTurnstile(secret: string, verifyUrl = standIn.url): Promise<ProxyHarness> {
-    return startProxyHarness({ sessionSecret: SESSION_SECRET, sessionDifficulty: Number(TEST_DIFFICULTY), turnstileSecret: secret, turnstileVerifyUrl: verifyUrl, sessionsPerAddress: false });
+    return startProxyHarness({ sessionSecret: SESSION_SECRET, sessionDifficulty: Number(TEST_DIFFICULTY), turnstileSecret: secret, turnstileSiteKey: SITE_KEY, turnstileVerifyUrl: verifyUrl, sessionsPerAddress: false });
   }
 
   async function solvedWith(h: ProxyHarness, turnstileToken?: string) {
-    const { challenge, humanCheck } = await getChallenge(h.url);
-    assert.equal(humanCheck, 'turnstile');
+    const { challenge, humanCheck, turnstileSiteKey } = await getChallenge(h.url);
+    // The page learns what to render the check with from the challenge itself.
+    assert.deepEqual([humanCheck, turnstileSiteKey], ['turnstile', SITE_KEY]);
     return mint(h.url, { challenge, solution: await solveSessionChallenge(challenge), ...(turnstileToken === undefined ? {} : { turnstileToken }) });
   }
 

@@ -1,6 +1,7 @@
 // Routes that browser tests reach on web-test-runner's own origin, over real HTTP.
 import { bfcachePage } from './bfcache-page.js';
 import { cspPage } from './csp-page.js';
+import { turnstileScript } from './turnstile-script-stand-in.js';
 import { koaMiddleware } from './koa-adapter.js';
 import {
   HOSTILE_ANSWER,
@@ -163,7 +164,7 @@ async function widgetScenario(scenario: string, agentId: string, request: Reques
 export function browserServiceMiddleware() {
   return koaMiddleware('/scripted/', async (request) => {
     const path = new URL(request.url).pathname;
-    const page = cspPage(new URL(request.url)) ?? bfcachePage(new URL(request.url));
+    const page = cspPage(new URL(request.url)) ?? bfcachePage(new URL(request.url)) ?? turnstileScript(new URL(request.url));
     if (page) return page;
     if (path === '/scripted/stream/agents/a1/query') return streamResponse(sampleStreamChunks().flatMap((c) => byteChunks(c, 3)));
     if (path === '/scripted/json/agents/a1/query') return Response.json(SAMPLE_ANSWER);

@@ -6,6 +6,8 @@ import { MemoryRateLimitStore } from '../../src/proxy/stores/memory.js';
 import { Sessions } from '../../src/proxy/core/sessions.js';
 import { SESSION_HEADER, SESSION_ROUTES } from '../../src/protocol/index.js';
 import { OTHER_SECRET, SESSION_SECRET } from './proxy-sessions.js';
+import { SITE_KEYS } from './turnstile-script-stand-in.js';
+import { TURNSTILE_PASS, startTurnstileStandIn, type TurnstileStandIn } from './turnstile-stand-in.js';
 
 type Scenario = (scenario: string, agentId: string, request: Request) => Promise<Response>;
 
@@ -16,7 +18,11 @@ const DIFFICULTY = 0.05;
  * The proxies' settings, by name (the path's first segment):
  * - `on`: sessions on, no per-session limit; `off`: no secret (the challenge route is a 404);
  * - `limited`: 4 questions per session per 5 minutes; `budget`: a daily budget of 1 question;
- * - `refusing`: every token a query carries is spoiled on the way in, so the proxy refuses each (SESSION_INVALID).
+ * - `refusing`: every token a query carries is spoiled on the way in, so the proxy refuses each (SESSION_INVALID);
+ * - `slow`: a challenge that takes minutes to solve;
+ * - `turnstile`, `turnstileFail`, `turnstileInteractive`: the human check on, with the test site key that
+ *   always passes, always fails, or needs the visitor to tick a box (test/support/turnstile-script-stand-in.ts),
+ *   passes verified by the stand-in of Cloudflare's siteverify (test/support/turnstile-stand-in.ts).
  */
 const PRESETS: Record<string, Partial<ProxyOptions>> = {
   on: {},
@@ -24,9 +30,16 @@ const PRESETS: Record<string, Partial<ProxyOptions>> = {
   off: { sessionSecret: undefined },
   limited: { perSessionLimit: { max: 4, windowSeconds: 300 } },
   budget: { dailyBudget: 1 },
+  slow: { sessionDifficulty: 5000 },
+  turnstile: { turnstileSecret: TURNSTILE_PASS, turnstileSiteKey: SITE_KEYS.pass },
+  turnstileFail: { turnstileSecret: TURNSTILE_PASS, turnstileSiteKey: SITE_KEYS.fail },
+  turnstileInteractive: { turnstileSecret: TURNSTILE_PASS, turnstileSiteKey: SITE_KEYS.interactive },
 };
 
-/** What one test's proxy saw: each request's route, the token it carried, and the status it answered. */
+/** The stand-in of Cloudflare's siteverify, started on first need; a pass names the page's hostname. */
+let siteverify: Promise<TurnstileStandIn> | undefined;
+
+/** What one test's proxy saw: each request's route, the token it carried (a session request: its Turnstile token, if any), and the status it answered. */
 interface SessionLog {
   requests: { route: 'challenge' | 'session' | 'query'; token: string | null; status: number }[];
 }
@@ -39,7 +52,7 @@ const logOf = (scope: string) => {
   return log;
 };
 
-function proxyFor(preset: string, scope: string, scenario: Scenario, secret = SESSION_SECRET): ProxyHandler {
+function proxyFor(preset: string, scope: string, scenario: Scenario, secret = SESSION_SECRET, verifyUrl?: string): ProxyHandler {
   const key = `${preset}/${scope}`;
   let proxy = proxies.get(key);
   if (!proxy) {
@@ -58,8 +71,9 @@ function proxyFor(preset: string, scope: string, scenario: Scenario, secret = SE
       perSessionLimit: false,
       log: false,
       // The scripted service's plain answer, counted per agent id (GET /scripted/widget-log/<scope>).
-      fetch: async (input, init) => scenario('answer', scope, new Request(input, init)),
+      fetch: async (input, init) => (verifyUrl && String(input) === verifyUrl ? fetch(input, init) : scenario('answer', scope, new Request(input, init))),
       ...PRESETS[preset],
+      ...(PRESETS[preset]?.turnstileSecret ? { turnstileVerifyUrl: verifyUrl } : {}),
     });
     proxies.set(key, proxy);
   }
@@ -78,7 +92,7 @@ export async function sessionRoute(path: string, request: Request, scenario: Sce
   const rotate = /^\/scripted\/sessions-rotate\/(\w+)\/([\w-]+)$/.exec(path);
   if (rotate && request.method === 'POST') {
     proxies.delete(`${rotate[1]}/${rotate[2]}`);
-    proxyFor(rotate[1]!, rotate[2]!, scenario, OTHER_SECRET);
+    proxyFor(rotate[1]!, rotate[2]!, scenario, OTHER_SECRET, (await siteverify)?.url);
     return Response.json({ rotated: true });
   }
   const minted = /^\/scripted\/sessions-token\/([\w-]+)$/.exec(path);
@@ -92,14 +106,21 @@ export async function sessionRoute(path: string, request: Request, scenario: Sce
   if (!routed || !(routed[1]! in PRESETS)) return undefined;
   const [, preset, scope, rest] = routed as unknown as [string, string, string, string];
   const route = rest === SESSION_ROUTES.challenge ? 'challenge' : rest === SESSION_ROUTES.session ? 'session' : 'query';
-  const token = request.headers.get(SESSION_HEADER);
+  let token = request.headers.get(SESSION_HEADER);
+  if (route === 'session' && request.method === 'POST') token = ((await request.clone().json().catch(() => ({}))) as { turnstileToken?: string }).turnstileToken ?? null;
+  let verifyUrl: string | undefined;
+  if (PRESETS[preset]!.turnstileSecret) {
+    const standIn = await (siteverify ??= startTurnstileStandIn(''));
+    standIn.hostname = new URL(request.headers.get('origin') ?? request.url).hostname;
+    verifyUrl = standIn.url;
+  }
   let forwarded = request;
   if (preset === 'refusing' && token && request.method === 'POST') {
     const headers = new Headers(request.headers);
     headers.set(SESSION_HEADER, `${token}spoiled`);
     forwarded = new Request(request.url, { method: 'POST', headers, body: await request.text() });
   }
-  const response = await proxyFor(preset, scope, scenario)(forwarded);
+  const response = await proxyFor(preset, scope, scenario, SESSION_SECRET, verifyUrl)(forwarded);
   if (request.method === 'POST') logOf(scope).requests.push({ route, token, status: response.status });
   return response;
 }

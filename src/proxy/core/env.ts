@@ -117,6 +117,7 @@ export function proxyOptionsFromEnv(env: Env): ProxyOptions & { redisUrl?: strin
     sessionsPerAddress: limit('KAGENT_SESSIONS_PER_ADDRESS'),
     sessionDifficulty: decimal('KAGENT_SESSION_DIFFICULTY'),
     turnstileSecret: get('KAGENT_TURNSTILE_SECRET'),
+    turnstileSiteKey: get('KAGENT_TURNSTILE_SITE_KEY'),
     turnstileVerifyUrl: get('KAGENT_TURNSTILE_VERIFY_URL'),
   };
   for (const [key, value] of Object.entries(sessions)) if (value !== undefined) Object.assign(options, { [key]: value });

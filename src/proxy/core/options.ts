@@ -74,8 +74,10 @@ export interface ProxyOptions {
   sessionsPerAddress?: RateLimit | false;
   /** A session's average cost to earn, in millions of PBKDF2-SHA-256 iterations (6 is about 1.2 s of one core natively, less in Chromium's WebCrypto). Rises up to 8-fold under load. Default: 6. */
   sessionDifficulty?: number;
-  /** With sessions on, also require a Cloudflare Turnstile token to start one, verified with this secret key. Default: off. */
+  /** With sessions on, also require a Cloudflare Turnstile token to start one, verified with this secret key. Needs `turnstileSiteKey`. Default: off. */
   turnstileSecret?: string;
+  /** The Turnstile widget's public site key, which the challenge route gives the page so it can show the check. Required with `turnstileSecret`. */
+  turnstileSiteKey?: string;
   /** Where Turnstile tokens are verified. Default: Cloudflare's siteverify address. For a stand-in in tests. */
   turnstileVerifyUrl?: string;
 }
@@ -115,8 +117,8 @@ export interface ResolvedOptions {
   fetch: typeof fetch;
   /** Visitor sessions, when a secret is set. */
   sessions: SessionSettings | undefined;
-  /** The Turnstile check, when sessions are on and its secret is set. */
-  turnstile: { secret: string; verifyUrl: string } | undefined;
+  /** The Turnstile check, when sessions are on and its secret is set: `siteKey` for the page, the rest for the proxy. */
+  turnstile: { secret: string; siteKey: string; verifyUrl: string } | undefined;
 }
 
 export const DEFAULTS = {
@@ -240,9 +242,12 @@ function checkOptions(options: ProxyOptions): Omit<ResolvedOptions, 'store' | 'l
   const sessions = sessionSettings(o, problems);
   let turnstile: ResolvedOptions['turnstile'];
   if (o.turnstileSecret !== undefined) {
+    const siteKey = turnstileSiteKey(o.turnstileSiteKey, o.turnstileSecret, problems);
     if (typeof o.turnstileSecret !== 'string' || o.turnstileSecret.trim() === '') problems.push('turnstileSecret (KAGENT_TURNSTILE_SECRET) must not be empty');
     else if (!sessions) problems.push('turnstileSecret (KAGENT_TURNSTILE_SECRET) needs visitor sessions on: set sessionSecret (KAGENT_SESSION_SECRET) too');
-    else turnstile = { secret: o.turnstileSecret, verifyUrl: httpUrl(o.turnstileVerifyUrl ?? TURNSTILE_VERIFY_URL, 'turnstileVerifyUrl', problems) };
+    else if (siteKey) turnstile = { secret: o.turnstileSecret, siteKey, verifyUrl: httpUrl(o.turnstileVerifyUrl ?? TURNSTILE_VERIFY_URL, 'turnstileVerifyUrl', problems) };
+  } else if (o.turnstileSiteKey !== undefined) {
+    problems.push('turnstileSiteKey (KAGENT_TURNSTILE_SITE_KEY) needs turnstileSecret (KAGENT_TURNSTILE_SECRET): without it no Turnstile pass is checked');
   }
 
   const fetchFn = o.fetch ?? globalThis.fetch;
@@ -301,6 +306,19 @@ function sessionSettings(o: Partial<ProxyOptions>, problems: string[]): SessionS
     perSessionLimit: rateLimit(o.perSessionLimit, DEFAULTS.perSessionLimit, 'perSessionLimit', problems),
     sessionsPerAddress: rateLimit(o.sessionsPerAddress, DEFAULTS.sessionsPerAddress, 'sessionsPerAddress', problems),
   };
+}
+
+/** The widget's public site key (Cloudflare's dashboard, Turnstile): the page cannot show the check without it. */
+function turnstileSiteKey(value: unknown, secret: unknown, problems: string[]): string | undefined {
+  if (value === undefined) {
+    problems.push("turnstileSiteKey (KAGENT_TURNSTILE_SITE_KEY) is missing: with turnstileSecret set, the page needs the Turnstile widget's public site key (Cloudflare dashboard, Turnstile) to show the check, or every session is refused");
+    return undefined;
+  }
+  // Not quoted back: an operator who pasted the secret here must not see it in a log.
+  if (value === secret) problems.push('turnstileSiteKey (KAGENT_TURNSTILE_SITE_KEY) is the secret key: give the site key, which is public');
+  else if (typeof value !== 'string' || !/^[\w-]{1,100}$/.test(value)) problems.push("turnstileSiteKey (KAGENT_TURNSTILE_SITE_KEY) must be the widget's site key: letters, digits, - and _ (e.g. 0x4AAAAAAA...)");
+  else return value;
+  return undefined;
 }
 
 function httpUrl(value: unknown, name: string, problems: string[]): string {

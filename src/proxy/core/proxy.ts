@@ -195,7 +195,7 @@ async function sessionRequest(route: SessionRoute, request: VisitorRequest, { ad
   if (route.id === 'challenge') {
     const answer = await storeCall(() => sessions.challenge(pageOrigin));
     if (isRefusal(answer)) return sessionRefusal(answer, cors, where, log);
-    return jsonAnswer(200, { ...answer, humanCheck: options.turnstile ? 'turnstile' : null }, cors);
+    return jsonAnswer(200, options.turnstile ? { ...answer, humanCheck: 'turnstile', turnstileSiteKey: options.turnstile.siteKey } : answer, cors);
   }
 
   const checked = await sessions.checkSolution(parsed.value, pageOrigin);

@@ -3,7 +3,7 @@
 import { solveSessionChallenge, webCryptoPbkdf2 } from '../../protocol/session-challenge.js';
 import type { SessionChallenge, SessionSolution } from '../../protocol/sessions.js';
 import { nextTask } from './next-task.js';
-import { trustedWorkerUrl } from './trusted-types.js';
+import { trustedScriptUrl } from './trusted-types.js';
 
 /** Where a challenge was solved: in Workers, or in slices on the main thread where no Worker may run. */
 export type SolvedBy = 'worker' | 'main-thread';
@@ -101,7 +101,7 @@ function startWorker(): Worker {
   // made here, not at load, since a server that imports the chat has no Worker.
   const Worker = class extends globalThis.Worker {
     constructor(url: URL, options: WorkerOptions) {
-      super(trustedWorkerUrl(url) as URL, options);
+      super(trustedScriptUrl(url) as URL, options);
     }
   };
   // Spelled `new Worker(new URL(..., import.meta.url))` so that Vite builds the solver as a chunk of its own

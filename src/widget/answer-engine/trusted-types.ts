@@ -16,8 +16,8 @@ interface TrustedTypesFactory {
 }
 
 let policy: ChatPolicy | null | undefined;
-/** The one script address the policy vouches for: the session solver's Worker (`trustedWorkerUrl`). */
-let workerUrl: string | undefined;
+/** The one script address the policy vouches for: the one being loaded now (`trustedScriptUrl`). */
+let scriptUrl: string | undefined;
 
 /**
  * The chat's policy, created on first use; null where the browser has no
@@ -25,8 +25,8 @@ let workerUrl: string | undefined;
  *
  * It is handed only to the chat's private DOMPurify, which uses it to parse
  * the markdown renderer's HTML in an inert document (nothing there loads or
- * runs) and then sanitizes the result, and to the session solver for its
- * Worker's address; no other code can reach it.
+ * runs) and then sanitizes the result, and to the session keeper for its
+ * solver Worker's address and Cloudflare Turnstile's; no other code can reach it.
  */
 export function chatPolicy(): ChatPolicy | null {
   if (policy !== undefined) return policy;
@@ -35,8 +35,8 @@ export function chatPolicy(): ChatPolicy | null {
   try {
     policy = factory.createPolicy(TRUSTED_TYPES_POLICY_NAME, {
       createHTML: (html) => html,
-      // The chat loads no script but its own session solver's Worker; anything else (an attribute asking for one) gets an address that loads nothing.
-      createScriptURL: (url) => (url === workerUrl ? url : 'about:invalid#kagent-chat'),
+      // The chat loads no script but its session solver's Worker and Turnstile's; anything else (an attribute asking for one) gets an address that loads nothing.
+      createScriptURL: (url) => (url === scriptUrl ? url : 'about:invalid#kagent-chat'),
     });
   } catch (error) {
     console.error(`kagent-chat: the Trusted Types policy "${TRUSTED_TYPES_POLICY_NAME}" could not be created; add it to the page's trusted-types directive (with 'allow-duplicates' if two copies of the chat load).`, error);
@@ -46,12 +46,12 @@ export function chatPolicy(): ChatPolicy | null {
 }
 
 /**
- * The session solver's Worker address as a page that enforces Trusted Types
- * wants it (a Worker's address is a script's): vouched for by the chat's
- * policy, where the browser has Trusted Types; as it is elsewhere.
+ * A script's address (the session solver's Worker, Cloudflare Turnstile's
+ * script) as a page that enforces Trusted Types wants it: vouched for by the
+ * chat's policy, where the browser has Trusted Types; as it is elsewhere.
  */
-export function trustedWorkerUrl(url: URL): string | URL {
+export function trustedScriptUrl(url: URL): string | URL {
   if (!(globalThis as { trustedTypes?: unknown }).trustedTypes) return url;
-  workerUrl = url.href;
+  scriptUrl = url.href;
   return chatPolicy()?.createScriptURL(url.href) ?? url;
 }

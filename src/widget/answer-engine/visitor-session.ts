@@ -7,6 +7,7 @@ import type { ChatFailure } from '../element/failure-kinds.js';
 import { NO_SESSION, failureFromNetworkError, failureFromResponse } from './failures.js';
 import { sessionStorageKey } from './session-gate.js';
 import { solveChallenge, type SolvedBy } from './session-solver.js';
+import { trustedScriptUrl } from './trusted-types.js';
 
 /** At this many questions left in a visitor session's window, or fewer, the chat says how many. */
 export const FEW_QUESTIONS_LEFT = 2;
@@ -54,6 +55,8 @@ export class VisitorSession {
   #wanted = new Set<Element | AbortSignal>();
   /** The challenge route's answer that showed sessions are on (session-gate.ts): the first challenge to solve. */
   #firstChallenge: Response | undefined;
+  /** The chat last given to `prepare` (focused last): where a human check is shown. */
+  #chat: Element | undefined;
 
   constructor(base: string, firstChallenge?: Response) {
     this.#base = base;
@@ -88,6 +91,7 @@ export class VisitorSession {
 
   /** Earns a session now, unless one is held and not near its end (idle time, or the chat first focused). */
   prepare(chat: Element): void {
+    this.#chat = chat;
     if (this.#off || this.#failed || (this.#held && Date.now() < this.#held.renewAt)) return;
     this.#wanted.add(chat);
     void this.#earn();
@@ -158,11 +162,16 @@ export class VisitorSession {
           return { token: undefined };
         }
         if (!asked.ok) return { failure: sessionFailure(await failureFromResponse(asked)) };
-        const answer = (await asked.json().catch(() => undefined)) as { challenge?: SessionChallenge; expiresInSeconds?: number } | undefined;
+        const answer = (await asked.json().catch(() => undefined)) as { challenge?: SessionChallenge; humanCheck?: unknown; turnstileSiteKey?: string } | undefined;
         if (!isChallenge(answer?.challenge)) return { failure: sessionFailure({ kind: 'unreadable', status: asked.status, detail: 'The proxy sent a challenge this chat could not read' }) };
+        // The proxy asks for Cloudflare Turnstile too: a fresh token for this session, got while the challenge is solved.
+        const checking = answer.humanCheck === 'turnstile' ? import('./human-check.js').then(({ humanCheck }) => humanCheck(answer.turnstileSiteKey ?? '', this.#chat, this.#base, stop.signal, trustedScriptUrl)) : undefined;
+        checking?.catch(() => {});
         const { solution, by } = await solveChallenge(answer.challenge, stop.signal);
         if (!solution) return { failure: { kind: 'unreachable', detail: 'Stopped earning a visitor session: no chat on the page wants it any more' } };
-        const granted = await this.#post(SESSION_ROUTES.session, { challenge: answer.challenge, solution }, stop.signal);
+        const checked = await checking;
+        if (checked && 'failure' in checked) return { failure: sessionFailure(checked.failure) };
+        const granted = await this.#post(SESSION_ROUTES.session, { challenge: answer.challenge, solution, turnstileToken: checked?.token }, stop.signal);
         if (granted.ok) {
           const grant = (await granted.json().catch(() => undefined)) as { token?: unknown; expiresInSeconds?: unknown } | undefined;
           if (typeof grant?.token !== 'string' || typeof grant.expiresInSeconds !== 'number') {

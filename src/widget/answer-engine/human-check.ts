@@ -1,0 +1,115 @@
+// Part of the visitor-session keeper, as a chunk of its own (kagent-chat-human-check-<hash>.js),
+// fetched only from a proxy whose challenge asks for Cloudflare Turnstile: a fresh
+// Turnstile token for each session, from Cloudflare's script (loaded once), with the
+// check drawn inside the chat, where Cloudflare shows it only when it needs the visitor.
+// It imports no module (types only), so that it shares none with the other chunks and makes no chunk of shared code.
+import type { SessionErrorCode } from '../../protocol/sessions.js';
+import type { ChatFailure } from '../element/failure-kinds.js';
+
+/** Cloudflare's script, for explicit rendering. Only Cloudflare may serve it (self-hosting it is not supported), so it is no setting. */
+const TURNSTILE_SCRIPT = 'https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit';
+
+/** The name of the slot in the chat's panel that shows the check (a light-DOM child: Turnstile cannot render inside a shadow root). */
+export const HUMAN_CHECK_SLOT = 'kagent-human-check';
+
+/** What the keeper uses of Cloudflare's `window.turnstile`. */
+interface Turnstile {
+  render(container: HTMLElement, parameters: Record<string, unknown>): string | null | undefined;
+  remove(widgetId: string): void;
+}
+
+/** A token for one session, or why there is none. */
+export type HumanCheck = { token: string } | { failure: ChatFailure };
+
+let loaded: Promise<Turnstile> | undefined;
+
+/** Cloudflare's script, added to the page once; a failed load is forgotten, so the next try loads it again. */
+function loadTurnstile(trusted: (url: URL) => string | URL): Promise<Turnstile> {
+  return (loaded ??= new Promise<Turnstile>((resolve, reject) => {
+    const own = () => (globalThis as { turnstile?: Turnstile }).turnstile;
+    // The page loaded it itself: one copy is enough.
+    if (own()) return resolve(own()!);
+    const script = document.createElement('script');
+    script.src = trusted(new URL(TURNSTILE_SCRIPT)) as string;
+    script.onload = () => (own() ? resolve(own()!) : reject(new Error(`${TURNSTILE_SCRIPT} defined no window.turnstile`)));
+    script.onerror = () => {
+      script.remove();
+      reject(new Error(`${TURNSTILE_SCRIPT} could not be loaded (a content blocker, or script-src without https://challenges.cloudflare.com)`));
+    };
+    document.head.append(script);
+  }).catch((error: unknown) => {
+    loaded = undefined;
+    throw error;
+  }));
+}
+
+/**
+ * A fresh Turnstile token for `siteKey` (single-use, valid 300 s: one per
+ * session), from a widget drawn in a chat's panel (`focused`, the chat the
+ * visitor was in, or else the first asking the proxy at `base`), which stays
+ * empty unless Cloudflare needs the visitor to interact. Stops when `signal`
+ * aborts. `trusted` vouches for the script's address where the page enforces Trusted Types.
+ */
+export async function humanCheck(siteKey: string, focused: Element | undefined, base: string, signal: AbortSignal, trusted: (url: URL) => string | URL): Promise<HumanCheck> {
+  let turnstile: Turnstile;
+  try {
+    turnstile = await loadTurnstile(trusted);
+  } catch (error) {
+    return {
+      failure: {
+        kind: 'not-loaded',
+        detail: (error as Error).message,
+        message: "This site's check that you are a person could not be loaded (a browser extension or the page's settings may block it), so your question was not sent. Retry in a moment.",
+      },
+    };
+  }
+  const box = document.createElement('div');
+  box.slot = HUMAN_CHECK_SLOT;
+  box.style.cssText = 'display:flex;justify-content:center';
+  const chat = focused?.isConnected ? focused : [...document.querySelectorAll('kagent-chat')].find((chat) => (chat as Element & { endpoint?: string }).endpoint?.replace(/\/+$/, '') === base);
+  showIn(chat, box);
+  let widget: string | null | undefined;
+  try {
+    return await new Promise<HumanCheck>((resolve) => {
+      const code: SessionErrorCode = 'HUMAN_CHECK_FAILED';
+      const failed = (detail: string) => resolve({ failure: { kind: 'unauthorized', code, detail } });
+      if (signal.aborted) failed('stopped');
+      signal.addEventListener('abort', () => failed('stopped: no chat on the page wants the session any more'), { once: true });
+      try {
+        widget = turnstile.render(box, {
+          sitekey: siteKey,
+          action: 'kagent-session',
+          // Drawn only when Cloudflare needs the visitor (managed mode's checkbox); invisible otherwise.
+          appearance: 'interaction-only',
+          // A failure is the visitor's to retry (the question waits, with Retry), not the widget's to repeat unseen.
+          retry: 'never',
+          'refresh-expired': 'never',
+          'response-field': false,
+          callback: (token: string) => resolve({ token }),
+          'error-callback': (error: string) => (failed(`Turnstile error ${error}`), true),
+          'timeout-callback': () => failed('the interactive check was not completed in time'),
+          'unsupported-callback': () => failed('Turnstile does not support this browser'),
+        });
+      } catch (error) {
+        // Cloudflare's script refused the widget outright (its exceptions name what it disliked).
+        return failed(`turnstile.render() failed: ${(error as Error).message}`);
+      }
+      if (!widget) failed('turnstile.render() made no widget');
+    });
+  } finally {
+    if (widget) turnstile.remove(widget);
+    box.remove();
+  }
+}
+
+/** Puts `box` in `chat`'s panel, above the question box, through a slot the keeper adds to it (and adds again if the panel was redrawn). */
+function showIn(chat: Element | undefined, box: HTMLElement): void {
+  if (!chat) return void document.body.append(box);
+  chat.append(box);
+  const panel = chat.shadowRoot?.querySelector('[part~="base"]');
+  if (!panel || panel.querySelector(`slot[name="${HUMAN_CHECK_SLOT}"]`)) return;
+  const slot = document.createElement('slot');
+  slot.name = HUMAN_CHECK_SLOT;
+  // After the transcript, a static node of the template: outside every part Lit redraws.
+  panel.querySelector('.transcript')?.after(slot);
+}
