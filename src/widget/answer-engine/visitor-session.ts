@@ -2,6 +2,7 @@
 // with sessions on asks of every query, earned by solving its challenge (docs/proxy.md,
 // Visitor sessions). One keeper per proxy address, shared by the chats on the page. A chunk of
 // its own with the solver, fetched by session-gate.ts only from a proxy with sessions on.
+import { needsNewChallenge } from '../../protocol/session-challenge.js';
 import type { SessionChallenge, SessionErrorCode } from '../../protocol/sessions.js';
 import type { ChatFailure } from '../element/failure-kinds.js';
 import type { KeeperNeeds } from './session-gate.js';
@@ -144,7 +145,7 @@ export class VisitorSession {
   }
 
   async #challengeAndSolve(): Promise<SessionTicket> {
-    const { routes, failureFromResponse, needsNewChallenge, noSession } = this.#needs;
+    const { routes, failureFromResponse, noSession } = this.#needs;
     const sessionFailure = (failure: ChatFailure) => explainSessionFailure(failure, noSession);
     const stop = new AbortController();
     // Nobody left to use it (every chat removed, every waiting question stopped): the work stops.
