@@ -80,7 +80,7 @@ test("the session keeper's chunk imports no code of the rest of the second part,
   const imports = [...sources(ENGINE), ...sources(join(widget, '..', 'protocol'))].flatMap((file) => importsOf(file));
   assert.ok(imports.some((i) => i.file === join(ENGINE, 'session-gate.ts') && i.dynamic && i.target === KEEPER[0]), "the gate's import() of visitor-session.ts");
   assert.deepEqual(crossingsOfKeeper(imports), []);
-  const broken = importsOf(KEEPER[0]!, "import { NO_SESSION } from './failures.js';\nimport { solveSessionChallenge } from '../../protocol/session-challenge.js';\nimport type { KeeperNeeds } from './session-gate.js';\n");
+  const broken = importsOf(KEEPER[0]!, "import { failureFromResponse } from './failures.js';\nimport { solveSessionChallenge } from '../../protocol/session-challenge.js';\nimport type { KeeperNeeds } from './session-gate.js';\n");
   assert.deepEqual(crossingsOfKeeper(broken), ['answer-engine/visitor-session.ts imports widget/answer-engine/failures.ts']);
 });
 

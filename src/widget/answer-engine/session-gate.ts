@@ -3,7 +3,7 @@
 // session keeper and its solver (a chunk of their own) are fetched only from a
 // proxy that has sessions on: a site without them pays one 404, not the code.
 import { QUESTIONS_LEFT_HEADER, SESSION_ROUTES } from '../../protocol/sessions.js';
-import { NO_SESSION, failureFromNetworkError, failureFromResponse } from './failures.js';
+import { failureFromNetworkError, failureFromResponse } from './failures.js';
 import { nextTask } from './next-task.js';
 import { trustedScriptUrl } from './trusted-types.js';
 import type { VisitorSession } from './visitor-session.js';
@@ -16,7 +16,7 @@ export const sessionStorageKey = (base: string) => `kagent-chat-session ${base}`
  * imports nothing from this chunk: an import between them would make this chunk, which every visitor fetches,
  * export its inner names and wrap its own exports in a namespace object (about 0.2 KB gzipped).
  */
-const keeperNeeds = { failureFromResponse, failureFromNetworkError, noSession: NO_SESSION, storageKey: sessionStorageKey, nextTask, trustedScriptUrl, routes: SESSION_ROUTES, questionsLeftHeader: QUESTIONS_LEFT_HEADER };
+const keeperNeeds = { failureFromResponse, failureFromNetworkError, storageKey: sessionStorageKey, nextTask, trustedScriptUrl, routes: SESSION_ROUTES, questionsLeftHeader: QUESTIONS_LEFT_HEADER };
 export type KeeperNeeds = typeof keeperNeeds;
 
 const keepers = new Map<string, Promise<VisitorSession | undefined>>();

@@ -19,6 +19,9 @@ const RATE_LIMIT_MESSAGES: Record<string, string> = {
   SESSION_MINT_LIMITED: 'This chat has been started too many times from your network for now.',
 } satisfies Partial<Record<SessionErrorCode, string>>;
 
+/** A session could not be earned, or the proxy refused a fresh one too: the question was not answered, and Retry tries again. */
+export const NO_SESSION = 'The chat could not start a conversation with the assistant, so your question was not sent. Retry in a moment.';
+
 /** A new session is earned once less than this share of the token's life is left. */
 const RENEW_SHARE = 0.2;
 /** While a session is being earned, how often the keeper looks whether any chat that wants it is still on the page. */
@@ -80,6 +83,11 @@ export class VisitorSession {
   explain(failure: ChatFailure): ChatFailure {
     const message = !failure.message && failure.code ? RATE_LIMIT_MESSAGES[failure.code] : undefined;
     return message ? { ...failure, message } : failure;
+  }
+
+  /** A query refused for want of a session even with a fresh one: said plainly (the question is kept for Retry). */
+  refusedAgain(failure: ChatFailure): ChatFailure {
+    return { ...failure, message: NO_SESSION };
   }
 
   /** "n questions left" once `FEW_QUESTIONS_LEFT` or fewer are left in the session's window (an answer's `headers` say). */
@@ -145,8 +153,7 @@ export class VisitorSession {
   }
 
   async #challengeAndSolve(): Promise<SessionTicket> {
-    const { routes, failureFromResponse, noSession } = this.#needs;
-    const sessionFailure = (failure: ChatFailure) => explainSessionFailure(failure, noSession);
+    const { routes, failureFromResponse } = this.#needs;
     const stop = new AbortController();
     // Nobody left to use it (every chat removed, every waiting question stopped): the work stops.
     const watch = setInterval(() => {
@@ -235,7 +242,7 @@ export function visitorSessionFor(base: string, needs: KeeperNeeds, firstChallen
 }
 
 /** Why a visitor session could not be earned (so the question was not sent), in the visitor's words. */
-function explainSessionFailure(failure: ChatFailure, noSession: string): ChatFailure {
+function sessionFailure(failure: ChatFailure): ChatFailure {
   const limit = failure.code ? RATE_LIMIT_MESSAGES[failure.code] : undefined;
   if (failure.message || limit) return { ...failure, message: failure.message ?? limit };
   if (failure.code === ('HUMAN_CHECK_FAILED' satisfies SessionErrorCode)) {
@@ -244,5 +251,5 @@ function explainSessionFailure(failure: ChatFailure, noSession: string): ChatFai
   if (failure.code === ('HUMAN_CHECK_UNAVAILABLE' satisfies SessionErrorCode)) {
     return { ...failure, message: "This site's check that you are a person could not be reached, so your question was not sent. Retry in a moment." };
   }
-  return { ...failure, message: noSession };
+  return { ...failure, message: NO_SESSION };
 }
