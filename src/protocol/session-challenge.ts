@@ -1,6 +1,6 @@
 // Solving a visitor session's challenge (sessions.ts has the contract): ALTCHA's proof of work,
 // version 2, in its deterministic mode, with WebCrypto's PBKDF2 by default.
-import type { SessionChallenge, SessionSolution } from './sessions.js';
+import type { SessionChallenge, SessionErrorCode, SessionSolution } from './sessions.js';
 
 export interface SolveOptions {
   /** First counter tried. Default 0. Several solvers in parallel start at 0, 1, 2... */
@@ -11,6 +11,15 @@ export interface SolveOptions {
   signal?: AbortSignal;
   /** Derives one key: the default is WebCrypto's PBKDF2, which runs in browsers, Workers, Node, Deno and Bun. */
   deriveKey?: (password: Uint8Array, salt: Uint8Array, iterations: number, keyLength: number) => Promise<Uint8Array>;
+}
+
+// Named by their values, not through SESSION_ERROR_CODES, so that this module needs nothing of sessions.ts at run time
+// (the chat's session keeper, a chunk of its own, then brings none of it); the type keeps them to the codes there.
+const NEW_CHALLENGE: ReadonlySet<string> = new Set<SessionErrorCode>(['CHALLENGE_INVALID', 'CHALLENGE_EXPIRED', 'CHALLENGE_REPLAYED']);
+
+/** Whether a session request refused with `code` should start over from a new challenge. */
+export function needsNewChallenge(code: string | undefined): boolean {
+  return code !== undefined && NEW_CHALLENGE.has(code);
 }
 
 /** The largest counter a challenge can hold (4 bytes). */

@@ -52,16 +52,10 @@ export const SESSION_ERROR_CODES = {
 export type SessionErrorCode = (typeof SESSION_ERROR_CODES)[keyof typeof SESSION_ERROR_CODES];
 
 const RENEWABLE: ReadonlySet<string> = new Set([SESSION_ERROR_CODES.required, SESSION_ERROR_CODES.invalid, SESSION_ERROR_CODES.expired, SESSION_ERROR_CODES.wrongOrigin]);
-const NEW_CHALLENGE: ReadonlySet<string> = new Set([SESSION_ERROR_CODES.challengeInvalid, SESSION_ERROR_CODES.challengeExpired, SESSION_ERROR_CODES.challengeReplayed]);
 
 /** Whether a query refused with `code` should get a new session and be sent once more. */
 export function needsNewSession(code: string | undefined): boolean {
   return code !== undefined && RENEWABLE.has(code);
-}
-
-/** Whether a session request refused with `code` should start over from a new challenge. */
-export function needsNewChallenge(code: string | undefined): boolean {
-  return code !== undefined && NEW_CHALLENGE.has(code);
 }
 
 const hex = () => v.pipe(v.string('must be a string'), v.regex(/^(?:[0-9a-f]{2})+$/, 'must be lower-case hex'));
@@ -127,4 +121,4 @@ export const SessionGrantRecord = v.looseObject({
 export type SessionGrant = v.InferOutput<typeof SessionGrantRecord>;
 
 // The solver is a module of its own, so that code which only needs the names above (a page's request code) does not bring it along.
-export { solveSessionChallenge, webCryptoPbkdf2, type SolveOptions } from './session-challenge.js';
+export { needsNewChallenge, solveSessionChallenge, webCryptoPbkdf2, type SolveOptions } from './session-challenge.js';

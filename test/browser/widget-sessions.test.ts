@@ -1,7 +1,7 @@
 import { expect } from '@open-wc/testing';
 import '../../src/widget/index.js';
 import type { KagentChat } from '../../src/widget/index.js';
-import { NO_SESSION } from '../../src/widget/answer-engine/failures.js';
+import { NO_SESSION } from '../../src/widget/answer-engine/visitor-session.js';
 import { sessionStorageKey } from '../../src/widget/answer-engine/session-gate.js';
 import { agentLog, ask, lastAnswer, part, parts, removeAllChats, settled, uniqueAgent, waitFor } from './widget-helpers.js';
 

@@ -64,6 +64,26 @@ test('the answer engine (src/widget/answer-engine) needs no code of the first pa
   assert.deepEqual(crossings, []);
 });
 
+const KEEPER = [join(ENGINE, 'visitor-session.ts'), join(ENGINE, 'session-solver.ts')];
+const SOLVE_LOOP = fileURLToPath(new URL('../../src/protocol/session-challenge.ts', import.meta.url));
+
+/** Imports that bring code into or out of the session keeper's chunk, other than the gate's `import()` of it. */
+export function crossingsOfKeeper(imports: Import[]): string[] {
+  return imports
+    .filter((i) => !i.typeOnly && !i.dynamic && (KEEPER.includes(i.file) ? !KEEPER.includes(i.target) && i.target !== SOLVE_LOOP : KEEPER.includes(i.target)))
+    .map((i) => `${name(i.file)} imports ${relative(join(widget, '..'), i.target)}`);
+}
+
+// The keeper's chunk gets what it uses of the second part as an argument: an import between the two chunks would
+// make the second part, fetched by every visitor, export its inner names and wrap its exports in a namespace object.
+test("the session keeper's chunk imports no code of the rest of the second part, nor the rest imports its code", () => {
+  const imports = [...sources(ENGINE), ...sources(join(widget, '..', 'protocol'))].flatMap((file) => importsOf(file));
+  assert.ok(imports.some((i) => i.file === join(ENGINE, 'session-gate.ts') && i.dynamic && i.target === KEEPER[0]), "the gate's import() of visitor-session.ts");
+  assert.deepEqual(crossingsOfKeeper(imports), []);
+  const broken = importsOf(KEEPER[0]!, "import { failureFromResponse } from './failures.js';\nimport { solveSessionChallenge } from '../../protocol/session-challenge.js';\nimport type { KeeperNeeds } from './session-gate.js';\n");
+  assert.deepEqual(crossingsOfKeeper(broken), ['answer-engine/visitor-session.ts imports widget/answer-engine/failures.ts']);
+});
+
 test('the check catches a static import of the answer engine in the first part', () => {
   const file = join(ELEMENT, 'kagent-chat.ts');
   const imports = importsOf(file, "import { renderMarkdown } from '../answer-engine/markdown/incremental-markdown.js';\nimport type { AskOptions } from '../answer-engine/answer-request.js';\nconst engine = import('../answer-engine/index.js');\n");

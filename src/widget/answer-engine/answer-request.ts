@@ -1,6 +1,6 @@
 import { INCOMPLETE_STREAM, SESSION_HEADER, describeProblems, needsNewSession, readAgentQueryAnswer, readAgentStream, type AgentQueryAnswer } from '../../protocol/index.js';
 import type { ChatFailure } from '../element/failure-kinds.js';
-import { NO_SESSION, failureFromNetworkError, failureFromResponse, failureFromStreamError } from './failures.js';
+import { failureFromNetworkError, failureFromResponse, failureFromStreamError } from './failures.js';
 import { nextTask } from './next-task.js';
 import type { SessionTicket, VisitorSession } from './visitor-session.js';
 import { sessionFor } from './session-gate.js';
@@ -52,8 +52,8 @@ export async function askAgent(options: AskOptions): Promise<AskOutcome> {
     if ('failure' in ticket) return { type: 'failed', failure: ticket.failure, partialAnswer: '' };
     const outcome = await askWith(options, ticket.token, session);
     if (outcome.type !== 'failed' || !needsNewSession(outcome.failure.code)) return outcome;
-    // Refused twice: said plainly, the question kept for Retry.
-    if (attempt > 0) return { ...outcome, failure: { ...outcome.failure, message: NO_SESSION } };
+    // Refused twice (a second try is only made with a keeper): said plainly, the question kept for Retry.
+    if (attempt > 0) return session ? { ...outcome, failure: session.refusedAgain(outcome.failure) } : outcome;
     // Sessions are on after all (the tab remembered them off): the keeper's chunk comes now.
     session ??= await sessionFor(options.endpoint, true).catch(() => undefined);
     if (!session) return outcome;

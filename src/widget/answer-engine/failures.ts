@@ -62,9 +62,6 @@ function budgetSpent(seconds: number): string {
   return `This site's questions for today are used up. Please come back after ${at} (in ${wait}).`;
 }
 
-/** A session could not be earned, or the proxy refused a fresh one too: the question was not answered, and Retry tries again. */
-export const NO_SESSION = 'The chat could not start a conversation with the assistant, so your question was not sent. Retry in a moment.';
-
 /** A `[ERROR]...` line, or a stream that closed before `[DONE]`. */
 export function failureFromStreamError(event: StreamErrorEvent): ChatFailure {
   const kind: FailureKind = event.usageLimit ? 'usage-limit' : ((event.code ? KIND_BY_CODE[event.code] : undefined) ?? 'stream-error');

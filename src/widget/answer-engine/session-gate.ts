@@ -2,11 +2,22 @@
 // address asks for visitor sessions, learned with one request, so that the
 // session keeper and its solver (a chunk of their own) are fetched only from a
 // proxy that has sessions on: a site without them pays one 404, not the code.
-import { SESSION_ROUTES } from '../../protocol/sessions.js';
+import { QUESTIONS_LEFT_HEADER, SESSION_ROUTES } from '../../protocol/sessions.js';
+import { failureFromNetworkError, failureFromResponse } from './failures.js';
+import { nextTask } from './next-task.js';
+import { trustedScriptUrl } from './trusted-types.js';
 import type { VisitorSession } from './visitor-session.js';
 
 /** The key under which the page's tab keeps what it learned of `base`'s sessions (sessionStorage: the tab's only, gone with it). */
 export const sessionStorageKey = (base: string) => `kagent-chat-session ${base}`;
+
+/**
+ * What the keeper's chunk uses of this one, handed to it (as DOMPurify's chunk is handed its policy) so that it
+ * imports nothing from this chunk: an import between them would make this chunk, which every visitor fetches,
+ * export its inner names, wrap its own exports in a namespace object and keep all of SESSION_ERROR_CODES (0.3 KB gzipped).
+ */
+const keeperNeeds = { failureFromResponse, failureFromNetworkError, storageKey: sessionStorageKey, nextTask, trustedScriptUrl, routes: SESSION_ROUTES, questionsLeftHeader: QUESTIONS_LEFT_HEADER };
+export type KeeperNeeds = typeof keeperNeeds;
 
 const keepers = new Map<string, Promise<VisitorSession | undefined>>();
 
@@ -25,7 +36,7 @@ export function sessionFor(endpoint: string, on = false): Promise<VisitorSession
   const keeper = (on ? Promise.resolve(undefined) : probe(base)).then(async (challenge) => {
     if (challenge === null) return undefined;
     const { visitorSessionFor } = await import('./visitor-session.js');
-    return visitorSessionFor(base, challenge);
+    return visitorSessionFor(base, keeperNeeds, challenge);
   });
   keepers.set(base, keeper);
   // A network failure says nothing: the next question asks again.

@@ -2,8 +2,7 @@
 // proof-of-work challenge without holding up the page.
 import { solveSessionChallenge, webCryptoPbkdf2 } from '../../protocol/session-challenge.js';
 import type { SessionChallenge, SessionSolution } from '../../protocol/sessions.js';
-import { nextTask } from './next-task.js';
-import { trustedScriptUrl } from './trusted-types.js';
+import type { KeeperNeeds } from './session-gate.js';
 
 /** Where a challenge was solved: in Workers, or in slices on the main thread where no Worker may run. */
 export type SolvedBy = 'worker' | 'main-thread';
@@ -23,17 +22,17 @@ let workersRefused = false;
  * a construction error, a worker's error event), in small slices on the main
  * thread. Resolves with `null` once `signal` aborts.
  */
-export async function solveChallenge(challenge: SessionChallenge, signal: AbortSignal): Promise<{ solution: SessionSolution | null; by: SolvedBy }> {
+export async function solveChallenge(challenge: SessionChallenge, signal: AbortSignal, { nextTask, trustedScriptUrl }: Pick<KeeperNeeds, 'nextTask' | 'trustedScriptUrl'>): Promise<{ solution: SessionSolution | null; by: SolvedBy }> {
   if (!workersRefused) {
-    const solution = await solveInWorkers(challenge, signal);
+    const solution = await solveInWorkers(challenge, signal, trustedScriptUrl);
     if (solution !== undefined) return { solution, by: 'worker' };
     workersRefused = true;
   }
-  return { solution: await solveOnMainThread(challenge, signal), by: 'main-thread' };
+  return { solution: await solveOnMainThread(challenge, signal, nextTask), by: 'main-thread' };
 }
 
 /** `undefined` when the Workers could not run (the caller then solves on the main thread). */
-function solveInWorkers(challenge: SessionChallenge, signal: AbortSignal): Promise<SessionSolution | null | undefined> {
+function solveInWorkers(challenge: SessionChallenge, signal: AbortSignal, trustedScriptUrl: KeeperNeeds['trustedScriptUrl']): Promise<SessionSolution | null | undefined> {
   const step = parallel();
   const workers: Worker[] = [];
   return new Promise<SessionSolution | null | undefined>((resolve) => {
@@ -48,7 +47,7 @@ function solveInWorkers(challenge: SessionChallenge, signal: AbortSignal): Promi
     signal.addEventListener('abort', stop);
     try {
       for (let start = 0; start < step; start++) {
-        const worker = startWorker();
+        const worker = startWorker(trustedScriptUrl);
         workers.push(worker);
         // Blocked by the page's policy, or its script failed to load or run: solve on the main thread instead.
         worker.onerror = (event) => {
@@ -69,7 +68,7 @@ function solveInWorkers(challenge: SessionChallenge, signal: AbortSignal): Promi
 }
 
 /** The same search on the main thread: each key is derived asynchronously, and the thread is given back every few milliseconds. */
-async function solveOnMainThread(challenge: SessionChallenge, signal: AbortSignal): Promise<SessionSolution | null> {
+async function solveOnMainThread(challenge: SessionChallenge, signal: AbortSignal, nextTask: KeeperNeeds['nextTask']): Promise<SessionSolution | null> {
   // Keys derived at once: the browser derives them off this thread, so the search does not wait on one at a time.
   const step = 4;
   const found = new AbortController();
@@ -96,7 +95,7 @@ async function solveOnMainThread(challenge: SessionChallenge, signal: AbortSigna
   }
 }
 
-function startWorker(): Worker {
+function startWorker(trustedScriptUrl: KeeperNeeds['trustedScriptUrl']): Worker {
   // A Worker whose address Trusted Types accept where a page enforces them (the chat's policy vouches for it);
   // made here, not at load, since a server that imports the chat has no Worker.
   const Worker = class extends globalThis.Worker {

@@ -2,12 +2,11 @@
 // with sessions on asks of every query, earned by solving its challenge (docs/proxy.md,
 // Visitor sessions). One keeper per proxy address, shared by the chats on the page. A chunk of
 // its own with the solver, fetched by session-gate.ts only from a proxy with sessions on.
-import { QUESTIONS_LEFT_HEADER, SESSION_ERROR_CODES, SESSION_ROUTES, needsNewChallenge, type SessionChallenge } from '../../protocol/sessions.js';
+import { needsNewChallenge } from '../../protocol/session-challenge.js';
+import type { SessionChallenge, SessionErrorCode } from '../../protocol/sessions.js';
 import type { ChatFailure } from '../element/failure-kinds.js';
-import { NO_SESSION, failureFromNetworkError, failureFromResponse } from './failures.js';
-import { sessionStorageKey } from './session-gate.js';
+import type { KeeperNeeds } from './session-gate.js';
 import { solveChallenge, type SolvedBy } from './session-solver.js';
-import { trustedScriptUrl } from './trusted-types.js';
 
 /** At this many questions left in a visitor session's window, or fewer, the chat says how many. */
 export const FEW_QUESTIONS_LEFT = 2;
@@ -15,10 +14,13 @@ export const FEW_QUESTIONS_LEFT = 2;
 // The visitor sessions' refusals, in the visitor's words (docs/proxy.md, Visitor sessions). A rate limit's
 // message is followed by the chat's own count-down ("You can ask again in 4 min 10 s.").
 const RATE_LIMIT_MESSAGES: Record<string, string> = {
-  [SESSION_ERROR_CODES.limited]: 'You have asked all the questions this chat allows for now.',
-  [SESSION_ERROR_CODES.busy]: 'An answer to you is still on its way in another window.',
-  [SESSION_ERROR_CODES.mintLimited]: 'This chat has been started too many times from your network for now.',
-};
+  SESSION_LIMITED: 'You have asked all the questions this chat allows for now.',
+  SESSION_BUSY: 'An answer to you is still on its way in another window.',
+  SESSION_MINT_LIMITED: 'This chat has been started too many times from your network for now.',
+} satisfies Partial<Record<SessionErrorCode, string>>;
+
+/** A session could not be earned, or the proxy refused a fresh one too: the question was not answered, and Retry tries again. */
+export const NO_SESSION = 'The chat could not start a conversation with the assistant, so your question was not sent. Retry in a moment.';
 
 /** A new session is earned once less than this share of the token's life is left. */
 const RENEW_SHARE = 0.2;
@@ -46,6 +48,7 @@ export type SessionTicket = { token: string | undefined } | { failure: ChatFailu
  */
 export class VisitorSession {
   readonly #base: string;
+  readonly #needs: KeeperNeeds;
   #off = false;
   /** The last try failed (a limit, a refused check): idle time and focus wait for a question to try again. */
   #failed = false;
@@ -58,11 +61,12 @@ export class VisitorSession {
   /** The chat last given to `prepare` (focused last): where a human check is shown. */
   #chat: Element | undefined;
 
-  constructor(base: string, firstChallenge?: Response) {
+  constructor(base: string, needs: KeeperNeeds, firstChallenge?: Response) {
     this.#base = base;
+    this.#needs = needs;
     this.#firstChallenge = firstChallenge;
     try {
-      const kept = JSON.parse(sessionStorage.getItem(sessionStorageKey(base)) ?? 'null') as (HeldToken & { off?: true }) | null;
+      const kept = JSON.parse(sessionStorage.getItem(needs.storageKey(base)) ?? 'null') as (HeldToken & { off?: true }) | null;
       if (kept?.off) this.#off = true;
       else if (typeof kept?.token === 'string' && kept.expiresAt > Date.now()) this.#held = kept;
     } catch {
@@ -81,9 +85,14 @@ export class VisitorSession {
     return message ? { ...failure, message } : failure;
   }
 
+  /** A query refused for want of a session even with a fresh one: said plainly (the question is kept for Retry). */
+  refusedAgain(failure: ChatFailure): ChatFailure {
+    return { ...failure, message: NO_SESSION };
+  }
+
   /** "n questions left" once `FEW_QUESTIONS_LEFT` or fewer are left in the session's window (an answer's `headers` say). */
   questionsLeft(headers: Headers): string | undefined {
-    const left = Number(headers.get(QUESTIONS_LEFT_HEADER) ?? NaN);
+    const left = Number(headers.get(this.#needs.questionsLeftHeader) ?? NaN);
     if (!Number.isInteger(left) || left < 0 || left > FEW_QUESTIONS_LEFT) return undefined;
     if (left === 0) return 'That was the last question you can ask for now.';
     return left === 1 ? '1 question left for now.' : `${left} questions left for now.`;
@@ -144,6 +153,7 @@ export class VisitorSession {
   }
 
   async #challengeAndSolve(): Promise<SessionTicket> {
+    const { routes, failureFromResponse } = this.#needs;
     const stop = new AbortController();
     // Nobody left to use it (every chat removed, every waiting question stopped): the work stops.
     const watch = setInterval(() => {
@@ -153,7 +163,7 @@ export class VisitorSession {
     try {
       // A refused challenge (expired while solved on a slow device, or replayed) gets one more.
       for (let attempt = 0; ; attempt++) {
-        const asked = this.#firstChallenge ?? (await this.#post(SESSION_ROUTES.challenge, {}, stop.signal));
+        const asked = this.#firstChallenge ?? (await this.#post(routes.challenge, {}, stop.signal));
         this.#firstChallenge = undefined;
         if (asked.status === 404) {
           // Sessions are off here: questions go without a token, as they always did.
@@ -165,13 +175,13 @@ export class VisitorSession {
         const answer = (await asked.json().catch(() => undefined)) as { challenge?: SessionChallenge; humanCheck?: unknown; turnstileSiteKey?: string } | undefined;
         if (!isChallenge(answer?.challenge)) return { failure: sessionFailure({ kind: 'unreadable', status: asked.status, detail: 'The proxy sent a challenge this chat could not read' }) };
         // The proxy asks for Cloudflare Turnstile too: a fresh token for this session, got while the challenge is solved.
-        const checking = answer.humanCheck === 'turnstile' ? import('./human-check.js').then(({ humanCheck }) => humanCheck(answer.turnstileSiteKey ?? '', this.#chat, this.#base, stop.signal, trustedScriptUrl)) : undefined;
+        const checking = answer.humanCheck === 'turnstile' ? import('./human-check.js').then(({ humanCheck }) => humanCheck(answer.turnstileSiteKey ?? '', this.#chat, this.#base, stop.signal, this.#needs.trustedScriptUrl)) : undefined;
         checking?.catch(() => {});
-        const { solution, by } = await solveChallenge(answer.challenge, stop.signal);
+        const { solution, by } = await solveChallenge(answer.challenge, stop.signal, this.#needs);
         if (!solution) return { failure: { kind: 'unreachable', detail: 'Stopped earning a visitor session: no chat on the page wants it any more' } };
         const checked = await checking;
         if (checked && 'failure' in checked) return { failure: sessionFailure(checked.failure) };
-        const granted = await this.#post(SESSION_ROUTES.session, { challenge: answer.challenge, solution, turnstileToken: checked?.token }, stop.signal);
+        const granted = await this.#post(routes.session, { challenge: answer.challenge, solution, turnstileToken: checked?.token }, stop.signal);
         if (granted.ok) {
           const grant = (await granted.json().catch(() => undefined)) as { token?: unknown; expiresInSeconds?: unknown } | undefined;
           if (typeof grant?.token !== 'string' || typeof grant.expiresInSeconds !== 'number') {
@@ -187,7 +197,7 @@ export class VisitorSession {
         if (attempt > 0 || !needsNewChallenge(failure.code)) return { failure: sessionFailure(failure) };
       }
     } catch (error) {
-      return { failure: failureFromNetworkError(error) };
+      return { failure: this.#needs.failureFromNetworkError(error) };
     } finally {
       clearInterval(watch);
       this.#wanted.clear();
@@ -201,7 +211,7 @@ export class VisitorSession {
   #forget(): void {
     this.#held = undefined;
     try {
-      sessionStorage.removeItem(sessionStorageKey(this.#base));
+      sessionStorage.removeItem(this.#needs.storageKey(this.#base));
     } catch {
       // No storage: the memory was all there was.
     }
@@ -209,7 +219,7 @@ export class VisitorSession {
 
   #keep(value: HeldToken | { off: true }): void {
     try {
-      sessionStorage.setItem(sessionStorageKey(this.#base), JSON.stringify(value));
+      sessionStorage.setItem(this.#needs.storageKey(this.#base), JSON.stringify(value));
     } catch {
       // No storage (or full): the session lasts as long as this page.
     }
@@ -224,10 +234,10 @@ function isChallenge(value: unknown): value is SessionChallenge {
 
 const keepers = new Map<string, VisitorSession>();
 
-/** The session keeper of the proxy at `base` (one per address on the page); `firstChallenge` as for the constructor. */
-export function visitorSessionFor(base: string, firstChallenge?: Response): VisitorSession {
+/** The session keeper of the proxy at `base` (one per address on the page); `needs` and `firstChallenge` as for the constructor. */
+export function visitorSessionFor(base: string, needs: KeeperNeeds, firstChallenge?: Response): VisitorSession {
   let keeper = keepers.get(base);
-  if (!keeper) keepers.set(base, (keeper = new VisitorSession(base, firstChallenge)));
+  if (!keeper) keepers.set(base, (keeper = new VisitorSession(base, needs, firstChallenge)));
   return keeper;
 }
 
@@ -235,10 +245,10 @@ export function visitorSessionFor(base: string, firstChallenge?: Response): Visi
 function sessionFailure(failure: ChatFailure): ChatFailure {
   const limit = failure.code ? RATE_LIMIT_MESSAGES[failure.code] : undefined;
   if (failure.message || limit) return { ...failure, message: failure.message ?? limit };
-  if (failure.code === SESSION_ERROR_CODES.humanCheckFailed) {
+  if (failure.code === ('HUMAN_CHECK_FAILED' satisfies SessionErrorCode)) {
     return { ...failure, message: "This site's check that you are a person did not pass, so your question was not sent. Reload the page, then retry." };
   }
-  if (failure.code === SESSION_ERROR_CODES.humanCheckUnavailable) {
+  if (failure.code === ('HUMAN_CHECK_UNAVAILABLE' satisfies SessionErrorCode)) {
     return { ...failure, message: "This site's check that you are a person could not be reached, so your question was not sent. Retry in a moment." };
   }
   return { ...failure, message: NO_SESSION };
