@@ -381,7 +381,11 @@ describe('<kagent-chat> with the human check (Cloudflare Turnstile) on at the pr
     await askAndSettle(chat, 'Two');
     expect(parts(chat, 'answer-text')).to.have.length(2);
     const log = await sessionLog(scope);
-    expect(routes(log)).to.deep.equal(['query 200', 'challenge 200', 'session 201', 'query 401', 'challenge 200', 'session 201', 'query 200']);
+    // The first question (on the old token) and the renewal it starts run side by side: their order on the server varies.
+    const seen = routes(log);
+    expect([...seen.slice(0, 3)].sort(), seen.join(', ')).to.deep.equal(['challenge 200', 'query 200', 'session 201']);
+    expect(seen.indexOf('challenge 200') < seen.indexOf('session 201'), seen.join(', ')).to.equal(true);
+    expect(seen.slice(3), seen.join(', ')).to.deep.equal(['query 401', 'challenge 200', 'session 201', 'query 200']);
     const tokens = log.requests.filter((r) => r.route === 'session').map((r) => r.token!);
     for (const token of tokens) expect(token).to.match(STAND_IN_TOKEN);
     expect(new Set(tokens).size, `fresh tokens: ${tokens.join(', ')}`).to.equal(2);
