@@ -130,6 +130,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   } catch (error) {
     // A seed folder that cannot be read, say: free the data folder before reporting it.
     ingestion.close();
+    indexes.close();
     store.close();
     throw error;
   }
@@ -176,6 +177,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       closed = true;
       await seeding;
       ingestion.close();
+      indexes.close();
       // A clean stop leaves one snapshot and an empty journal, so the next start replays nothing.
       if (options.dataDir) store.compact();
       store.close();
