@@ -21,6 +21,7 @@ import { DatastoreIndexes } from './search/indexes.js';
 import { DiskPersistence, MemoryPersistence } from './store/persistence.js';
 import type { ApiKeyRow, DatasourceRow, OrganizationRow, Plan } from './store/records.js';
 import { Store } from './store/store.js';
+import { yieldToRequests } from './yield.js';
 
 type Handler = (context: RequestContext) => Response | Promise<Response>;
 
@@ -109,7 +110,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const persistence = options.dataDir
     ? new DiskPersistence(options.dataDir, options.snapshotAfterBytes ? { snapshotAfterBytes: options.snapshotAfterBytes } : {})
     : new MemoryPersistence();
-  const indexes = new DatastoreIndexes();
+  const indexes = new DatastoreIndexes(yieldToRequests);
   let store: Store;
   try {
     store = new Store(persistence, { log: settings.log, watcher: indexes });

@@ -1,7 +1,6 @@
 import type { FragmentRow } from '../store/records.js';
 import type { FragmentsWatcher } from '../store/store.js';
 import { FragmentIndex, type AnalysedSlice } from './fragment-index.js';
-import { yieldToRequests } from '../yield.js';
 
 /** How long a datastore's index waits after its last change before it is tidied (`FragmentIndex.tidy`): an upload arrives in many changes. */
 export const TIDY_AFTER_MS = 500;
@@ -13,8 +12,15 @@ export const TIDY_AFTER_MS = 500;
  */
 export class DatastoreIndexes implements FragmentsWatcher<AnalysedSlice> {
   readonly #indexes = new Map<string, FragmentIndex>();
+  /** Awaited between two steps of a tidy: the server's turn to answer requests. */
+  readonly #pause: () => Promise<void>;
   readonly #tidyTimers = new Map<string, ReturnType<typeof setTimeout>>();
   #tidyWaiters: (() => void)[] = [];
+
+  /** `pause`: awaited between two steps of a tidy (the emulator gives the server a turn there). */
+  constructor(pause: () => Promise<void> = () => new Promise((resolve) => setImmediate(resolve))) {
+    this.#pause = pause;
+  }
 
   /** The search index of a datastore (empty when it has no fragments). */
   of(datastoreId: string): FragmentIndex {
@@ -66,7 +72,7 @@ export class DatastoreIndexes implements FragmentsWatcher<AnalysedSlice> {
     const timer = setTimeout(async () => {
       const index = this.#indexes.get(datastoreId);
       // A change meanwhile stops the steps (and sets a new timer).
-      if (index) for (const _ of index.tidySteps()) await yieldToRequests();
+      if (index) for (const _ of index.tidySteps()) await this.#pause();
       if (this.#tidyTimers.get(datastoreId) === timer) this.#tidyTimers.delete(datastoreId);
       this.#settle();
     }, TIDY_AFTER_MS);
