@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { askRunningEmulator, type AdminRequest } from './admin.js';
 import { createEmulator } from './emulator.js';
+import { keepHeapInProportion } from './heap.js';
 import { DataDirInUseError } from './store/persistence.js';
 import type { Plan } from './store/records.js';
 import { startEmulator, type StartOptions } from './server.js';
@@ -158,6 +159,7 @@ async function serveCommand(args: string[]): Promise<void> {
   if (values['allow-private-addresses']) options.allowPrivateAddresses = true;
   else if (values['allow-address']) options.allowPrivateAddresses = values['allow-address'].map(addressOrSubnet);
 
+  keepHeapInProportion();
   const running = await startEmulator(options);
   const { demo } = running;
   if (values.json) {

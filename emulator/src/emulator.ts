@@ -21,6 +21,7 @@ import { DatastoreIndexes } from './search/indexes.js';
 import { DiskPersistence, MemoryPersistence } from './store/persistence.js';
 import type { ApiKeyRow, DatasourceRow, OrganizationRow, Plan } from './store/records.js';
 import { Store } from './store/store.js';
+import { yieldToRequests } from './yield.js';
 
 type Handler = (context: RequestContext) => Response | Promise<Response>;
 
@@ -109,7 +110,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const persistence = options.dataDir
     ? new DiskPersistence(options.dataDir, options.snapshotAfterBytes ? { snapshotAfterBytes: options.snapshotAfterBytes } : {})
     : new MemoryPersistence();
-  const indexes = new DatastoreIndexes();
+  const indexes = new DatastoreIndexes(yieldToRequests);
   let store: Store;
   try {
     store = new Store(persistence, { log: settings.log, watcher: indexes });
@@ -130,6 +131,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   } catch (error) {
     // A seed folder that cannot be read, say: free the data folder before reporting it.
     ingestion.close();
+    indexes.close();
     store.close();
     throw error;
   }
@@ -176,6 +178,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
       closed = true;
       await seeding;
       ingestion.close();
+      indexes.close();
       // A clean stop leaves one snapshot and an empty journal, so the next start replays nothing.
       if (options.dataDir) store.compact();
       store.close();

@@ -126,12 +126,39 @@ export class FragmentIndex {
     this.#keysByDatasource.set(datasourceId, keys);
   }
 
-  /** Removes a datasource's fragments. */
-  remove(datasourceId: string): void {
+  /** Removes a datasource's fragments; returns whether it had any. */
+  remove(datasourceId: string): boolean {
     const keys = this.#keysByDatasource.get(datasourceId);
-    if (!keys) return;
+    if (!keys) return false;
     for (const key of keys) this.#postings.remove(key);
     this.#keysByDatasource.delete(datasourceId);
+    return true;
+  }
+
+  /**
+   * Gives back what building the index took beyond what it holds: the room its arrays grew
+   * into, and the term map of the last file indexed in slices. For a datastore that has settled
+   * (`DatastoreIndexes` runs it once changes stop, yielding to requests between its steps);
+   * results do not change. Returns whether it gave anything back.
+   */
+  *tidySteps(): Generator<void, boolean> {
+    this.#analysed = undefined;
+    this.#analysedTermIds = new Int32Array(0);
+    return yield* this.#postings.tidySteps();
+  }
+
+  /** `tidySteps` at once. */
+  tidy(): boolean {
+    const steps = this.tidySteps();
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /** The bytes the index's arrays hold, beside its term dictionary and fragments. */
+  get bytes(): number {
+    return this.#postings.bytes + this.#scores.byteLength * 3 + this.#phraseCounts.byteLength;
   }
 
   /**

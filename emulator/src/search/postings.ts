@@ -11,6 +11,10 @@ const FIELD_COUNT = FIELDS.length;
 const HEADER = 3;
 const FIRST_BLOCK = 1;
 const LARGEST_BLOCK = 1024;
+/** `tidy` writes the arrays again only when they take more than this much of the room their entries need. */
+const SLACK = 1.1;
+/** Entries copied between two yields of a compaction in steps (a few milliseconds' work). */
+const STEP_ENTRIES = 65_536;
 
 /** A term's counts in the three fields, packed in 32 bits: the text's in 16, each title's in 8 (capped: a title repeats a word a few times at most). */
 function pack(text: number, heading: number, section: number): number {
@@ -43,6 +47,10 @@ class Ints {
   push(value: number): void {
     this.data[this.reserve(1)] = value;
   }
+  /** Gives back the room beyond its values. */
+  trim(): void {
+    if (this.data.length > this.length) this.data = this.data.slice(0, Math.max(this.length, 1));
+  }
 }
 
 export class Postings<Value> {
@@ -62,6 +70,8 @@ export class Postings<Value> {
   /** The summed length of each field over live fragments. */
   readonly #totalLength = new Float64Array(FIELD_COUNT);
   #liveFragments = 0;
+  /** Changes with every addition, removal and compaction (a compaction in steps gives up when it moved). */
+  #version = 0;
   /** Entries of fragments taken out, still in the pool until the next compaction. */
   #deadEntries = 0;
   #liveEntries = 0;
@@ -118,9 +128,28 @@ export class Postings<Value> {
     return this.#liveFragments ? Math.max(this.#totalLength[field]! / this.#liveFragments, 1) : 1;
   }
 
+  /**
+   * Writes its arrays again at the size they hold, when they have much more room than that: while
+   * an index is built, its arrays grow by half again and each term's last block by twice, so up to
+   * twice the memory its entries need is taken. For a datastore that has settled; the next
+   * additions take room again as they come. In steps (yielding between them, see
+   * `#compactSteps`): returns whether it wrote them again, false when nothing needed it or the
+   * postings changed meanwhile.
+   */
+  *tidySteps(): Generator<void, boolean> {
+    const needed = HEADER * this.#first.length + 2 * this.#liveEntries + 1;
+    if (this.#deadEntries === 0 && this.#pool.data.length <= needed * SLACK && this.#terms.data.length <= this.#liveEntries * SLACK) return false;
+    if (!(yield* this.#compactSteps())) return false;
+    this.#live.trim();
+    this.#lengths = this.#lengths.slice(0, this.#values.length * FIELD_COUNT);
+    this.#counts = new Uint16Array(64 * FIELD_COUNT);
+    return true;
+  }
+
   /** The bytes its arrays hold (what the index costs, beside the term dictionary). */
   get bytes(): number {
-    return (this.#pool.data.length + this.#first.data.length * 3 + this.#terms.data.length + this.#termStart.data.length * 2) * 4 + this.#lengths.byteLength;
+    const ints = [this.#pool, this.#first, this.#last, this.#live, this.#terms, this.#termStart, this.#termCount];
+    return ints.reduce((sum, each) => sum + each.data.byteLength, 0) + this.#lengths.byteLength + this.#counts.byteLength;
   }
 
   /**
@@ -130,7 +159,7 @@ export class Postings<Value> {
   add(value: Value, analysed: AnalysedFragments, at: number, termIds: Int32Array): number {
     const key = this.#values.length;
     if ((key + 1) * FIELD_COUNT > this.#lengths.length) {
-      const lengths = new Float32Array(this.#lengths.length * 2);
+      const lengths = new Float32Array(Math.max(this.#lengths.length * 2, 64 * FIELD_COUNT));
       lengths.set(this.#lengths);
       this.#lengths = lengths;
     }
@@ -171,6 +200,7 @@ export class Postings<Value> {
       this.#live.data[id] = this.#live.data[id]! + 1;
     }
     this.#values.push(value);
+    this.#version++;
     this.#liveFragments++;
     this.#liveEntries += slotOf.size;
     return key;
@@ -187,6 +217,7 @@ export class Postings<Value> {
     }
     for (let field = 0; field < FIELD_COUNT; field++) this.#totalLength[field]! -= this.#lengths[key * FIELD_COUNT + field]!;
     this.#values[key] = undefined;
+    this.#version++;
     this.#liveFragments--;
     this.#liveEntries -= count;
     this.#deadEntries += count;
@@ -215,22 +246,38 @@ export class Postings<Value> {
     pool[block + 1] = used + 1;
   }
 
-  /** Writes the pool and the fragments' term lists again with live entries only, each term's in one block. */
+  /** Writes the pool and the fragments' term lists again with live entries only, each term's in one block, at once. */
   #compact(): void {
+    const steps = this.#compactSteps();
+    while (!steps.next().done);
+  }
+
+  /**
+   * `#compact` in steps of about `STEP_ENTRIES` entries: the new arrays are built aside while
+   * queries read the old ones, and swapped in at the end. Gives up (returns false) if the
+   * postings changed between two steps.
+   */
+  *#compactSteps(): Generator<void, boolean> {
+    const version = this.#version;
     const old = this.#pool.data;
-    const pool = new Ints(Math.max(16, HEADER * this.#first.length + 2 * this.#liveEntries + 1));
+    const termTotal = this.#first.length;
+    const pool = new Ints(Math.max(16, HEADER * termTotal + 2 * this.#liveEntries + 1));
     pool.length = 1;
-    for (let id = 0; id < this.#first.length; id++) {
+    const first = new Int32Array(Math.max(termTotal, 1));
+    let copied = 0;
+    for (let id = 0; id < termTotal; id++) {
+      if (copied >= STEP_ENTRIES) {
+        copied = 0;
+        yield;
+        if (this.#version !== version) return false;
+      }
       const live = this.#live.data[id]!;
-      const first = this.#first.data[id]!;
-      this.#first.data[id] = 0;
-      this.#last.data[id] = 0;
       if (live === 0) continue;
       const block = pool.reserve(HEADER + 2 * live);
       pool.data[block] = 0;
       pool.data[block + 2] = live;
       let used = 0;
-      for (let from = first; from !== 0; from = old[from]!) {
+      for (let from = this.#first.data[id]!; from !== 0; from = old[from]!) {
         for (let i = from + HEADER, end = from + HEADER + 2 * old[from + 1]!; i < end; i += 2) {
           if (this.#values[old[i]!] === undefined) continue;
           pool.data[block + HEADER + 2 * used] = old[i]!;
@@ -238,21 +285,36 @@ export class Postings<Value> {
           used++;
         }
       }
+      copied += used;
       pool.data[block + 1] = used;
-      this.#first.data[id] = block;
-      this.#last.data[id] = block;
+      first[id] = block;
     }
-    this.#pool = pool;
+    const keyTotal = this.#values.length;
     const terms = new Ints(Math.max(16, this.#liveEntries));
-    for (let key = 0; key < this.#values.length; key++) {
+    const termStart = new Ints(Math.max(keyTotal, 1));
+    const termCount = new Ints(Math.max(keyTotal, 1));
+    for (let key = 0; key < keyTotal; key++) {
+      if (copied >= STEP_ENTRIES) {
+        copied = 0;
+        yield;
+        if (this.#version !== version) return false;
+      }
       const start = this.#termStart.data[key]!;
       const count = this.#values[key] === undefined ? 0 : this.#termCount.data[key]!;
-      this.#termStart.data[key] = terms.length;
-      this.#termCount.data[key] = count;
+      termStart.push(terms.length);
+      termCount.push(count);
       for (let i = start; i < start + count; i++) terms.push(this.#terms.data[i]!);
+      copied += count;
     }
+    this.#pool = pool;
+    this.#first.data = first;
+    this.#last.data = first.slice();
     this.#terms = terms;
+    this.#termStart = termStart;
+    this.#termCount = termCount;
     this.#deadEntries = 0;
+    this.#version++;
+    return true;
   }
 
   #indexTermId(analysed: AnalysedFragments, analysisId: number, termIds: Int32Array): number {
