@@ -1,6 +1,7 @@
 import './sanitizer-ready.js';
 import { expect } from '@open-wc/testing';
 import { IncrementalMarkdown, renderMarkdown, renderMarkdownSoFar } from '../../src/widget/index.js';
+import { linkCitationMarkers } from '../../src/widget/answer-engine/citation-markers.js';
 import { fragmentsOf, markdownAnswer } from '../support/scripted-service.js';
 import { randomCuts } from '../support/random-cuts.js';
 
@@ -365,5 +366,41 @@ describe('incremental markdown, how often updates come', () => {
     const span = updates.at(-1)!.at - updates[0]!.at;
     // Each render takes 30 ms: at the 100 ms pace that would be 23% of the time.
     expect((30 * (updates.length - 1)) / span).to.be.at.most(0.12);
+  });
+});
+
+describe('citation markers of a long answer', () => {
+  const citations = [1, 2].map((number) => ({ number, url: `https://example.com/${number}`, description: `Source ${number}`, label: `Source ${number}` }));
+
+  it('are linked a slice of blocks per frame, never all in one task, and all of them in the end', async () => {
+    const text = markdownAnswer(50_000, 9) + '\n\n```\ncode keeps [1]\n```\n\nLast words [2] and [3].';
+    const holder = document.createElement('div');
+    holder.append(...renderMarkdown(text));
+    const expected = (text.match(/\[[12]\]/g) ?? []).length - 1;
+    // Every look at the clock costs a millisecond: linking a block "takes" 1 ms, so a slice holds about 8 blocks.
+    const realNow = performance.now;
+    let clock = 0;
+    let frames = 0;
+    let counting = true;
+    const countFrames = () => {
+      frames++;
+      if (counting) requestAnimationFrame(countFrames);
+    };
+    requestAnimationFrame(countFrames);
+    performance.now = () => ++clock;
+    let linking: Promise<void>;
+    try {
+      linking = linkCitationMarkers(holder, citations);
+      // The first slice is linked before the call returns; the rest waits for frames.
+      expect(holder.querySelectorAll('.citation').length).to.be.above(0).and.below(expected);
+      await linking;
+    } finally {
+      performance.now = realNow;
+      counting = false;
+    }
+    expect(frames).to.be.at.least(Math.floor(holder.children.length / 10));
+    expect(holder.querySelectorAll('.citation')).to.have.length(expected);
+    expect([...holder.querySelectorAll('pre')].at(-1)!.textContent).to.contain('code keeps [1]');
+    expect(holder.lastElementChild!.textContent).to.equal('Last words 2Source 2 and [3].');
   });
 });
