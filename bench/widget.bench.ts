@@ -389,11 +389,11 @@ async function onCore<T>(page: import('puppeteer-core').Page, run: () => Promise
   const beforeSend = tasks.filter((task) => task.ts <= sent).map(coreMs);
   return {
     ...result,
-    longestOnCore: Math.max(0, ...onCore),
+    longestOnCore: onCore.reduce((a, b) => Math.max(a, b), 0),
     longestOnCoreAt: longest ? (longest.ts - sent) / 1e6 : 0,
     longestOnCoreByClock: (longest?.dur ?? 0) / 1000,
     overOnCore: onCore.filter((duration) => duration > 50).length,
-    beforeSendOnCore: Math.max(0, ...beforeSend),
+    beforeSendOnCore: beforeSend.reduce((a, b) => Math.max(a, b), 0),
   };
 }
 interface TraceEvent {
