@@ -6,7 +6,7 @@ import type { ChatStrings } from './strings.js';
 
 // Restored answers render one after another, a frame apart, so a long transcript never blocks the page.
 let restoring: Promise<void> = Promise.resolve();
-const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+const nextFrame = () => new Promise(requestAnimationFrame);
 
 /**
  * The rendered answer of one turn: a node the element's template places, whose
