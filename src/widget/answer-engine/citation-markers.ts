@@ -9,7 +9,7 @@ const HAS_MARKER = /\[\d{1,3}\]/;
 /** Text inside these is left as written: code shows `[1]` literally, a link cannot hold a link. */
 const SKIP = new Set(['A', 'CODE', 'PRE']);
 
-/** Markers are linked a slice of the answer's blocks per frame, each slice about this long, so a long answer never makes one long task. */
+/** Markers are linked a slice per frame, each slice about this long, so a long answer never makes one long task. */
 const SLICE_MS = 8;
 
 /**
@@ -22,31 +22,23 @@ const SLICE_MS = 8;
  */
 export async function linkCitationMarkers(root: Element, citations: readonly CitationLink[], list?: Element): Promise<void> {
   if (!citations.length) return;
+  const document = root.ownerDocument;
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
+    acceptNode(node) {
+      for (let parent = node.parentElement; parent && parent !== root; parent = parent.parentElement) {
+        if (SKIP.has(parent.tagName)) return NodeFilter.FILTER_REJECT;
+      }
+      return HAS_MARKER.test(node.nodeValue ?? '') ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP;
+    },
+  });
+  const nodes: Text[] = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) nodes.push(node as Text);
   let sliceEnds = performance.now() + SLICE_MS;
-  for (const block of [...root.childNodes]) {
+  for (const node of nodes) {
     if (performance.now() > sliceEnds) {
-      await new Promise((resolve) => requestAnimationFrame(resolve));
+      await new Promise(requestAnimationFrame);
       sliceEnds = performance.now() + SLICE_MS;
     }
-    // Most blocks hold no marker: one look at their text skips them whole.
-    if (block.parentNode === root && HAS_MARKER.test(block.textContent ?? '')) linkIn(block, root, citations, list);
-  }
-}
-
-/** Links the markers in `block`, one of `root`'s children. */
-function linkIn(block: Node, root: Element, citations: readonly CitationLink[], list: Element | undefined): void {
-  const document = root.ownerDocument;
-  const accept = (node: Node) => {
-    for (let parent = node.parentElement; parent && parent !== root; parent = parent.parentElement) {
-      if (SKIP.has(parent.tagName)) return NodeFilter.FILTER_REJECT;
-    }
-    return HAS_MARKER.test(node.nodeValue ?? '') ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP;
-  };
-  // A walker never yields its own root: a block that is itself text is looked at apart.
-  const nodes = block.nodeType === Node.TEXT_NODE && accept(block) === NodeFilter.FILTER_ACCEPT ? [block as Text] : [];
-  const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT, { acceptNode: accept });
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) nodes.push(node as Text);
-  for (const node of nodes) {
     const value = node.nodeValue ?? '';
     const pieces: (string | Node)[] = [];
     let last = 0;
