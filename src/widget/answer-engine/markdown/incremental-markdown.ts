@@ -342,8 +342,7 @@ export class IncrementalMarkdown {
    * shown last: no lexing, parsing or sanitizing. Taken only when that gives
    * exactly the DOM a full render would: the text arrived since the last
    * render and the word it continues hold only letters, digits, spaces,
-   * apostrophes, quotes and hyphens within words, and `,.;:?` after them, or
-   * are `[n]` markers no reference link defines, followed by a space (no
+   * apostrophes, quotes and hyphens within words, and `,.;:?` after them (no
    * newline, no markdown delimiter, no `&`, nothing an autolink could grow
    * from such as `www.x`).
    */
@@ -353,9 +352,7 @@ export class IncrementalMarkdown {
     const added = text.slice(this.#renderedLength);
     // The word the new text continues is checked with it, from the last space shown.
     const words = text.slice(text.lastIndexOf(' ', this.#renderedLength - 1) + 1).split(' ');
-    // A `[n]` marker is text too, unless a reference link of that label is defined, or it ends the text (a `(` may follow).
-    const plain = (word: string, i: number) => PLAIN_WORD.test(word) || (i < words.length - 1 && CITATION_WORD.test(word) && !(word.slice(1, word.indexOf(']')) in this.#links));
-    if (!words.every(plain) || (end.trims && added.endsWith(' '))) return false;
+    if (!words.every((word) => PLAIN_WORD.test(word)) || (end.trims && added.endsWith(' '))) return false;
     end.node.appendData(added);
     this.stats.plainRenders++;
     this.#renderedLength = text.length;
@@ -513,8 +510,6 @@ function newDefinitions(tokens: Token[], links: Links): Tokens.Def[] {
 /** A word that renders as itself whatever plain text follows: no delimiter, entity, escape or autolink start. */
 // (Not `!`: it may start an image.)
 const PLAIN_WORD = /^[\p{L}\p{N}'"-]*[,.;:?]*$/u;
-/** A citation marker as a word of its own (`[2]`, `[2].`). */
-const CITATION_WORD = /^\[\d{1,3}\][,.;:?]*$/;
 /** What a line starts with before its text: quote markers, a list marker, indentation. */
 const LINE_MARKERS = /^(?:[ \t]*(?:>|[-+*][ \t]|\d{1,9}[.)][ \t]))*[ \t]*/;
 
