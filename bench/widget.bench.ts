@@ -13,8 +13,13 @@
 //      by the clock, and on a core (thread time from a trace, which a busy machine does not stretch).
 // All of it twice: with the browser's own sanitizer (Element.setHTML), and with it
 // hidden, as in a browser that has none (Safari today), where the chat uses DOMPurify.
+// WIDGET_BEFORE=<git ref> (e.g. main) also builds that commit's widget and measures it
+// the same way, each path's tables one after the other, so a change is judged beside
+// the code before it in the same minutes of a shared machine.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import puppeteer from 'puppeteer-core';
@@ -32,7 +37,23 @@ if (build.status !== 0) process.exit(1);
 // The script-tag build: kagent-chat.js and the second part beside it, which it imports.
 // The script-tag build: kagent-chat.js, the second part beside it, which it imports, and DOMPurify's chunk, which the second imports
 // only where the browser has no sanitizer of its own.
-const builtFiles = new Map(readdirSync(new URL('dist/', root)).filter((name) => /^kagent-chat(-[a-z]+-[\w-]+)?\.js$/.test(name)).map((name) => [`/${name}`, readFileSync(new URL(`dist/${name}`, root))]));
+const builtIn = (dist: string, prefix: string) => readdirSync(dist).filter((name) => /^kagent-chat(-[a-z]+-[\w-]+)?\.js$/.test(name)).map((name) => [`${prefix}/${name}`, readFileSync(join(dist, name))] as const);
+const builtFiles = new Map(builtIn(new URL('dist/', root).pathname, ''));
+/** The earlier commit's build (WIDGET_BEFORE), served under /before/. */
+const before = process.env.WIDGET_BEFORE;
+if (before) {
+  const checkout = mkdtempSync(join(tmpdir(), 'kagent-widget-before-'));
+  try {
+    const archive = spawnSync('git', ['archive', before], { cwd: root, maxBuffer: 1 << 30 });
+    if (archive.status !== 0) throw new Error(`git archive ${before}: ${archive.stderr}`);
+    if (spawnSync('tar', ['-x', '-C', checkout], { input: archive.stdout }).status !== 0) throw new Error('unpacking the earlier commit failed');
+    symlinkSync(new URL('node_modules', root).pathname, join(checkout, 'node_modules'));
+    if (spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--logLevel', 'warn'], { cwd: checkout, stdio: 'inherit' }).status !== 0) process.exit(1);
+    for (const [name, bytes] of builtIn(join(checkout, 'dist'), '/before')) builtFiles.set(name, bytes);
+  } finally {
+    rmSync(checkout, { recursive: true, force: true });
+  }
+}
 /** How often DOMPurify's chunk was asked for: the run without the browser's sanitizer must fetch it, the other never. */
 let domPurifyFetches = 0;
 
@@ -70,8 +91,9 @@ const server = createServer((request, response) => {
     writeSome();
   } else {
     response.writeHead(200, { 'Content-Type': 'text/html', ...ISOLATED });
-    // The renderer is in the second part: the page loads it at once, for the measures below.
-    response.end('<!doctype html><html><body><script type="module">import { loadAnswerEngine } from "/kagent-chat.js"; window.kagentEngine = await loadAnswerEngine();</script></body></html>');
+    // The renderer is in the second part: the page loads it at once, for the measures below (/before/: the earlier build's).
+    const prefix = request.url?.startsWith('/before/') ? '/before' : '';
+    response.end(`<!doctype html><html><body><script type="module">import { loadAnswerEngine } from "${prefix}/kagent-chat.js"; window.kagentEngine = await loadAnswerEngine();</script></body></html>`);
   }
 });
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -83,18 +105,18 @@ const browser = await puppeteer.launch({
 });
 
 /** A page of the bench; with `hideNative`, a browser without a sanitizer of its own (as Safari is today), so the chat uses DOMPurify. */
-async function benchPage(context: { newPage(): Promise<import('puppeteer-core').Page> }, hideNative: boolean): Promise<import('puppeteer-core').Page> {
+async function benchPage(context: { newPage(): Promise<import('puppeteer-core').Page> }, hideNative: boolean, prefix: string): Promise<import('puppeteer-core').Page> {
   const page = await context.newPage();
   // tsx names functions with a `__name` helper that the page lacks.
   await page.evaluateOnNewDocument('globalThis.__name = (fn) => fn');
   if (hideNative) await page.evaluateOnNewDocument(HIDE_NATIVE_SANITIZER);
-  await page.goto(origin);
+  await page.goto(`${origin}${prefix}/`);
   return page;
 }
 
-/** Every measure below, on one sanitizer's path: the browser's own, or (`hideNative`) DOMPurify. */
-async function measure(hideNative: boolean): Promise<void> {
-  const page = await benchPage(browser, hideNative);
+/** Every measure below, on one sanitizer's path: the browser's own, or (`hideNative`) DOMPurify; of this checkout's build, or (`prefix` /before) the earlier one's. */
+async function measure(hideNative: boolean, prefix = ''): Promise<void> {
+  const page = await benchPage(browser, hideNative, prefix);
   await page.waitForFunction(() => 'kagentEngine' in window);
 
   const answer = markdownAnswer(8000, 1);
@@ -277,7 +299,7 @@ async function measure(hideNative: boolean): Promise<void> {
   const burst = await streamIntoChat(`${origin}/burst`);
   // A page just loaded, in a context of its own (no code compiled yet), asked at once.
   const coldContext = await browser.createBrowserContext();
-  const coldPage = await benchPage(coldContext, hideNative);
+  const coldPage = await benchPage(coldContext, hideNative, prefix);
   await coldPage.waitForFunction(() => customElements.get('kagent-chat') !== undefined);
   const cold = await streamIntoChat(`${origin}/paced`, coldPage);
   await coldContext.close();
@@ -334,7 +356,7 @@ async function measure(hideNative: boolean): Promise<void> {
   ];
   const native = await page.evaluate(() => 'setHTML' in Element.prototype);
   if (native === hideNative) throw new Error(`the page ${native ? 'has' : 'lacks'} the browser's sanitizer in the run meant to ${hideNative ? 'hide' : 'use'} it`);
-  console.log(`\n### ${hideNative ? "DOMPurify (the browser's own sanitizer hidden, as in Safari)" : "The browser's own sanitizer (Element.setHTML)"}\n`);
+  console.log(`\n### ${hideNative ? "DOMPurify (the browser's own sanitizer hidden, as in Safari)" : "The browser's own sanitizer (Element.setHTML)"}${prefix ? `, before: ${before}` : before ? ', this checkout' : ''}\n`);
   console.log('| Measure | Result | Budget |\n|---|---|---|');
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
   if (process.env.WIDGET_PROFILE === '1') await profileFastPace(page);
@@ -367,11 +389,11 @@ async function onCore<T>(page: import('puppeteer-core').Page, run: () => Promise
   const beforeSend = tasks.filter((task) => task.ts <= sent).map(coreMs);
   return {
     ...result,
-    longestOnCore: Math.max(0, ...onCore),
+    longestOnCore: onCore.reduce((a, b) => Math.max(a, b), 0),
     longestOnCoreAt: longest ? (longest.ts - sent) / 1e6 : 0,
     longestOnCoreByClock: (longest?.dur ?? 0) / 1000,
     overOnCore: onCore.filter((duration) => duration > 50).length,
-    beforeSendOnCore: Math.max(0, ...beforeSend),
+    beforeSendOnCore: beforeSend.reduce((a, b) => Math.max(a, b), 0),
   };
 }
 interface TraceEvent {
@@ -387,8 +409,10 @@ interface TraceEvent {
 
 try {
   await measure(false);
+  if (before) await measure(false, '/before');
   if (domPurifyFetches !== 0) throw new Error("DOMPurify's chunk was fetched by a browser with a sanitizer of its own");
   await measure(true);
+  if (before) await measure(true, '/before');
   if (domPurifyFetches === 0) throw new Error("DOMPurify's chunk was never fetched with the browser's sanitizer hidden");
 } finally {
   await browser.close();

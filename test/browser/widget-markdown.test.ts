@@ -1,6 +1,7 @@
 import './sanitizer-ready.js';
 import { expect } from '@open-wc/testing';
 import { IncrementalMarkdown, renderMarkdown, renderMarkdownSoFar } from '../../src/widget/index.js';
+import { linkCitationMarkers } from '../../src/widget/answer-engine/citation-markers.js';
 import { fragmentsOf, markdownAnswer } from '../support/scripted-service.js';
 import { randomCuts } from '../support/random-cuts.js';
 
@@ -223,5 +224,183 @@ describe('incremental markdown rendering', () => {
       ['checkbox', true, true],
       ['checkbox', false, true],
     ]);
+  });
+});
+
+/**
+ * A clock the test moves: `performance.now`, `setTimeout` and animation frames
+ * (every 16 ms) stand still until `advance` runs them, so the pacing of updates
+ * is checked exactly, whatever else the machine is doing.
+ */
+function fakeClock() {
+  const real = { now: performance.now, setTimeout: window.setTimeout, clearTimeout: window.clearTimeout };
+  let now = 0;
+  let ids = 0;
+  const timers = new Map<number, { at: number; run: () => void }>();
+  const frames = new Map<number, () => void>();
+  performance.now = () => now;
+  window.setTimeout = ((run: () => void, ms = 0) => (timers.set(++ids, { at: now + Math.max(0, ms), run }), ids)) as typeof setTimeout;
+  window.clearTimeout = ((id?: number) => void timers.delete(id!)) as typeof clearTimeout;
+  const clock = {
+    get now() {
+      return now;
+    },
+    /** Moves time on (also from inside a render: a render that takes that long). */
+    spend(ms: number) {
+      now += ms;
+    },
+    schedule: (render: () => void) => (frames.set(++ids, render), ids),
+    cancel: (id: number) => void frames.delete(id),
+    /** Runs the timers and frames due until `until`, a millisecond at a time. */
+    advance(until: number) {
+      while (now < until) {
+        now++;
+        for (const [id, timer] of [...timers].filter(([, t]) => t.at <= now)) {
+          timers.delete(id);
+          timer.run();
+        }
+        if (now % 16 === 0) {
+          const due = [...frames.values()];
+          frames.clear();
+          for (const render of due) render();
+        }
+      }
+    },
+    restore() {
+      Object.assign(performance, { now: real.now });
+      Object.assign(window, { setTimeout: real.setTimeout, clearTimeout: real.clearTimeout });
+    },
+  };
+  return clock;
+}
+
+/** Streams `text` at `charsPerSecond` in fragments of `fragment` characters on a fake clock; the time of each render that took on text, and the text's length then. */
+function pacedStream(text: string, charsPerSecond: number, fragment: number, renderMs = 0) {
+  const clock = fakeClock();
+  try {
+    const holder = document.createElement('div');
+    const updates: { at: number; length: number }[] = [];
+    let view!: IncrementalMarkdown;
+    const schedule = (render: () => void) =>
+      clock.schedule(() => {
+        const before = view.stats.renders;
+        const at = clock.now;
+        render();
+        if (view.stats.renders > before) updates.push({ at, length: view.text.length });
+      });
+    view = new IncrementalMarkdown(holder, { schedule, cancel: clock.cancel, onRender: () => clock.spend(renderMs) });
+    const arrivals: { at: number; length: number }[] = [];
+    for (let sent = 0; sent < text.length; sent += fragment) {
+      clock.advance(Math.ceil((sent * 1000) / charsPerSecond));
+      view.append(text.slice(sent, sent + fragment));
+      arrivals.push({ at: clock.now, length: Math.min(text.length, sent + fragment) });
+    }
+    const lastArrival = clock.now;
+    // The answer ends in the middle of a pause: its last words must show at once, not when the pause is over.
+    void view.finish();
+    return { holder, view, updates, arrivals, lastArrival, shownAtEnd: holder.innerHTML, finishedAt: clock.now };
+  } finally {
+    clock.restore();
+  }
+}
+
+describe('incremental markdown, how often updates come', () => {
+  const answer = markdownAnswer(8000, 1);
+
+  it('shows the first words in the first frame, and the last words as soon as the answer ends', () => {
+    const { updates, arrivals, shownAtEnd, finishedAt, lastArrival } = pacedStream(answer, 4000, 4);
+    expect(updates[0]!.at - arrivals[0]!.at).to.be.at.most(16);
+    expect(finishedAt).to.equal(lastArrival);
+    expect(shownAtEnd).to.equal(wholeRender(answer));
+  });
+
+  it('at a fast model\'s pace (4,000 characters a second) updates at most 4 times a second, yet at least twice', () => {
+    const { updates } = pacedStream(answer, 4000, 4);
+    // 2 seconds: at ten updates a second (the pace for slower text) this would be 20.
+    expect(updates.length, updates.map((u) => u.at).join(' ')).to.be.at.most(8);
+    const gaps = updates.slice(1).map((update, i) => update.at - updates[i]!.at);
+    expect(Math.max(...gaps)).to.be.at.most(500 + 16);
+  });
+
+  it('at a typical pace (400 characters a second) and slower, shows every fragment within 100 ms (and a frame)', () => {
+    for (const [charsPerSecond, fragment] of [
+      [400, 4],
+      [100, 10],
+      [20, 7],
+    ] as const) {
+      const text = answer.slice(0, 800);
+      const { updates, arrivals, lastArrival } = pacedStream(text, charsPerSecond, fragment);
+      // (What arrives in the last 116 ms shows when the answer ends: the test above.)
+      for (const arrival of arrivals.filter((a) => a.at < lastArrival - 116)) {
+        const shown = updates.find((update) => update.length >= arrival.length);
+        expect(shown, `${charsPerSecond}/s: ${arrival.length} characters`).to.not.equal(undefined);
+        expect(shown!.at - arrival.at, `${charsPerSecond}/s: ${arrival.length} characters`).to.be.at.most(100 + 16);
+      }
+    }
+  });
+
+  it('new words after a silence show in the next frame, however fast the text came before it', () => {
+    const clock = fakeClock();
+    try {
+      const holder = document.createElement('div');
+      const view = new IncrementalMarkdown(holder, { schedule: clock.schedule, cancel: clock.cancel });
+      // 4,000 characters in a second, then a two-second silence.
+      for (let i = 0; i < 1000; i++) {
+        clock.advance(i);
+        view.append(answer.slice(4 * i, 4 * i + 4));
+      }
+      clock.advance(3000);
+      const renders = view.stats.renders;
+      view.append(' More words');
+      clock.advance(3016);
+      expect(view.stats.renders).to.equal(renders + 1);
+      expect(holder.textContent).to.match(/More words\s*$/);
+    } finally {
+      clock.restore();
+    }
+  });
+
+  it('keeps rendering to about a tenth of the time when renders run slow (30 ms each, a slow phone)', () => {
+    const text = answer.slice(0, 3000);
+    const { updates } = pacedStream(text, 400, 4, 30);
+    const span = updates.at(-1)!.at - updates[0]!.at;
+    // Each render takes 30 ms: at the 100 ms pace that would be 23% of the time.
+    expect((30 * (updates.length - 1)) / span).to.be.at.most(0.12);
+  });
+});
+
+describe('citation markers of a long answer', () => {
+  const citations = [1, 2].map((number) => ({ number, url: `https://example.com/${number}`, description: `Source ${number}`, label: `Source ${number}` }));
+
+  it('are linked a slice per frame, never all in one task, and all of them in the end', async () => {
+    const text = markdownAnswer(50_000, 9) + '\n\n```\ncode keeps [1]\n```\n\nLast words [2] and [3].';
+    const holder = document.createElement('div');
+    holder.append(...renderMarkdown(text));
+    const expected = (text.match(/\[[12]\]/g) ?? []).length - 1;
+    // Every look at the clock costs a millisecond: linking a marker's text "takes" 1 ms, so a slice holds about 8 of them.
+    const realNow = performance.now;
+    let clock = 0;
+    let frames = 0;
+    let counting = true;
+    const countFrames = () => {
+      frames++;
+      if (counting) requestAnimationFrame(countFrames);
+    };
+    requestAnimationFrame(countFrames);
+    performance.now = () => ++clock;
+    let linking: Promise<void>;
+    try {
+      linking = linkCitationMarkers(holder, citations);
+      // The first slice is linked before the call returns; the rest waits for frames.
+      expect(holder.querySelectorAll('.citation').length).to.be.above(0).and.below(expected);
+      await linking;
+    } finally {
+      performance.now = realNow;
+      counting = false;
+    }
+    expect(frames).to.be.at.least(Math.floor(expected / 10));
+    expect(holder.querySelectorAll('.citation')).to.have.length(expected);
+    expect([...holder.querySelectorAll('pre')].at(-1)!.textContent).to.contain('code keeps [1]');
+    expect(holder.lastElementChild!.textContent).to.equal('Last words 2Source 2 and [3].');
   });
 });

@@ -9,15 +9,18 @@ const HAS_MARKER = /\[\d{1,3}\]/;
 /** Text inside these is left as written: code shows `[1]` literally, a link cannot hold a link. */
 const SKIP = new Set(['A', 'CODE', 'PRE']);
 
+/** Markers are linked a slice per frame, each slice about this long, so a long answer never makes one long task. */
+const SLICE_MS = 8;
+
 /**
  * Turns `[n]` markers in a rendered answer into links to source n: keyboard
  * reachable, named for screen readers, with the source shown on hover and
  * focus. A marker without an address is a button that moves focus to its
  * source in `list` (the answer's list of sources). Markers without a matching
  * source stay text. Every value goes in as text or a checked attribute, never
- * as markup.
+ * as markup. Resolves once all are linked.
  */
-export function linkCitationMarkers(root: Element, citations: readonly CitationLink[], list?: Element): void {
+export async function linkCitationMarkers(root: Element, citations: readonly CitationLink[], list?: Element): Promise<void> {
   if (!citations.length) return;
   const document = root.ownerDocument;
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
@@ -30,7 +33,12 @@ export function linkCitationMarkers(root: Element, citations: readonly CitationL
   });
   const nodes: Text[] = [];
   for (let node = walker.nextNode(); node; node = walker.nextNode()) nodes.push(node as Text);
+  let sliceEnds = performance.now() + SLICE_MS;
   for (const node of nodes) {
+    if (performance.now() > sliceEnds) {
+      await new Promise(requestAnimationFrame);
+      sliceEnds = performance.now() + SLICE_MS;
+    }
     const value = node.nodeValue ?? '';
     const pieces: (string | Node)[] = [];
     let last = 0;

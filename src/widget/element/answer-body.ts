@@ -6,7 +6,7 @@ import type { ChatStrings } from './strings.js';
 
 // Restored answers render one after another, a frame apart, so a long transcript never blocks the page.
 let restoring: Promise<void> = Promise.resolve();
-const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+const nextFrame = () => new Promise(requestAnimationFrame);
 
 /**
  * The rendered answer of one turn: a node the element's template places, whose
@@ -62,14 +62,14 @@ export class AnswerBody {
     loadedAnswerEngine()?.renderSources(this.sources, sources, strings, turnId);
   }
 
-  /** Renders the rest and, for a complete answer, links its `[n]` markers to `sources`; a cut-off one stays healed. */
+  /** Renders the rest and, for a complete answer, links its `[n]` markers to `sources` (a slice per frame); a cut-off one stays healed. */
   async finish(sources: readonly Source[], strings: ChatStrings, cutOff = false): Promise<void> {
     await this.#ready;
     const renderer = this.#renderer;
     // Without the renderer (it could not be fetched): the words, as text.
     if (!renderer) return this.element.replaceChildren(...plainTextNodes(this.#waiting));
     await renderer.markdown.finish({ cutOff });
-    renderer.engine.linkCitationMarkers(this.element, renderer.engine.citationLinks(sources, strings), this.sources);
+    await renderer.engine.linkCitationMarkers(this.element, renderer.engine.citationLinks(sources, strings), this.sources);
   }
 
   /** An answer restored after a reload: it renders after the ones restored before it, a slice per frame. */

@@ -88,7 +88,7 @@ export interface IncrementalMarkdownOptions {
   onRender?: () => void;
   /** Most characters one render takes on; the rest waits for the next frame (default 6,000; fewer while renders run slow). */
   maxCharsPerRender?: number;
-  /** Least time between two renders, in ms: text arriving faster is shown in steps this far apart. */
+  /** Least time between two renders, in ms (default 100); the pause grows from it while text comes fast or renders run slow. */
   minInterval?: number;
 }
 
@@ -98,13 +98,19 @@ const SLICE_TARGET_MS = 10;
 /** The first slice: small, since code not yet optimised runs several times slower (a page's first answer). */
 const FIRST_SLICE = 1500;
 const SMALLEST_SLICE = 500;
-// Ten updates a second still read as typing, and keep a fast stream's total work
-// within a few renders of the finished answer (bench/widget.bench.ts).
+// The pause between updates: 100 ms while text comes at up to 1,000 characters a second (an update adds
+// at most a line, which reads as typing); faster, each update already adds a paragraph the eye takes in as
+// a block, so the pause stretches in proportion to the rate (up to 500 ms, two updates a second); and it
+// is never under 9 times what the last renders took, so rendering keeps to a tenth of a slow phone's main thread.
 const MIN_INTERVAL_MS = 100;
+const TYPING_CHARS_PER_MS = 1;
+const MAX_INTERVAL_MS = 500;
+const RENDER_SHARE = 0.1;
 
 /**
  * Shows a markdown answer that arrives in fragments. Fragments are collected
- * and rendered at most once per animation frame, and at most every 100 ms. Blocks that can no longer
+ * and rendered at most once per animation frame, and at most every 100 ms
+ * (longer while text comes fast or renders run slow: `#paceNext`). Blocks that can no longer
  * change are rendered once and then left alone: each render lexes, parses and
  * sanitizes only the open tail of the answer (the last block, and the one
  * before it while the last block's first line is unfinished, since that line
@@ -138,7 +144,13 @@ export class IncrementalMarkdown {
   #sliceLength = FIRST_SLICE;
   #frame: number | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the last render ran, and the text's length then: how fast text arrives. */
   #lastRender = -Infinity;
+  #lengthAtLastRender = 0;
+  /** Not before this time does the next update come (a backlog's slices come at once). */
+  #nextRender = -Infinity;
+  /** What the last renders took, in ms, the older halved at each render. */
+  #renderCost = 0;
   #finished = false;
   /** The answer ended before it was complete: its last block stays healed as while it streamed. */
   #cutOff = false;
@@ -209,7 +221,7 @@ export class IncrementalMarkdown {
 
   #schedule(): void {
     if (this.#frame !== undefined || this.#timer !== undefined) return;
-    const wait = this.#lastRender + (this.#options.minInterval ?? MIN_INTERVAL_MS) - performance.now();
+    const wait = this.#nextRender - performance.now();
     if (wait > 0) {
       this.#timer = setTimeout(() => {
         this.#timer = undefined;
@@ -238,8 +250,8 @@ export class IncrementalMarkdown {
     const whole = final && !this.#cutOff;
     const text = this.#take();
     if (!final && this.#renderedLength === text.length) return;
-    if (!final && this.#appendPlain(text)) return this.#rendered();
     const started = performance.now();
+    if (!final && this.#appendPlain(text)) return this.#rendered(started, text.length);
     const rest = text.slice(this.#frozenLength);
     // A backlog (a burst of text, or a slow device) is rendered a slice per frame, so no single task grows long.
     const largest = this.#options.maxCharsPerRender ?? MAX_CHARS_PER_RENDER;
@@ -273,10 +285,8 @@ export class IncrementalMarkdown {
       // What arrived is all held back (half a table row, a marker, a link's address): the shown blocks stay as they are.
       this.#renderedLength = text.length;
       this.#plainEnd = undefined;
-      this.#lastRender = performance.now();
-      this.stats.renders++;
       this.stats.unchangedRenders++;
-      return;
+      return this.#rendered(started, text.length, false);
     }
     const open = whole ? { tokens: tokens.slice(openFrom), healed: false } : openForDisplay(openText, tokens.slice(openFrom), (text) => this.#lex(text), healedText);
     const [frozenNodes, openNodes] = this.#toNodesSplit(frozen, open.tokens);
@@ -289,7 +299,7 @@ export class IncrementalMarkdown {
     if (frozen.length) this.#noteReferring(frozen, shown.slice(0, frozenNodes.length));
     const stale = this.#renderStale(Math.min(this.#sliceLength, largest));
     this.#plainEnd = partial || final || open.healed ? undefined : plainEnd(open.tokens, this.#openNodes, tail);
-    this.#rendered();
+    this.#rendered(started, text.length);
     if (partial || tail.length >= FIRST_SLICE) {
       // The time includes the layout the view forces after a render (onRender keeps it scrolled).
       const took = Math.max(1, performance.now() - started);
@@ -299,7 +309,7 @@ export class IncrementalMarkdown {
     if (partial || stale) {
       this.#renderedLength = -1;
       // The rest of a burst follows at the next frame, not after the pause between updates.
-      this.#lastRender = -Infinity;
+      this.#nextRender = -Infinity;
       this.#schedule();
       return;
     }
@@ -307,10 +317,23 @@ export class IncrementalMarkdown {
     if (final) for (const resolve of this.#whenFinished.splice(0)) resolve();
   }
 
-  #rendered(): void {
-    this.#lastRender = performance.now();
+  #rendered(started: number, length: number, changed = true): void {
     this.stats.renders++;
-    this.#options.onRender?.();
+    if (changed) this.#options.onRender?.();
+    this.#paceNext(started, length);
+  }
+
+  /** Sets when the next update may come, by the rule at MIN_INTERVAL_MS: from how fast text arrived since the last render, and what renders cost. */
+  #paceNext(started: number, length: number): void {
+    const now = performance.now();
+    // The cost includes the layout the view forces after a render (onRender keeps it scrolled).
+    this.#renderCost = Math.max(now - started, this.#renderCost / 2);
+    const least = this.#options.minInterval ?? MIN_INTERVAL_MS;
+    const charsPerMs = (length - this.#lengthAtLastRender) / Math.max(1, started - this.#lastRender);
+    const pause = Math.min(MAX_INTERVAL_MS, Math.max(least, (least * charsPerMs) / TYPING_CHARS_PER_MS, ((1 - RENDER_SHARE) / RENDER_SHARE) * this.#renderCost));
+    this.#lastRender = started;
+    this.#lengthAtLastRender = length;
+    this.#nextRender = started + pause;
   }
 
   /**
