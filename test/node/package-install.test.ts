@@ -139,10 +139,17 @@ async function askOnPage(url: string): Promise<{ answer: string; sources: string
   });
   let contentType: string | undefined;
   let sessions = 0;
+  // Puppeteer may report a response after the page has already read its whole body (it pairs each response with a
+  // later protocol event): the answer's event can come first, so the query's response is awaited on its own.
+  let answered: (type: string | undefined) => void = () => {};
+  const queryAnswered = new Promise<string | undefined>((resolve) => (answered = resolve));
   page.on('response', (response) => {
     if (/\/sessions$/.test(response.url()) && response.status() === 201) sessions++;
     if (response.status() >= 400 && !response.url().endsWith('/favicon.ico')) errors.push(`${response.status()} ${response.url()}`);
-    if (/\/agents\/[^/]+\/query$/.test(response.url())) contentType = response.headers()['content-type'];
+    if (/\/agents\/[^/]+\/query$/.test(response.url())) {
+      contentType = response.headers()['content-type'];
+      if (response.status() === 200) answered(contentType);
+    }
   });
   // The answer's event, or the failure's: the page reports whichever comes first.
   await page.evaluateOnNewDocument(() => {
@@ -163,6 +170,8 @@ async function askOnPage(url: string): Promise<{ answer: string; sources: string
       answer: string;
       sources: { datasource_name?: string }[];
     };
+    const timeout = new Promise<undefined>((resolve) => setTimeout(resolve, 30_000, undefined).unref());
+    contentType = (await Promise.race([queryAnswered, timeout])) ?? contentType;
     return { answer: detail.answer, sources: detail.sources.map((source) => source.datasource_name ?? ''), contentType, errors, sessions };
   } finally {
     await page.close();
