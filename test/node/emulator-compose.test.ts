@@ -123,6 +123,14 @@ describe('structure: lists, tables and code', () => {
     assert.doesNotMatch(answer, /Free|Enterprise/, 'only the row asked about');
   });
 
+  test('a passage from a paragraph that closes by announcing a list brings the rest of the paragraph and the list', () => {
+    const text = 'An upload is one of three kinds of file. Anything else is refused. Each is read as text first. The three kinds:\n\n- Plain text, read as it is.\n- Markdown, read as a reader sees it.\n- PDF, read page by page.\n\nThat is all.';
+    const answer = composeAnswer('What kinds of file can an upload be?', [hit('uploads.md', text)]);
+    assert.match(answer, /An upload is one of three kinds of file\. Anything else is refused\. Each is read as text first\. The three kinds \[1\]:/, answer);
+    for (const item of ['Plain text', 'Markdown', 'PDF']) assert.match(answer, new RegExp(`^- ${item}, read`, 'm'), answer);
+    assert.doesNotMatch(answer, /That is all/);
+  });
+
   test('a table whose rows were flattened without an empty cell is rebuilt with the cell empty', () => {
     const text = 'Plans and prices.\n\nPlan | Price | Requests\nPlan: Free; Price: 0 euros; Requests: 60 per minute\nPlan: Enterprise; Requests: by agreement';
     const answer = composeAnswer('How many requests does the Enterprise plan allow?', [hit('plans.md', text)]);

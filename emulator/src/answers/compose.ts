@@ -132,7 +132,15 @@ function choosePieces(question: string, pieces: readonly Scored[], mustAnswer: b
   }
   window = extend(window, prose);
   const chosen = [...window];
-  const introduced = introducedBy(window[window.length - 1]!, pieces);
+  const last = window[window.length - 1]!;
+  let introduced = introducedBy(last, pieces);
+  // A passage from a paragraph that closes by announcing a list or table ("The eight types:") is about it too.
+  const closing = last.kind === 'sentence' && introduced.length === 0 ? pieces.filter((piece) => piece.group === last.group).at(-1) : undefined;
+  if (closing && closing !== last && closing.introduces) {
+    introduced = introducedBy(closing, pieces);
+    // The rest of the paragraph comes with it, so the quote stays the source's own words.
+    if (introduced.length) chosen.push(...pieces.filter((piece) => piece.group === last.group && piece.index > last.index));
+  }
   chosen.push(...introduced);
   if (asksHow && !introduced.some((piece) => piece.kind !== 'code')) {
     // A how-to: the commands and configuration around the passage, in its section.
