@@ -5,6 +5,7 @@
 // It imports no module (types only), so that it shares none with the other chunks and makes no chunk of shared code.
 import type { SessionErrorCode } from '../../protocol/sessions.js';
 import type { ChatFailure } from '../element/failure-kinds.js';
+import type { PageChat } from './chat-in-use.js';
 
 /** Cloudflare's script, for explicit rendering. Only Cloudflare may serve it (self-hosting it is not supported), so it is no setting. */
 const TURNSTILE_SCRIPT = 'https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit';
@@ -17,6 +18,9 @@ interface Turnstile {
   render(container: HTMLElement, parameters: Record<string, unknown>): string | null | undefined;
   remove(widgetId: string): void;
 }
+
+/** The English default of the chat's `humanCheckNotLoaded` string: here, as only a proxy with the check asks for it. */
+export const NOT_LOADED = "This site's check that you are a person could not be loaded (a browser extension or the page's settings may block it), so your question was not sent. Retry in a moment.";
 
 /** A token for one session, or why there is none. */
 export type HumanCheck = { token: string } | { failure: ChatFailure };
@@ -50,7 +54,8 @@ function loadTurnstile(trusted: (url: URL) => string | URL): Promise<Turnstile> 
  * empty unless Cloudflare needs the visitor to interact. Stops when `signal`
  * aborts. `trusted` vouches for the script's address where the page enforces Trusted Types.
  */
-export async function humanCheck(siteKey: string, focused: Element | undefined, base: string, signal: AbortSignal, trusted: (url: URL) => string | URL): Promise<HumanCheck> {
+export async function humanCheck(siteKey: string, focused: PageChat | undefined, base: string, signal: AbortSignal, trusted: (url: URL) => string | URL): Promise<HumanCheck> {
+  const chat = focused?.isConnected ? focused : [...document.querySelectorAll<PageChat>('kagent-chat')].find((chat) => chat.endpoint?.replace(/\/+$/, '') === base);
   let turnstile: Turnstile;
   try {
     turnstile = await loadTurnstile(trusted);
@@ -59,14 +64,13 @@ export async function humanCheck(siteKey: string, focused: Element | undefined, 
       failure: {
         kind: 'not-loaded',
         detail: (error as Error).message,
-        message: "This site's check that you are a person could not be loaded (a browser extension or the page's settings may block it), so your question was not sent. Retry in a moment.",
+        message: chat?.strings.humanCheckNotLoaded ?? NOT_LOADED,
       },
     };
   }
   const box = document.createElement('div');
   box.slot = HUMAN_CHECK_SLOT;
   box.style.cssText = 'display:flex;justify-content:center';
-  const chat = focused?.isConnected ? focused : [...document.querySelectorAll('kagent-chat')].find((chat) => (chat as Element & { endpoint?: string }).endpoint?.replace(/\/+$/, '') === base);
   showIn(chat, box);
   let widget: string | null | undefined;
   try {
@@ -103,7 +107,7 @@ export async function humanCheck(siteKey: string, focused: Element | undefined, 
 }
 
 /** Puts `box` in `chat`'s panel, above the question box, through a slot the keeper adds to it (and adds again if the panel was redrawn). */
-function showIn(chat: Element | undefined, box: HTMLElement): void {
+function showIn(chat: PageChat | undefined, box: HTMLElement): void {
   if (!chat) return void document.body.append(box);
   chat.append(box);
   const panel = chat.shadowRoot?.querySelector('[part~="base"]');

@@ -3,6 +3,7 @@
 // session keeper and its solver (a chunk of their own) are fetched only from a
 // proxy that has sessions on: a site without them pays one 404, not the code.
 import { QUESTIONS_LEFT_HEADER, SESSION_ROUTES } from '../../protocol/sessions.js';
+import { inUse, type PageChat } from './chat-in-use.js';
 import { failureFromNetworkError, failureFromResponse } from './failures.js';
 import { nextTask } from './next-task.js';
 import { trustedScriptUrl } from './trusted-types.js';
@@ -68,22 +69,18 @@ async function probe(base: string): Promise<Response | null | undefined> {
   return null;
 }
 
-/** Earns sessions for the chats on the page once the browser is idle, and for any chat when it is first focused. */
-export function prepareSessions(): void {
-  const prepare = (chat: Element) => {
-    const endpoint = (chat as Element & { endpoint?: unknown }).endpoint;
-    if (typeof endpoint === 'string' && endpoint) {
-      sessionFor(endpoint).then(
-        (keeper) => keeper?.prepare(chat),
-        () => {},
-      );
-    }
+/**
+ * A chat that took in the second part (once), wherever it is (in another element's shadow root too, open or closed,
+ * where no query of the page reaches): its session is earned once the browser is idle, and again when the visitor
+ * focuses it (where the proxy asks for sessions).
+ */
+export function joinSessions(chat: PageChat): void {
+  const use = () => {
+    inUse.chat = chat;
+    if (chat.endpoint) sessionFor(chat.endpoint).then((keeper) => keeper?.prepare(chat), () => {});
   };
-  // Focus inside a chat reaches the document retargeted to it (or to the host of a shadow root it sits in): its path names it.
-  document.addEventListener('focusin', (event) => {
-    for (const target of event.composedPath()) if (target instanceof Element && target.localName === 'kagent-chat') prepare(target);
-  });
-  const whenIdle = () => document.querySelectorAll('kagent-chat').forEach(prepare);
-  if (typeof requestIdleCallback === 'function') requestIdleCallback(whenIdle, { timeout: 2000 });
-  else setTimeout(whenIdle, 200);
+  chat.addEventListener('focusin', use);
+  inUse.chat = chat;
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(use, { timeout: 2000 });
+  else setTimeout(use, 200);
 }

@@ -1,4 +1,5 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { ChatStrings } from './strings.js';
 import { loadAnswerEngine, loadedAnswerEngine, type AnswerEngine } from './answer-engine-loader.js';
 
 /** When the chat fetches its second part: see the element's `loading` attribute. */
@@ -10,6 +11,9 @@ export interface AnswerEngineHost extends ReactiveControllerHost, HTMLElement {
   loading: LoadingMode;
   mode: 'inline' | 'bubble';
   opened: boolean;
+  /** Read by the second part: where its visitor sessions are earned, and the words it says. */
+  endpoint: string;
+  strings: ChatStrings;
 }
 
 /** Longest an idle load waits, once the page has loaded, for the browser to be idle. */
@@ -75,12 +79,9 @@ export class AnswerEngineController implements ReactiveController {
     }
   }
 
-  /** Once the second part is here, its styles (markdown blocks, citation markers) join the chat's. */
+  /** Once the second part is here, the chat takes it in: its styles (markdown blocks, citation markers), its visitor sessions. */
   hostUpdated(): void {
-    const root = this.#host.renderRoot as ShadowRoot;
-    const sheet = this.value?.answerStyleSheet();
-    // (Where a browser cannot adopt sheets, Lit fell back to style elements; answers then go unstyled.)
-    if (sheet && root.adoptedStyleSheets && !root.adoptedStyleSheets.includes(sheet)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
+    this.value?.adopt(this.#host);
   }
 
   /** Fetches the second part now, also after a failure. */
