@@ -50,17 +50,15 @@ export async function failureFromResponse(response: Response): Promise<ChatFailu
   return failure;
 }
 
-/** `DAILY_BUDGET_SPENT`: the site's questions for today are used up; back at the time `Retry-After` names (in the words of the chat in use). */
+/** `DAILY_BUDGET_SPENT`: the site's questions for today are used up; back at the time `Retry-After` names (in the words of the chat in use, or English). */
 function budgetSpent(seconds: number): string {
   const at = new Date(Date.now() + seconds * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
   const hours = Math.floor(seconds / 3600);
   const minutes = Math.ceil((seconds % 3600) / 60);
-  return (inUse.chat?.strings.dailyBudgetSpent ?? BUDGET_SPENT)(at, hours, minutes);
+  const words = inUse.chat?.strings.dailyBudgetSpent;
+  if (words) return words(at, hours, minutes);
+  return `This site's questions for today are used up. Please come back after ${at} (in ${hours ? `${hours} h${minutes ? ` ${minutes} min` : ''}` : `${Math.max(1, minutes)} min`}).`;
 }
-
-/** The English default of the `dailyBudgetSpent` string. */
-const BUDGET_SPENT = (at: string, hours: number, minutes: number) =>
-  `This site's questions for today are used up. Please come back after ${at} (in ${hours ? `${hours} h${minutes ? ` ${minutes} min` : ''}` : `${Math.max(1, minutes)} min`}).`;
 
 /** A `[ERROR]...` line, or a stream that closed before `[DONE]`. */
 export function failureFromStreamError(event: StreamErrorEvent): ChatFailure {

@@ -49,13 +49,17 @@ function loadTurnstile(trusted: (url: URL) => string | URL): Promise<Turnstile> 
 
 /**
  * A fresh Turnstile token for `siteKey` (single-use, valid 300 s: one per
- * session), from a widget drawn in a chat's panel (`focused`, the chat the
- * visitor was in, or else the first asking the proxy at `base`), which stays
+ * session), from a widget drawn in a chat's panel (the one `focused` names, the
+ * chat the visitor is in, or else the first asking the proxy at `base`), which stays
  * empty unless Cloudflare needs the visitor to interact. Stops when `signal`
  * aborts. `trusted` vouches for the script's address where the page enforces Trusted Types.
  */
-export async function humanCheck(siteKey: string, focused: PageChat | undefined, base: string, signal: AbortSignal, trusted: (url: URL) => string | URL): Promise<HumanCheck> {
-  const chat = focused?.isConnected ? focused : [...document.querySelectorAll<PageChat>('kagent-chat')].find((chat) => chat.endpoint?.replace(/\/+$/, '') === base);
+export async function humanCheck(siteKey: string, focused: () => PageChat | undefined, base: string, signal: AbortSignal, trusted: (url: URL) => string | URL): Promise<HumanCheck> {
+  // Asked once Cloudflare's script is here: a page's first question may come before its chat took in the second part.
+  const chatNow = () => {
+    const chat = focused();
+    return chat?.isConnected ? chat : [...document.querySelectorAll<PageChat>('kagent-chat')].find((chat) => chat.endpoint?.replace(/\/+$/, '') === base);
+  };
   let turnstile: Turnstile;
   try {
     turnstile = await loadTurnstile(trusted);
@@ -64,14 +68,14 @@ export async function humanCheck(siteKey: string, focused: PageChat | undefined,
       failure: {
         kind: 'not-loaded',
         detail: (error as Error).message,
-        message: chat?.strings.humanCheckNotLoaded ?? NOT_LOADED,
+        message: chatNow()?.strings.humanCheckNotLoaded ?? NOT_LOADED,
       },
     };
   }
   const box = document.createElement('div');
   box.slot = HUMAN_CHECK_SLOT;
   box.style.cssText = 'display:flex;justify-content:center';
-  showIn(chat, box);
+  showIn(chatNow(), box);
   let widget: string | null | undefined;
   try {
     return await new Promise<HumanCheck>((resolve) => {
@@ -106,14 +110,41 @@ export async function humanCheck(siteKey: string, focused: PageChat | undefined,
   }
 }
 
-/** Puts `box` in `chat`'s panel, above the question box, through a slot the keeper adds to it (and adds again if the panel was redrawn). */
+/**
+ * Puts `box` in `chat`'s panel, above the question box, through a slot the keeper adds to it (and adds again if the
+ * panel was redrawn). A chat inside another element's shadow root has its light DOM there too, where Turnstile
+ * cannot render: the box then goes in the page's body, drawn over the slot (`drawOver`).
+ */
 function showIn(chat: PageChat | undefined, box: HTMLElement): void {
   if (!chat) return void document.body.append(box);
-  chat.append(box);
   const panel = chat.shadowRoot?.querySelector('[part~="base"]');
-  if (!panel || panel.querySelector(`slot[name="${HUMAN_CHECK_SLOT}"]`)) return;
-  const slot = document.createElement('slot');
-  slot.name = HUMAN_CHECK_SLOT;
-  // After the transcript, a static node of the template: outside every part Lit redraws.
-  panel.querySelector('.transcript')?.after(slot);
+  let slot = panel?.querySelector<HTMLSlotElement>(`slot[name="${HUMAN_CHECK_SLOT}"]`);
+  if (panel && !slot) {
+    slot = document.createElement('slot');
+    slot.name = HUMAN_CHECK_SLOT;
+    // After the transcript, a static node of the template: outside every part Lit redraws.
+    panel.querySelector('.transcript')?.after(slot);
+  }
+  if (chat.getRootNode() === document) return void chat.append(box);
+  document.body.append(box);
+  if (slot) drawOver(box, slot);
+}
+
+/**
+ * Keeps `box` (in the page's body) drawn over `room` (in a chat's panel), which is given the box's height, once a
+ * frame while the box is on the page: in the top layer, above the bubble's own, and hidden while the panel is.
+ */
+function drawOver(box: HTMLElement, room: HTMLElement): void {
+  box.popover = 'manual';
+  box.style.cssText += ';position:fixed;inset:auto;margin:0;padding:0;border:0;background:none;overflow:visible;z-index:2147483647';
+  box.showPopover?.();
+  room.style.display = 'block';
+  const frame = () => {
+    if (!box.isConnected) return void (room.style.height = '');
+    room.style.height = `${box.offsetHeight}px`;
+    const { left, top, width } = room.getBoundingClientRect();
+    Object.assign(box.style, { left: `${left}px`, top: `${top}px`, width: `${width}px`, visibility: width ? '' : 'hidden' });
+    requestAnimationFrame(frame);
+  };
+  frame();
 }

@@ -17,7 +17,7 @@ export const sessionStorageKey = (base: string) => `kagent-chat-session ${base}`
  * imports nothing from this chunk: an import between them would make this chunk, which every visitor fetches,
  * export its inner names, wrap its own exports in a namespace object and keep all of SESSION_ERROR_CODES (0.3 KB gzipped).
  */
-const keeperNeeds = { failureFromResponse, failureFromNetworkError, storageKey: sessionStorageKey, nextTask, trustedScriptUrl, routes: SESSION_ROUTES, questionsLeftHeader: QUESTIONS_LEFT_HEADER };
+const keeperNeeds = { failureFromResponse, failureFromNetworkError, storageKey: sessionStorageKey, nextTask, trustedScriptUrl, routes: SESSION_ROUTES, questionsLeftHeader: QUESTIONS_LEFT_HEADER, inUse };
 export type KeeperNeeds = typeof keeperNeeds;
 
 const keepers = new Map<string, Promise<VisitorSession | undefined>>();
@@ -76,6 +76,8 @@ async function probe(base: string): Promise<Response | null | undefined> {
  */
 export function joinSessions(chat: PageChat): void {
   const use = () => {
+    // (Idle time may come after the chat left the page.)
+    if (!chat.isConnected) return;
     inUse.chat = chat;
     if (chat.endpoint) sessionFor(chat.endpoint).then((keeper) => keeper?.prepare(chat), () => {});
   };

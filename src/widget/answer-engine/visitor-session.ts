@@ -116,9 +116,18 @@ export class VisitorSession {
     return left ? this.#say('questionsLeft')(left) : this.#say('lastQuestion');
   }
 
+  /**
+   * The chat that shows the human check and whose `strings` word what the keeper says: the one last prepared, or
+   * else (a question asked before idle time prepared any) the chat in use where it asks this proxy.
+   */
+  #chatNow(): PageChat | undefined {
+    const used = this.#needs.inUse.chat;
+    return this.#chat?.isConnected || used?.endpoint?.replace(/\/+$/, '') !== this.#base ? this.#chat : used;
+  }
+
   /** One of the keeper's words: the chat's own (its `strings`), or else the English default. */
   #say<K extends keyof SessionWords>(key: K): SessionWords[K] {
-    return (this.#chat?.strings?.[key] as SessionWords[K] | undefined) ?? SESSION_WORDS[key];
+    return (this.#chatNow()?.strings[key] as SessionWords[K] | undefined) ?? SESSION_WORDS[key];
   }
 
   /** Why a visitor session could not be earned (so the question was not sent), in the visitor's words. */
@@ -203,7 +212,7 @@ export class VisitorSession {
         const answer = (await asked.json().catch(() => undefined)) as { challenge?: SessionChallenge; humanCheck?: unknown; turnstileSiteKey?: string } | undefined;
         if (!isChallenge(answer?.challenge)) return { failure: this.#unearned({ kind: 'unreadable', status: asked.status, detail: 'The proxy sent a challenge this chat could not read' }) };
         // The proxy asks for Cloudflare Turnstile too: a fresh token for this session, got while the challenge is solved.
-        const checking = answer.humanCheck === 'turnstile' ? import('./human-check.js').then(({ humanCheck }) => humanCheck(answer.turnstileSiteKey ?? '', this.#chat, this.#base, stop.signal, this.#needs.trustedScriptUrl)) : undefined;
+        const checking = answer.humanCheck === 'turnstile' ? import('./human-check.js').then(({ humanCheck }) => humanCheck(answer.turnstileSiteKey ?? '', () => this.#chatNow(), this.#base, stop.signal, this.#needs.trustedScriptUrl)) : undefined;
         checking?.catch(() => {});
         const { solution, by } = await solveChallenge(answer.challenge, stop.signal, this.#needs);
         if (!solution) return { failure: { kind: 'unreachable', detail: 'Stopped earning a visitor session: no chat on the page wants it any more' } };

@@ -59,6 +59,8 @@ export class AnswerEngineController implements ReactiveController {
     host.addController(this);
     host.addEventListener('pointerover', this.#want);
     host.addEventListener('focusin', this.#want);
+    // A question fetches the engine itself (askOnceLoaded); this makes the chat take it in as it arrives, before the answer.
+    host.addEventListener('kagent-send', this.#want);
   }
 
   hostUpdate(): void {
