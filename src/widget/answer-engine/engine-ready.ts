@@ -1,3 +1,4 @@
+// Part of the answer engine (the chat's second part): getting it ready once it has arrived, and each chat taking it in.
 import { loadSanitizer } from './markdown/sanitize.js';
 import { answerStyleSheet } from './answer.styles.js';
 import type { PageChat } from './chat-in-use.js';
