@@ -73,8 +73,9 @@ export class Sessions {
     const [current] = await this.#allKeys();
     const { count } = await this.#store.hit('challenges-issued', 60_000);
     const attempts = Math.max(2, Math.round((this.#settings.difficulty * 1e6) / CHALLENGE_COST)) * loadFactor(count);
-    // Uniform in [attempts/2, 3·attempts/2]: the solver's work is bounded, and `attempts` on average.
-    const counter = Math.floor(attempts / 2) + randomBelow(attempts + 1);
+    // Uniform in [0, 2·attempts]: `attempts` on average whichever counters a solver tries first. A range with a floor
+    // (ALTCHA's examples draw from [min, max]) lets a solver that knows the floor start there and skip that work.
+    const counter = randomBelow(2 * attempts + 1);
     const challenge = await createChallenge({
       algorithm: 'PBKDF2/SHA-256',
       cost: CHALLENGE_COST,
