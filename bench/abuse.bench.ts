@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULTS, MemoryRateLimitStore } from '../src/proxy/index.js';
 import { Sessions } from '../src/proxy/core/sessions.js';
 import { browserSolveTimes } from './support/browser-solve.js';
-import { widgetVisitorWaits } from './support/widget-visitor.js';
+import { SESSION_STEPS, widgetVisitorWaits, type SessionStep } from './support/widget-visitor.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const BUDGET_SECONDS = Number(process.env.BENCH_BUDGET_SECONDS ?? 20);
@@ -189,6 +189,15 @@ const waits = await widgetVisitorWaits(new URL('dist/', root), { runs: VISITOR_R
 const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
 console.log(`\n| a visitor in the widget, 4x CPU throttling (${VISITOR_RUNS} visitors each, fresh storage) | question to first answered words, ms each | median |\n|---|---|---|`);
 for (const wait of waits) console.log(`| sessions ${wait.sessions}, asked ${wait.asked}${wait.sessions === 'on' ? ` (solved in: ${[...new Set(wait.solvedBy)].join(', ')})` : ''} | ${ms(wait.ms)} | ${Math.round(median(wait.ms))} |`);
+// Where a sessions-on visitor's wait goes: each step's end, median over the visitors, in ms after the question was sent.
+console.log(`\n| sessions on: median end of each step, ms after the question (negative: before it) | ${Object.values(SESSION_STEPS).join(' | ')} |\n|---|${Object.keys(SESSION_STEPS).map(() => '---:').join('|')}|`);
+for (const wait of waits.filter((w) => w.sessions === 'on')) {
+  const cells = (Object.keys(SESSION_STEPS) as SessionStep[]).map((step) => {
+    const ends = wait.steps.map((steps) => steps[step]).filter((end): end is number => end !== undefined);
+    return ends.length ? `${Math.round(median(ends))}` : '-';
+  });
+  console.log(`| asked ${wait.asked} | ${cells.join(' | ')} |`);
+}
 const extra = (asked: string) => {
   const [off, on] = [waits.find((w) => w.asked === asked && w.sessions === 'off')!, waits.find((w) => w.asked === asked && w.sessions === 'on')!];
   return median(on.ms) - median(off.ms);

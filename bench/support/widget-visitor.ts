@@ -18,18 +18,34 @@ export interface VisitorWait {
   ms: number[];
   /** Where the page solved its challenge, per run (sessions on). */
   solvedBy: string[];
+  /** Sessions on: when each step of earning the session ended, in ms after the question was sent (negative: before it), per run. */
+  steps: Partial<Record<SessionStep, number>>[];
 }
+
+/** The requests a page makes to earn its session, in order, named by what ends them (Resource Timing's `responseEnd`). */
+export const SESSION_STEPS = { challenge: 'challenge answered', keeper: 'keeper chunk loaded', solver: 'solver Worker loaded', session: 'session granted', answer: 'answer started' } as const;
+export type SessionStep = keyof typeof SESSION_STEPS;
 
 const AGENT = 'agent_visitor';
 
-/** In the page (as text: tsx's helpers are not there): asks, and resolves with the ms until the answer's first words are on screen. */
+/** In the page (as text: tsx's helpers are not there): asks, and resolves with the ms until the answer's first words are on screen, and the session's steps. */
 const ASK_AND_TIME = `new Promise((resolve, reject) => {
   const root = document.querySelector('kagent-chat').shadowRoot;
   root.querySelector('textarea[part~="input"]').value = 'How long did that take?';
   const started = performance.now();
   root.querySelector('button[part~="send"]').click();
+  // When each request of the session's earning ended, relative to the question (the last of each kind: a renewal's).
+  const steps = () => {
+    const ends = {};
+    for (const entry of performance.getEntriesByType('resource')) {
+      const { pathname } = new URL(entry.name);
+      const step = pathname.endsWith('/sessions/challenge') ? 'challenge' : pathname.endsWith('/sessions') ? 'session' : pathname.includes('kagent-chat-sessions-') ? 'keeper' : pathname.includes('kagent-chat-solver-') ? 'solver' : pathname.includes('/agents/') ? 'answer' : undefined;
+      if (step) ends[step] = Math.round((step === 'answer' ? entry.responseStart : entry.responseEnd) - started);
+    }
+    return ends;
+  };
   const check = () => {
-    if (root.querySelector('[part~="answer-text"]')?.textContent?.trim()) resolve(performance.now() - started);
+    if (root.querySelector('[part~="answer-text"]')?.textContent?.trim()) resolve({ ms: performance.now() - started, steps: steps() });
     else if (root.querySelector('[part~="failure"]')) reject(new Error(root.querySelector('[part~="failure"]').textContent));
     else requestAnimationFrame(check);
   };
@@ -84,7 +100,7 @@ export async function widgetVisitorWaits(dist: URL, { runs = 5, throttle = 4, di
   try {
     for (const asked of ['3 s after load', 'at once'] as const) {
       for (const sessions of ['off', 'on'] as const) {
-        const wait: VisitorWait = { sessions, asked, ms: [], solvedBy: [] };
+        const wait: VisitorWait = { sessions, asked, ms: [], solvedBy: [], steps: [] };
         for (let run = 0; run < runs; run++) {
           // A new visitor each time: nothing kept from the last one.
           const context = await browser.createBrowserContext();
@@ -94,7 +110,9 @@ export async function widgetVisitorWaits(dist: URL, { runs = 5, throttle = 4, di
           await page.goto(`${site.url}page?sessions=${sessions}`, { waitUntil: 'load' });
           await page.waitForFunction(`document.querySelector('kagent-chat')?.shadowRoot?.querySelector('textarea[part~="input"]')`, { polling: 20, timeout: 30_000 });
           if (asked === '3 s after load') await new Promise((resolve) => setTimeout(resolve, 3000));
-          wait.ms.push((await page.evaluate(ASK_AND_TIME)) as number);
+          const { ms, steps } = (await page.evaluate(ASK_AND_TIME)) as { ms: number; steps: VisitorWait['steps'][number] };
+          wait.ms.push(ms);
+          if (sessions === 'on') wait.steps.push(steps);
           const kept = (await page.evaluate(`Object.entries(sessionStorage).find(([key]) => key.startsWith('kagent-chat-session'))?.[1]`)) as string | undefined;
           if (sessions === 'on') wait.solvedBy.push((JSON.parse(kept ?? '{}') as { solvedBy?: string }).solvedBy ?? 'none');
           await context.close();
