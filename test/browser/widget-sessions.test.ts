@@ -86,6 +86,19 @@ describe('<kagent-chat> with visitor sessions on at the proxy', () => {
     expect((await agentLog(scope)).posts).to.equal(2);
   });
 
+  it("sessions off behind a host's catch-all route (the challenge route answers the site's page, 200 text/html): remembered as off; questions go without a token", async () => {
+    const scope = uniqueAgent('sessions-fallback');
+    const chat = await mountSessionChat('fallback', scope);
+    await askAndSettle(chat, 'First');
+    await askAndSettle(chat, 'Second');
+    expect(parts(chat, 'answer-text')).to.have.length(2);
+    expect(parts(chat, 'failure')).to.have.length(0);
+    const log = await sessionLog(scope);
+    expect(routes(log)).to.deep.equal(['challenge 200', 'query 200', 'query 200']);
+    expect(log.requests.map((r) => r.token)).to.deep.equal([null, null, null]);
+    expect((await agentLog(scope)).posts).to.equal(2);
+  });
+
   it('a token that expired mid-conversation (the proxy refuses it): a new session, and the question sent exactly once more', async () => {
     const scope = uniqueAgent('sessions-expired');
     const old = await keepToken('on', scope, 3600);

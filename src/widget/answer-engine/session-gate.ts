@@ -25,7 +25,7 @@ const baseOf = (endpoint: string) => endpoint.replace(/\/+$/, '');
 
 /**
  * The session keeper of the proxy at `endpoint`, or `undefined` where its
- * sessions are off (its challenge route answered 404, now or earlier in this
+ * sessions are off (its challenge route answered 404 or a page, now or earlier in this
  * tab). `on`: the proxy refused a query for want of a session, so they are on
  * whatever was learned before.
  */
@@ -59,7 +59,9 @@ async function probe(base: string): Promise<Response | null | undefined> {
   if (kept?.off) return null;
   if (kept?.token) return undefined;
   const asked = await fetch(`${base}${SESSION_ROUTES.challenge}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-  if (asked.status !== 404) return asked;
+  // Off: a 404, or a page instead of JSON (a host's catch-all route, such as a single-page app's fallback to its
+  // index.html, in front of a proxy without sessions). Were they on after all, the first query's refusal says so.
+  if (asked.status != 404 && /json/.test(asked.headers.get('content-type')!)) return asked;
   try {
     sessionStorage.setItem(sessionStorageKey(base), JSON.stringify({ off: true }));
   } catch {
