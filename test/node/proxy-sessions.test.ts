@@ -250,7 +250,27 @@ describe('visitor sessions: the core', () => {
     assert.equal(refusedBy.size, kinds.length, 'every kind was tried');
   });
 
-  test('the work rises with the challenges issued in a minute, doubling up to eight times', () => {
+  test('the work rises with the sessions started in a minute, not with challenges asked for (free to ask: a bot could raise every visitor\'s work)', async () => {
+    const { pbkdf2Sync } = await import('node:crypto');
+    const deriveKey = async (password: Uint8Array, salt: Uint8Array, iterations: number, length: number) => pbkdf2Sync(password, salt, iterations, length, 'sha256');
+    const attempts = 20;
+    const sessions = new Sessions({ secrets: [SESSION_SECRET], tokenSeconds: 1800, difficulty: (attempts * CHALLENGE_COST) / 1e6, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore());
+    const counters = async () => {
+      const found: number[] = [];
+      for (let i = 0; i < 10; i++) found.push((await solveSessionChallenge((await sessions.challenge(SITE)).challenge, { deriveKey }))!.counter);
+      return found;
+    };
+    for (let i = 0; i < 300; i++) await sessions.challenge(SITE);
+    // 300 challenges asked for in the minute: still at most twice the average work (it was 8 times when they counted).
+    const asked = await counters();
+    assert.ok(asked.every((counter) => counter <= 2 * attempts), `counters after 300 challenges: ${asked}`);
+    // 61 sessions started in the minute: the work doubles twice (up to 160 here); ten counters all within 40 would be chance of about 1 in a million.
+    for (let i = 0; i < 61; i++) assert.equal(await sessions.countMint(`203.0.113.${i}`), undefined);
+    const loaded = await counters();
+    assert.ok(loaded.every((counter) => counter <= 8 * attempts) && loaded.some((counter) => counter > 2 * attempts), `counters after 61 sessions: ${loaded}`);
+  });
+
+  test('the work rises with the sessions started in a minute, doubling up to eight times', () => {
     assert.deepEqual([0, 30, 31, 60, 61, 120, 121, 100_000].map(loadFactor), [1, 1, 2, 2, 4, 4, 8, 8]);
   });
 
