@@ -70,22 +70,24 @@ async function probe(base: string): Promise<Response | null | undefined> {
   return null;
 }
 
-/** Earns sessions for the chats on the page once the browser is idle, and for any chat when it is first focused. */
+/** Solves the challenges of the chats on the page once the browser is idle, and starts a chat's session when it is first focused. */
 export function prepareSessions(): void {
-  const prepare = (chat: Element) => {
+  // In idle time a challenge is solved; once a chat is focused, its session is started too.
+  const prepare = (chat: Element, start: boolean) => {
     const endpoint = (chat as Element & { endpoint?: unknown }).endpoint;
     if (typeof endpoint === 'string' && endpoint) {
       sessionFor(endpoint).then(
-        (keeper) => keeper?.prepare(chat),
+        (keeper) => keeper?.prepare(chat, start),
         () => {},
       );
     }
   };
   // Focus inside a chat reaches the document retargeted to it (or to the host of a shadow root it sits in): its path names it.
   document.addEventListener('focusin', (event) => {
-    for (const target of event.composedPath()) if (target instanceof Element && target.localName === 'kagent-chat') prepare(target);
+    for (const target of event.composedPath()) if (target instanceof Element && target.localName === 'kagent-chat') prepare(target, true);
   });
-  const whenIdle = () => document.querySelectorAll('kagent-chat').forEach(prepare);
+  // A chat focused before this part had loaded (no listener yet) is taken as focused now.
+  const whenIdle = () => document.querySelectorAll('kagent-chat').forEach((chat) => prepare(chat, chat.matches(':focus-within')));
   if (typeof requestIdleCallback === 'function') requestIdleCallback(whenIdle, { timeout: 2000 });
   else setTimeout(whenIdle, 200);
 }
