@@ -203,10 +203,12 @@ const extra = (asked: string) => {
   return median(on.ms) - median(off.ms);
 };
 const later = extra('3 s after load');
+const typed = extra('3 s after load, typed');
 const atOnce = extra('at once');
 console.log(`\n| goal | measured (median on minus median off) | |\n|---|---|---|`);
 // "No extra time": within the runs' own spread, taken as 100 ms on a throttled, shared machine.
-console.log(`| asked 3 s after load, no extra wait | ${Math.round(later)} ms | ${later <= 100 ? 'met' : '**not met**'} |`);
+console.log(`| asked 3 s after load, no extra wait: sent by a script, nothing focused before | ${Math.round(later)} ms | ${later <= 100 ? 'met' : '**not met**'} |`);
+console.log(`| asked 3 s after load, no extra wait: typed into the box | ${Math.round(typed)} ms | ${typed <= 100 ? 'met' : '**not met**'} |`);
 console.log(`| asked at once, at most 1.5 s extra | ${Math.round(atOnce)} ms | ${atOnce <= 1500 ? 'met' : '**not met**'} |`);
 
 console.log(`\nLoad average at end: ${loadavg().map((n) => n.toFixed(2)).join(' ')}.`);
