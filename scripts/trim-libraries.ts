@@ -146,22 +146,27 @@ export const dompurifyWithoutDefaultAllowLists = (): Plugin => ({
     const profiles: Node[] = [];
     const mentions = new Map<string, Node[]>();
     const declarations = new Map<string, Node>();
-    const visit = (node: unknown, parent?: Node): void => {
+    const visit = (node: unknown, parent?: Node, shadowed: ReadonlySet<string> = new Set()): void => {
       if (!node || typeof node !== 'object') return;
-      if (Array.isArray(node)) return node.forEach((child) => visit(child, parent));
+      if (Array.isArray(node)) return node.forEach((child) => visit(child, parent, shadowed));
       const n = node as Node;
       if (n.type === 'VariableDeclarator' && n.id?.type === 'Identifier') {
         const name: string = n.id.name;
         if (/^DEFAULT_ALLOWED_(TAGS|ATTR)$/.test(name)) defaults.set(name, n);
         if (n.init?.type === 'CallExpression' && n.init.arguments[0]?.type === 'ArrayExpression') declarations.set(name, n);
-        visit(n.init, n);
+        visit(n.init, n, shadowed);
         return;
+      }
+      // A function's parameter hides a module-level name of its own name inside that function (`createHTML(html)`).
+      if (/^(FunctionDeclaration|FunctionExpression|ArrowFunctionExpression)$/.test(n.type)) {
+        const params = (n.params as Node[]).map((param) => (param.type === 'AssignmentPattern' ? param.left : param)).filter((param) => param.type === 'Identifier');
+        shadowed = new Set([...shadowed, ...params.map((param) => param.name as string)]);
       }
       if (n.type === 'IfStatement' && n.test.type === 'Identifier' && n.test.name === 'USE_PROFILES') profiles.push(n);
       // A name read as a value (not a property key after a dot or in an object literal).
       const isKey = parent && ((parent.type === 'MemberExpression' && parent.property === n && !parent.computed) || (parent.type === 'Property' && parent.key === n && !parent.computed));
-      if (n.type === 'Identifier' && !isKey) mentions.set(n.name, [...(mentions.get(n.name) ?? []), n]);
-      for (const value of Object.values(n)) if (value && typeof value === 'object') visit(value, n);
+      if (n.type === 'Identifier' && !isKey && !shadowed.has(n.name)) mentions.set(n.name, [...(mentions.get(n.name) ?? []), n]);
+      for (const value of Object.values(n)) if (value && typeof value === 'object') visit(value, n, shadowed);
     };
     visit(this.parse(code));
     // DEFAULT_ALLOWED_X = addToSet({}, [...list, ...list]): the lists it is made of, then its array.
@@ -180,3 +185,199 @@ export const dompurifyWithoutDefaultAllowLists = (): Plugin => ({
     return { code: out, map: null };
   },
 });
+
+type AstNode = { type: string; start: number; end: number; [key: string]: any };
+type Context = { parse(code: string): unknown; error(message: string): never; getModuleInfo(id: string): { importers: readonly string[]; dynamicImporters: readonly string[] } | null };
+
+/** Every name a module's code says (identifiers, property keys, string values), never its comments. */
+function namesIn(ast: unknown): Set<string> {
+  const names = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    if (Array.isArray(node)) return node.forEach(visit);
+    const n = node as AstNode;
+    if (n.type === 'Identifier' || n.type === 'PrivateIdentifier') names.add(n.name);
+    if (n.type === 'Literal' && typeof n.value === 'string') names.add(n.value);
+    if (n.type === 'TemplateElement') names.add(n.value.cooked ?? n.value.raw);
+    for (const value of Object.values(n)) if (value && typeof value === 'object') visit(value);
+  };
+  visit(ast);
+  return names;
+}
+
+/**
+ * What the modules that import a library say, for a trim that takes out what the chat never asks of
+ * the library: each trimmed name is checked at the end of the build against every module that
+ * imports the library, so a module that names it (the chat's own, or another library's) fails the
+ * build instead of running without it.
+ */
+function libraryUsers(library: RegExp, packageName: string, name: string) {
+  const names = new Map<string, Set<string>>();
+  let libraryId: string | undefined;
+  const trimmed = new Set<string>();
+  return {
+    /** Records the names an importer says (call from transform for every module). */
+    record(context: Context, code: string, id: string) {
+      // An importer names the library's package in its import; one not recorded fails the check.
+      if (library.test(id) || !code.includes(packageName)) return;
+      names.set(id, namesIn(context.parse(code)));
+    },
+    /** Whether an importer seen so far says `name`. */
+    said: (name: string) => [...names.values()].some((said) => said.has(name)),
+    trim(id: string, what: Iterable<string>) {
+      libraryId = id;
+      for (const name of what) trimmed.add(name);
+    },
+    /** Fails the build if any module importing the library names what was trimmed. */
+    check(context: Context) {
+      if (!libraryId) return;
+      const info = context.getModuleInfo(libraryId);
+      for (const importer of [...(info?.importers ?? []), ...(info?.dynamicImporters ?? [])]) {
+        const said = names.get(importer);
+        const named = [...trimmed].filter((trimmedName) => !said || said.has(trimmedName));
+        if (named.length) context.error(`${importer} names ${named.join(', ')}, which the build takes out of ${packageName}: see ${name} in scripts/trim-libraries.ts`);
+      }
+    },
+  };
+}
+
+/** Applies edits (ranges of `code` and their new text) from the last to the first. */
+function edit(code: string, edits: { start: number; end: number; text: string }[]): string {
+  let out = code;
+  for (const { start, end, text } of [...edits].sort((a, b) => b.start - a.start)) out = out.slice(0, start) + text + out.slice(end);
+  return out;
+}
+
+/**
+ * marked's classes read their options as `this.options.x` at every step: `pedantic` (original
+ * markdown.pl's rules) in 21 places, `extensions`, `hooks` and `silent` in the lexer's and parser's
+ * loops. The chat gives them its own options, marked's defaults (`getDefaults()`) with only `gfm`,
+ * `breaks`, `async` and `renderer` set; every other object marked's classes read options from is
+ * those defaults too (its `defaults` are set only by the default instance, which the build cuts). So
+ * the build writes those four reads as the defaults' values (`pedantic` and `silent` false,
+ * `extensions` and `hooks` null), and the minifier drops the branches that can no longer run.
+ * It fails if marked's defaults are no longer those values, if anything in marked still sets its
+ * `defaults`, or if a module importing marked names one of the four.
+ */
+export const markedWithDefaultOptionsFolded = (): Plugin => {
+  const FOLDED = { pedantic: ['!1', 'false'], silent: ['!1', 'false'], extensions: ['null'], hooks: ['null'] } as Record<string, string[]>;
+  const users = libraryUsers(/\/node_modules\/marked\/lib\/marked\.esm\.js$/, 'marked', 'markedWithDefaultOptionsFolded');
+  const fail = (context: Context): never => context.error('marked no longer reads its options so, or its defaults changed: see markedWithDefaultOptionsFolded in scripts/trim-libraries.ts');
+  return {
+    name: 'kagent-marked-with-default-options-folded',
+    apply: 'build',
+    transform(code, id) {
+      users.record(this as unknown as Context, code, id);
+      if (!/\/node_modules\/marked\/lib\/marked\.esm\.js$/.test(id)) return undefined;
+      const context = this as unknown as Context;
+      const program = this.parse(code) as unknown as { body: AstNode[] };
+      const exported = program.body.find((node) => node.type === 'ExportNamedDeclaration' && !node.source);
+      const local = (exportedName: string) => (exported?.specifiers as AstNode[] | undefined)?.find((specifier) => specifier.exported.name === exportedName)?.local.name as string | undefined;
+      const [getDefaults, defaults] = [local('getDefaults'), local('defaults')];
+      const reads: AstNode[] = [];
+      const writers: string[] = [];
+      let defaultValues: Record<string, string> | undefined;
+      const calls: string[] = [];
+      const visit = (node: unknown, within?: string): void => {
+        if (!node || typeof node !== 'object') return;
+        if (Array.isArray(node)) return node.forEach((child) => visit(child, within));
+        const n = node as AstNode;
+        if (n.type === 'FunctionDeclaration' && n.id?.name === getDefaults) {
+          const returned = n.body.body[0]?.argument as AstNode | undefined;
+          if (returned?.type === 'ObjectExpression') defaultValues = Object.fromEntries((returned.properties as AstNode[]).map((property) => [property.key?.name, code.slice(property.value.start, property.value.end)]));
+        }
+        if (n.type === 'AssignmentExpression' && n.left.type === 'Identifier' && n.left.name === defaults) writers.push(within ?? '');
+        if (n.type === 'CallExpression' && n.callee.type === 'Identifier') calls.push(n.callee.name);
+        if (n.type === 'MemberExpression' && !n.computed && Object.hasOwn(FOLDED, n.property.name) && n.object.type === 'MemberExpression' && !n.object.computed && n.object.object.type === 'ThisExpression' && n.object.property.name === 'options') reads.push(n);
+        const name = n.type === 'FunctionDeclaration' ? (n.id?.name as string) : within;
+        for (const value of Object.values(n)) if (value && typeof value === 'object') visit(value, name);
+      };
+      visit(program);
+      // The defaults are written only by a function nothing left in the module calls (the default instance's setOptions, cut before this runs).
+      if (!getDefaults || !defaults || !defaultValues || writers.some((writer) => !writer || calls.includes(writer))) fail(context);
+      for (const [option, values] of Object.entries(FOLDED)) {
+        if (!values.includes(defaultValues![option] ?? '') || !reads.some((read) => read.property.name === option)) fail(context);
+      }
+      users.trim(id, Object.keys(FOLDED));
+      return { code: edit(code, reads.map((read) => ({ start: read.start, end: read.end, text: `(${defaultValues![read.property.name]})` }))), map: null };
+    },
+    buildEnd() {
+      users.check(this as unknown as Context);
+    },
+  };
+};
+
+/**
+ * The chat's DOMPurify is a private instance, set up once by the chat's sanitizer module with one
+ * config that never changes (src/widget/answer-engine/markdown/dompurify-sanitizer.ts), and the
+ * instance never leaves that module. Two kinds of code in DOMPurify cannot run for it, and no
+ * bundler can drop them:
+ * - the branches of options that are off unless a config turns them on (`let X = false`, set only
+ *   by `X = cfg.X || false`) which the chat's config never names: sanitizing a node in place
+ *   (`IN_PLACE`), `SAFE_FOR_TEMPLATES`, `WHOLE_DOCUMENT`, `FORCE_BODY`, `SANITIZE_NAMED_PROPS`,
+ *   `RETURN_TRUSTED_TYPE`, `ALLOW_UNKNOWN_PROTOCOLS`. Each becomes `const X = false` (its one write
+ *   gone), and the minifier drops what only ran with it on;
+ * - the instance's methods the chat never calls and DOMPurify itself never names (`clearConfig`,
+ *   `isValidAttribute`, `removeHook`, `removeHooks`, `removeAllHooks`).
+ * Every check DOMPurify makes under the chat's config stays as it is. It fails if DOMPurify no longer
+ * has these options and methods so, or if a module importing DOMPurify names one of them.
+ */
+export const dompurifyWithoutUnusedOptionsAndMethods = (): Plugin => {
+  const OPTIONS = ['IN_PLACE', 'SAFE_FOR_TEMPLATES', 'WHOLE_DOCUMENT', 'FORCE_BODY', 'SANITIZE_NAMED_PROPS', 'RETURN_TRUSTED_TYPE', 'ALLOW_UNKNOWN_PROTOCOLS'];
+  const METHODS = ['clearConfig', 'isValidAttribute', 'removeHook', 'removeHooks', 'removeAllHooks'];
+  const users = libraryUsers(/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/, 'dompurify', 'dompurifyWithoutUnusedOptionsAndMethods');
+  return {
+    name: 'kagent-dompurify-without-unused-options-and-methods',
+    apply: 'build',
+    transform(code, id) {
+      users.record(this as unknown as Context, code, id);
+      if (!/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/.test(id)) return undefined;
+      const program = this.parse(code) as unknown as { body: AstNode[] };
+      const factory = program.body.find((node) => node.type === 'FunctionDeclaration' && node.id?.name === 'createDOMPurify');
+      const body: AstNode[] = factory?.body.body ?? [];
+      const instance = body.find((node) => node.type === 'VariableDeclaration' && node.declarations[0]?.id.name === 'DOMPurify')?.declarations[0].id.name as string | undefined;
+      const writes = new Map<string, AstNode[]>();
+      const visit = (node: unknown): void => {
+        if (!node || typeof node !== 'object') return;
+        if (Array.isArray(node)) return node.forEach(visit);
+        const n = node as AstNode;
+        const target = n.type === 'AssignmentExpression' ? n.left : n.type === 'UpdateExpression' ? n.argument : undefined;
+        if (target?.type === 'Identifier') writes.set(target.name, [...(writes.get(target.name) ?? []), n]);
+        for (const value of Object.values(n)) if (value && typeof value === 'object') visit(value);
+      };
+      visit(factory);
+      const edits: { start: number; end: number; text: string }[] = [];
+      for (const option of OPTIONS) {
+        const declaration = body.find((node) => node.type === 'VariableDeclaration' && node.kind === 'let' && node.declarations.length === 1 && node.declarations[0].id.name === option);
+        const [write, ...more] = writes.get(option) ?? [];
+        // The one write: `X = cfg.X || false;`, a statement of its own.
+        const statement = write && body.flatMap(function find(node: AstNode): AstNode[] {
+          if (node.type === 'ExpressionStatement' && node.expression === write) return [node];
+          return Object.values(node).flatMap((value) => (Array.isArray(value) ? value : [value])).filter((child): child is AstNode => !!child && typeof child === 'object' && typeof child.type === 'string').flatMap(find);
+        })[0];
+        const { operator, left, right } = (write?.right ?? {}) as AstNode;
+        const offUnlessSet = write?.operator === '=' && operator === '||' && left?.type === 'MemberExpression' && !left.computed && left.property.name === option && right?.type === 'Literal' && right.value === false;
+        if (!declaration || declaration.declarations[0].init?.value !== false || more.length || !statement || !offUnlessSet) {
+          this.error(`DOMPurify no longer has ${option} as an option off unless set: see dompurifyWithoutUnusedOptionsAndMethods in scripts/trim-libraries.ts`);
+        }
+        edits.push({ start: declaration.start, end: declaration.start + 3, text: 'const' }, { start: statement.start, end: statement.end, text: '' });
+      }
+      const rest = namesIn(this.parse(edit(code, body.filter((node) => METHODS.some((method) => isMethod(node, method))).map((node) => ({ start: node.start, end: node.end, text: '' })))));
+      function isMethod(node: AstNode, method: string): boolean {
+        const assignment = node.type === 'ExpressionStatement' ? node.expression : undefined;
+        return assignment?.type === 'AssignmentExpression' && assignment.left.type === 'MemberExpression' && assignment.left.object.name === instance && assignment.left.property.name === method && assignment.right.type === 'FunctionExpression';
+      }
+      for (const method of METHODS) {
+        const statement = body.find((node) => isMethod(node, method));
+        // Any other mention of its name in the module (DOMPurify calling it itself) keeps it, and fails here.
+        if (!instance || !statement || rest.has(method)) this.error(`DOMPurify no longer has ${method} as a method it never calls itself: see dompurifyWithoutUnusedOptionsAndMethods in scripts/trim-libraries.ts`);
+        edits.push({ start: statement.start, end: statement.end, text: '' });
+      }
+      users.trim(id, [...OPTIONS, ...METHODS]);
+      return { code: edit(code, edits), map: null };
+    },
+    buildEnd() {
+      users.check(this as unknown as Context);
+    },
+  };
+};
