@@ -1,0 +1,100 @@
+// The build's trims of marked and DOMPurify (scripts/trim-libraries.ts) run here on the libraries'
+// modules as installed, with rolldown's own parser: each takes out what it says, and fails the build,
+// rather than trimming blind, when the library no longer has the shape it expects or when a module
+// importing the library names what was taken out. (The built chunks' behaviour is tested in the
+// browsers: test/browser/widget-sanitizer-built.test.ts and the built-file suites.)
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { parseAst } from 'rolldown/parseAst';
+import type { Plugin } from 'vite';
+import {
+  dompurifyWithoutDefaultAllowLists,
+  dompurifyWithoutUnusedOptionsAndMethods,
+  markedWithDefaultOptionsFolded,
+  markedWithoutDefaultInstance,
+} from '../../scripts/trim-libraries.js';
+
+const MARKED = fileURLToPath(new URL('../../node_modules/marked/lib/marked.esm.js', import.meta.url));
+const DOMPURIFY = fileURLToPath(new URL('../../node_modules/dompurify/dist/purify.es.mjs', import.meta.url));
+const CHAT_MARKDOWN = '/src/widget/answer-engine/markdown/incremental-markdown.ts';
+const CHAT_SANITIZER = '/src/widget/answer-engine/markdown/dompurify-sanitizer.ts';
+
+/** A build as far as the trims see it: the modules transformed in order, then the end of the build. */
+function build(plugin: Plugin, modules: [id: string, code: string][], importers: Record<string, string[]> = {}): Record<string, string> {
+  const context = {
+    parse: (code: string) => parseAst(code),
+    error(message: string): never {
+      throw new Error(message);
+    },
+    getModuleInfo: (id: string) => ({ importers: importers[id] ?? [], dynamicImporters: [] }),
+  };
+  const out: Record<string, string> = {};
+  for (const [id, code] of modules) {
+    const result = (plugin.transform as unknown as (this: typeof context, code: string, id: string) => { code: string } | undefined).call(context, code, id);
+    out[id] = result?.code ?? code;
+  }
+  (plugin.buildEnd as unknown as ((this: typeof context) => void) | undefined)?.call(context);
+  return out;
+}
+
+const marked = () => {
+  const cut = build(markedWithoutDefaultInstance(), [[MARKED, readFileSync(MARKED, 'utf8')]]);
+  return cut[MARKED]!;
+};
+const CHAT_MARKED_IMPORT = `import { getDefaults, Lexer, Parser } from 'marked';\nconst options = { ...getDefaults(), gfm: true, breaks: false };\nexport const html = (text) => Parser.parse(Lexer.lex(text, options), options);`;
+
+test("marked's reads of pedantic, extensions, hooks and silent become the defaults' values", () => {
+  const code = marked();
+  assert.match(code, /this\.options\.pedantic/);
+  const out = build(markedWithDefaultOptionsFolded(), [[CHAT_MARKDOWN, CHAT_MARKED_IMPORT], [MARKED, code]], { [MARKED]: [CHAT_MARKDOWN] })[MARKED]!;
+  assert.doesNotMatch(out, /this\.options\.(pedantic|extensions|hooks|silent)\b/);
+  assert.match(out, /\(!1\)/);
+  assert.match(out, /this\.options\.gfm/, 'options the chat sets are still read');
+});
+
+test('the marked trim fails if its defaults change, if its defaults may still be set, or if an importer names a folded option', () => {
+  const code = marked();
+  assert.throws(() => build(markedWithDefaultOptionsFolded(), [[MARKED, code.replace('pedantic:!1', 'pedantic:!0')]]), /defaults changed/);
+  // Without the cut of the default instance, its setOptions still writes the defaults.
+  assert.throws(() => build(markedWithDefaultOptionsFolded(), [[MARKED, readFileSync(MARKED, 'utf8')]]), /defaults changed/);
+  const naming = CHAT_MARKED_IMPORT.replace('gfm: true', 'gfm: true, pedantic: false');
+  assert.throws(() => build(markedWithDefaultOptionsFolded(), [[CHAT_MARKDOWN, naming], [MARKED, code]], { [MARKED]: [CHAT_MARKDOWN] }), /incremental-markdown\.ts names pedantic/);
+  // An importer the trim never saw fails too.
+  assert.throws(() => build(markedWithDefaultOptionsFolded(), [[MARKED, code]], { [MARKED]: ['/node_modules/some-marked-extension/index.js'] }), /some-marked-extension/);
+});
+
+const CHAT_DOMPURIFY_IMPORT = `import createDOMPurify from 'dompurify';\nconst purifier = createDOMPurify(window);\npurifier.setConfig({ ALLOWED_TAGS: ['p'], ALLOWED_ATTR: [], RETURN_DOM_FRAGMENT: true });\npurifier.addHook('afterSanitizeAttributes', () => {});\nexport const clean = (html) => purifier.sanitize(html, { RETURN_DOM_FRAGMENT: true });`;
+const dompurify = (code = readFileSync(DOMPURIFY, 'utf8'), chat = CHAT_DOMPURIFY_IMPORT) =>
+  build(dompurifyWithoutUnusedOptionsAndMethods(), [[CHAT_SANITIZER, chat], [DOMPURIFY, code]], { [DOMPURIFY]: [CHAT_SANITIZER] })[DOMPURIFY]!;
+
+test("DOMPurify's options that are off unless set become constants, and the methods the chat never calls go", () => {
+  const out = dompurify();
+  for (const option of ['IN_PLACE', 'SAFE_FOR_TEMPLATES', 'WHOLE_DOCUMENT', 'FORCE_BODY', 'SANITIZE_NAMED_PROPS', 'RETURN_TRUSTED_TYPE', 'ALLOW_UNKNOWN_PROTOCOLS']) {
+    assert.match(out, new RegExp(`const ${option} = false;`));
+    assert.doesNotMatch(out, new RegExp(`${option} = cfg`));
+  }
+  for (const method of ['clearConfig', 'isValidAttribute', 'removeHook', 'removeHooks', 'removeAllHooks']) assert.doesNotMatch(out, new RegExp(`DOMPurify\\.${method} =`));
+  // What the chat sets, and every check under it, stays.
+  for (const kept of ['RETURN_DOM_FRAGMENT = cfg.RETURN_DOM_FRAGMENT', 'SAFE_FOR_XML = cfg.SAFE_FOR_XML', 'DOMPurify.sanitize =', 'DOMPurify.setConfig =', 'DOMPurify.addHook =', '_checkValidNamespace', '_isClobbered', 'IS_ALLOWED_URI']) {
+    assert.ok(out.includes(kept), kept);
+  }
+});
+
+test('the DOMPurify trim fails if an option is set elsewhere, a method is called by DOMPurify itself, or an importer names either', () => {
+  const code = readFileSync(DOMPURIFY, 'utf8');
+  assert.throws(() => dompurify(code.replace('\t\tKEEP_CONTENT = cfg.KEEP_CONTENT !== false;', '$&\n\t\tif (cfg.PARANOID) IN_PLACE = true;')), /IN_PLACE as an option off unless set/);
+  assert.throws(() => dompurify(code.replace('\tDOMPurify.removed = [];', '$&\n\tDOMPurify.reset = () => DOMPurify.removeAllHooks();')), /removeAllHooks as a method it never calls itself/);
+  assert.throws(() => dompurify(code, CHAT_DOMPURIFY_IMPORT.replace('RETURN_DOM_FRAGMENT: true }', 'RETURN_DOM_FRAGMENT: true, WHOLE_DOCUMENT: false }')), /dompurify-sanitizer\.ts names WHOLE_DOCUMENT/);
+  assert.throws(() => dompurify(code, `${CHAT_DOMPURIFY_IMPORT}\nexport const allowed = (tag, name, value) => purifier.isValidAttribute(tag, name, value);`), /names isValidAttribute/);
+});
+
+test("DOMPurify's HTML attribute list is emptied when only its defaults read it, a parameter of its name notwithstanding", () => {
+  const code = readFileSync(DOMPURIFY, 'utf8');
+  const trim = (source: string) => build(dompurifyWithoutDefaultAllowLists(), [[DOMPURIFY, source]])[DOMPURIFY]!;
+  assert.match(code, /createHTML\(html\)/);
+  assert.match(trim(code), /const html = freeze\(\[\]\);/);
+  // A module-level read of the list keeps it.
+  assert.match(trim(code.replace('const text = freeze(["#text"]);', '$&\nglobalThis.attributes = html;')), /const html = freeze\(\[\n\t"accept"/);
+});
