@@ -381,3 +381,40 @@ export const dompurifyWithoutUnusedOptionsAndMethods = (): Plugin => {
     },
   };
 };
+
+/**
+ * DOMPurify's module is compiled by Babel, which writes `for (const [key, value] of entries(object))`
+ * as `_slicedToArray(item, 2)` and carries the helpers that turn any iterable into an array (about
+ * 0.45 KB gzipped). Each such call takes an item of `Object.entries()`, which is always an array,
+ * and `_slicedToArray` gives an array back as it is: the build writes the call as the item itself,
+ * and the helpers go as unused. Should a call take anything else, or none be found, the build fails.
+ */
+export const dompurifyEntriesWithoutBabelDestructuring = (): Plugin => ({
+  name: 'kagent-dompurify-entries-without-babel-destructuring',
+  apply: 'build',
+  transform(code, id) {
+    if (!/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/.test(id)) return undefined;
+    const program = this.parse(code) as unknown as { body: AstNode[] };
+    // `const entries = Object.entries` at the module's top level, never written again.
+    const entries = program.body.flatMap((node) => (node.type === 'VariableDeclaration' && node.kind === 'const' ? (node.declarations as AstNode[]) : []))
+      .filter((declarator) => declarator.init?.type === 'MemberExpression' && declarator.init.object.name === 'Object' && declarator.init.property.name === 'entries')
+      .map((declarator) => declarator.id.name as string);
+    const calls: { call: AstNode; loops: AstNode[] }[] = [];
+    const visit = (node: unknown, loops: AstNode[]): void => {
+      if (!node || typeof node !== 'object') return;
+      if (Array.isArray(node)) return node.forEach((child) => visit(child, loops));
+      const n = node as AstNode;
+      if (n.type === 'CallExpression' && n.callee.type === 'Identifier' && n.callee.name === '_slicedToArray') calls.push({ call: n, loops });
+      const inner = n.type === 'ForOfStatement' ? [...loops, n] : loops;
+      for (const value of Object.values(n)) if (value && typeof value === 'object') visit(value, inner);
+    };
+    visit(program, []);
+    // The item of a `for (const item of entries(...))` loop around the call.
+    const overEntries = ({ call, loops }: { call: AstNode; loops: AstNode[] }) => {
+      const item = call.arguments[0];
+      return item?.type === 'Identifier' && loops.some((loop) => loop.left.type === 'VariableDeclaration' && loop.left.kind === 'const' && loop.left.declarations[0].id.name === item.name && loop.right.type === 'CallExpression' && entries.includes(loop.right.callee.name));
+    };
+    if (!calls.length || !calls.every(overEntries)) this.error("DOMPurify no longer destructures only Object.entries() items with Babel's _slicedToArray: see dompurifyEntriesWithoutBabelDestructuring in scripts/trim-libraries.ts");
+    return { code: edit(code, calls.map(({ call }) => ({ start: call.start, end: call.end, text: call.arguments[0].name }))), map: null };
+  },
+});

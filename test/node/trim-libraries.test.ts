@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parseAst } from 'rolldown/parseAst';
 import type { Plugin } from 'vite';
 import {
+  dompurifyEntriesWithoutBabelDestructuring,
   dompurifyWithoutDefaultAllowLists,
   dompurifyWithoutUnusedOptionsAndMethods,
   markedWithDefaultOptionsFolded,
@@ -97,4 +98,15 @@ test("DOMPurify's HTML attribute list is emptied when only its defaults read it,
   assert.match(trim(code), /const html = freeze\(\[\]\);/);
   // A module-level read of the list keeps it.
   assert.match(trim(code.replace('const text = freeze(["#text"]);', '$&\nglobalThis.attributes = html;')), /const html = freeze\(\[\n\t"accept"/);
+});
+
+test("DOMPurify's destructuring of Object.entries() items no longer goes through Babel's _slicedToArray", () => {
+  const code = readFileSync(DOMPURIFY, 'utf8');
+  const trim = (source: string) => build(dompurifyEntriesWithoutBabelDestructuring(), [[DOMPURIFY, source]])[DOMPURIFY]!;
+  assert.match(code, /_slicedToArray\(_ref2, 2\)/);
+  assert.doesNotMatch(trim(code), /= _slicedToArray\(/, "no call is left, only the helper no one calls");
+  assert.match(trim(code), /var _ref3 = _ref2;/);
+  // A call on anything but an Object.entries() item fails the build.
+  assert.throws(() => trim(code.replace('const newObject = create(null);', '$&\n\tconst [first] = _slicedToArray(object, 1);')), /_slicedToArray/);
+  assert.throws(() => trim(code.replace('for (const _ref2 of entries(object))', 'for (const _ref2 of new Map(entries(object)))')), /_slicedToArray/);
 });
