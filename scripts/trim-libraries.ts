@@ -312,18 +312,24 @@ export const markedWithDefaultOptionsFolded = (): Plugin => {
  * config that never changes (src/widget/answer-engine/markdown/dompurify-sanitizer.ts), and the
  * instance never leaves that module. Two kinds of code in DOMPurify cannot run for it, and no
  * bundler can drop them:
- * - the branches of options that are off unless a config turns them on (`let X = false`, set only
- *   by `X = cfg.X || false`) which the chat's config never names: sanitizing a node in place
- *   (`IN_PLACE`), `SAFE_FOR_TEMPLATES`, `WHOLE_DOCUMENT`, `FORCE_BODY`, `SANITIZE_NAMED_PROPS`,
- *   `RETURN_TRUSTED_TYPE`, `ALLOW_UNKNOWN_PROTOCOLS`. Each becomes `const X = false` (its one write
- *   gone), and the minifier drops what only ran with it on;
+ * - the branches for the other value of options the chat's config never names, each set only by
+ *   reading the config and kept at its default when the config does not name it: off unless set
+ *   (`let X = false`, written only `X = cfg.X || false` or `X = objectHasOwnProperty(cfg, "X") ? ... : false`):
+ *   sanitizing a node in place (`IN_PLACE`), `SAFE_FOR_TEMPLATES`, `WHOLE_DOCUMENT`, `FORCE_BODY`,
+ *   `SANITIZE_NAMED_PROPS`, `RETURN_TRUSTED_TYPE`, `ALLOW_UNKNOWN_PROTOCOLS`, `USE_PROFILES`; on unless
+ *   turned off (`let X = true`, written only `X = cfg.X !== false`): `SAFE_FOR_XML`, `KEEP_CONTENT`,
+ *   `SANITIZE_DOM`, `ALLOW_SELF_CLOSE_IN_ATTR`. Each becomes a constant of its default (its one write
+ *   gone), and the minifier drops what only ran with the other value; the checks these defaults turn
+ *   on stay, now unconditional;
  * - the instance's methods the chat never calls and DOMPurify itself never names (`clearConfig`,
  *   `isValidAttribute`, `removeHook`, `removeHooks`, `removeAllHooks`).
  * Every check DOMPurify makes under the chat's config stays as it is. It fails if DOMPurify no longer
  * has these options and methods so, or if a module importing DOMPurify names one of them.
  */
 export const dompurifyWithoutUnusedOptionsAndMethods = (): Plugin => {
-  const OPTIONS = ['IN_PLACE', 'SAFE_FOR_TEMPLATES', 'WHOLE_DOCUMENT', 'FORCE_BODY', 'SANITIZE_NAMED_PROPS', 'RETURN_TRUSTED_TYPE', 'ALLOW_UNKNOWN_PROTOCOLS'];
+  const OFF_UNLESS_SET = ['IN_PLACE', 'SAFE_FOR_TEMPLATES', 'WHOLE_DOCUMENT', 'FORCE_BODY', 'SANITIZE_NAMED_PROPS', 'RETURN_TRUSTED_TYPE', 'ALLOW_UNKNOWN_PROTOCOLS', 'USE_PROFILES'];
+  const ON_UNLESS_TURNED_OFF = ['SAFE_FOR_XML', 'KEEP_CONTENT', 'SANITIZE_DOM', 'ALLOW_SELF_CLOSE_IN_ATTR'];
+  const OPTIONS = [...OFF_UNLESS_SET, ...ON_UNLESS_TURNED_OFF];
   const METHODS = ['clearConfig', 'isValidAttribute', 'removeHook', 'removeHooks', 'removeAllHooks'];
   const users = libraryUsers(/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/, 'dompurify', 'dompurifyWithoutUnusedOptionsAndMethods');
   return {
@@ -350,15 +356,21 @@ export const dompurifyWithoutUnusedOptionsAndMethods = (): Plugin => {
       for (const option of OPTIONS) {
         const declaration = body.find((node) => node.type === 'VariableDeclaration' && node.kind === 'let' && node.declarations.length === 1 && node.declarations[0].id.name === option);
         const [write, ...more] = writes.get(option) ?? [];
-        // The one write: `X = cfg.X || false;`, a statement of its own.
+        // The one write, from the config, a statement of its own.
         const statement = write && body.flatMap(function find(node: AstNode): AstNode[] {
           if (node.type === 'ExpressionStatement' && node.expression === write) return [node];
           return Object.values(node).flatMap((value) => (Array.isArray(value) ? value : [value])).filter((child): child is AstNode => !!child && typeof child === 'object' && typeof child.type === 'string').flatMap(find);
         })[0];
-        const { operator, left, right } = (write?.right ?? {}) as AstNode;
-        const offUnlessSet = write?.operator === '=' && operator === '||' && left?.type === 'MemberExpression' && !left.computed && left.property.name === option && right?.type === 'Literal' && right.value === false;
-        if (!declaration || declaration.declarations[0].init?.value !== false || more.length || !statement || !offUnlessSet) {
-          this.error(`DOMPurify no longer has ${option} as an option off unless set: see dompurifyWithoutUnusedOptionsAndMethods in scripts/trim-libraries.ts`);
+        const fallback = !ON_UNLESS_TURNED_OFF.includes(option);
+        const value = (write?.right ?? {}) as AstNode;
+        const readsOption = (node: AstNode | undefined) => node?.type === 'MemberExpression' && !node.computed && node.property.name === option;
+        const isFalse = (node: AstNode | undefined) => node?.type === 'Literal' && node.value === false;
+        const defaultUnlessNamed = write?.operator === '=' && (fallback
+          ? (value.type === 'LogicalExpression' && value.operator === '||' && readsOption(value.left) && isFalse(value.right)) ||
+            (value.type === 'ConditionalExpression' && value.test.type === 'CallExpression' && value.test.callee.name === 'objectHasOwnProperty' && value.test.arguments[1]?.value === option && isFalse(value.alternate))
+          : value.type === 'BinaryExpression' && value.operator === '!==' && readsOption(value.left) && isFalse(value.right));
+        if (!declaration || declaration.declarations[0].init?.value !== !fallback || more.length || !statement || !defaultUnlessNamed) {
+          this.error(`DOMPurify no longer has ${option} as an option ${fallback ? 'off unless set' : 'on unless turned off'}: see dompurifyWithoutUnusedOptionsAndMethods in scripts/trim-libraries.ts`);
         }
         edits.push({ start: declaration.start, end: declaration.start + 3, text: 'const' }, { start: statement.start, end: statement.end, text: '' });
       }

@@ -72,13 +72,17 @@ const dompurify = (code = readFileSync(DOMPURIFY, 'utf8'), chat = CHAT_DOMPURIFY
 
 test("DOMPurify's options that are off unless set become constants, and the methods the chat never calls go", () => {
   const out = dompurify();
-  for (const option of ['IN_PLACE', 'SAFE_FOR_TEMPLATES', 'WHOLE_DOCUMENT', 'FORCE_BODY', 'SANITIZE_NAMED_PROPS', 'RETURN_TRUSTED_TYPE', 'ALLOW_UNKNOWN_PROTOCOLS']) {
+  for (const option of ['IN_PLACE', 'SAFE_FOR_TEMPLATES', 'WHOLE_DOCUMENT', 'FORCE_BODY', 'SANITIZE_NAMED_PROPS', 'RETURN_TRUSTED_TYPE', 'ALLOW_UNKNOWN_PROTOCOLS', 'USE_PROFILES']) {
     assert.match(out, new RegExp(`const ${option} = false;`));
-    assert.doesNotMatch(out, new RegExp(`${option} = cfg`));
+    assert.doesNotMatch(out, new RegExp(`\\b${option} = (cfg|objectHasOwnProperty)`));
+  }
+  for (const option of ['SAFE_FOR_XML', 'KEEP_CONTENT', 'SANITIZE_DOM', 'ALLOW_SELF_CLOSE_IN_ATTR']) {
+    assert.match(out, new RegExp(`const ${option} = true;`));
+    assert.doesNotMatch(out, new RegExp(`\\b${option} = cfg`));
   }
   for (const method of ['clearConfig', 'isValidAttribute', 'removeHook', 'removeHooks', 'removeAllHooks']) assert.doesNotMatch(out, new RegExp(`DOMPurify\\.${method} =`));
   // What the chat sets, and every check under it, stays.
-  for (const kept of ['RETURN_DOM_FRAGMENT = cfg.RETURN_DOM_FRAGMENT', 'SAFE_FOR_XML = cfg.SAFE_FOR_XML', 'DOMPurify.sanitize =', 'DOMPurify.setConfig =', 'DOMPurify.addHook =', '_checkValidNamespace', '_isClobbered', 'IS_ALLOWED_URI']) {
+  for (const kept of ['RETURN_DOM_FRAGMENT = cfg.RETURN_DOM_FRAGMENT', 'ALLOW_DATA_ATTR = cfg.ALLOW_DATA_ATTR', 'DOMPurify.sanitize =', 'DOMPurify.setConfig =', 'DOMPurify.addHook =', '_checkValidNamespace', '_isClobbered', 'IS_ALLOWED_URI']) {
     assert.ok(out.includes(kept), kept);
   }
 });
@@ -86,6 +90,8 @@ test("DOMPurify's options that are off unless set become constants, and the meth
 test('the DOMPurify trim fails if an option is set elsewhere, a method is called by DOMPurify itself, or an importer names either', () => {
   const code = readFileSync(DOMPURIFY, 'utf8');
   assert.throws(() => dompurify(code.replace('\t\tKEEP_CONTENT = cfg.KEEP_CONTENT !== false;', '$&\n\t\tif (cfg.PARANOID) IN_PLACE = true;')), /IN_PLACE as an option off unless set/);
+  assert.throws(() => dompurify(code.replace('SAFE_FOR_XML = cfg.SAFE_FOR_XML !== false;', 'SAFE_FOR_XML = cfg.SAFE_FOR_XML === true;')), /SAFE_FOR_XML as an option on unless turned off/);
+  assert.throws(() => dompurify(code.replace('"USE_PROFILES") ? cfg.USE_PROFILES && typeof', '"USE_PROFILES") || true ? cfg.USE_PROFILES && typeof')), /USE_PROFILES as an option off unless set/);
   assert.throws(() => dompurify(code.replace('\tDOMPurify.removed = [];', '$&\n\tDOMPurify.reset = () => DOMPurify.removeAllHooks();')), /removeAllHooks as a method it never calls itself/);
   assert.throws(() => dompurify(code, CHAT_DOMPURIFY_IMPORT.replace('RETURN_DOM_FRAGMENT: true }', 'RETURN_DOM_FRAGMENT: true, WHOLE_DOCUMENT: false }')), /dompurify-sanitizer\.ts names WHOLE_DOCUMENT/);
   assert.throws(() => dompurify(code, `${CHAT_DOMPURIFY_IMPORT}\nexport const allowed = (tag, name, value) => purifier.isValidAttribute(tag, name, value);`), /names isValidAttribute/);
