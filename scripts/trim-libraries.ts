@@ -206,36 +206,37 @@ function namesIn(ast: unknown): Set<string> {
 }
 
 /**
- * What the modules that import a library say, for a trim that takes out what the chat never asks of
- * the library: each trimmed name is checked at the end of the build against every module that
- * imports the library, so a module that names it (the chat's own, or another library's) fails the
- * build instead of running without it.
+ * A trim that takes out what the chat never asks of a library, decided by what the modules that
+ * import the library say: `trim` gets the library's module and returns the names it took out; at the
+ * end of the build every module importing the library is checked against them, so a module that
+ * names one (the chat's own, or another library's) fails the build instead of running without it.
  */
-function libraryUsers(library: RegExp, packageName: string, name: string) {
-  const names = new Map<string, Set<string>>();
+function trimUnusedOf(library: RegExp, packageName: string, name: string, trim: (context: Context, code: string, id: string) => { code: string; names: string[] }): Plugin {
+  const said = new Map<string, Set<string>>();
   let libraryId: string | undefined;
-  const trimmed = new Set<string>();
+  let trimmed: string[] = [];
   return {
-    /** Records the names an importer says (call from transform for every module). */
-    record(context: Context, code: string, id: string) {
-      // An importer names the library's package in its import; one not recorded fails the check.
-      if (library.test(id) || !code.includes(packageName)) return;
-      names.set(id, namesIn(context.parse(code)));
-    },
-    /** Whether an importer seen so far says `name`. */
-    said: (name: string) => [...names.values()].some((said) => said.has(name)),
-    trim(id: string, what: Iterable<string>) {
+    name: `kagent-${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`,
+    apply: 'build',
+    transform(code, id) {
+      const context = this as unknown as Context;
+      if (!library.test(id)) {
+        // An importer names the library's package in its import; one not recorded fails the check.
+        if (code.includes(packageName)) said.set(id, namesIn(context.parse(code)));
+        return undefined;
+      }
       libraryId = id;
-      for (const name of what) trimmed.add(name);
+      const result = trim(context, code, id);
+      trimmed = result.names;
+      return { code: result.code, map: null };
     },
-    /** Fails the build if any module importing the library names what was trimmed. */
-    check(context: Context) {
+    buildEnd() {
       if (!libraryId) return;
-      const info = context.getModuleInfo(libraryId);
+      const info = (this as unknown as Context).getModuleInfo(libraryId);
       for (const importer of [...(info?.importers ?? []), ...(info?.dynamicImporters ?? [])]) {
-        const said = names.get(importer);
-        const named = [...trimmed].filter((trimmedName) => !said || said.has(trimmedName));
-        if (named.length) context.error(`${importer} names ${named.join(', ')}, which the build takes out of ${packageName}: see ${name} in scripts/trim-libraries.ts`);
+        const names = said.get(importer);
+        const named = trimmed.filter((trimmedName) => !names || names.has(trimmedName));
+        if (named.length) this.error(`${importer} names ${named.join(', ')}, which the build takes out of ${packageName}: see ${name} in scripts/trim-libraries.ts`);
       }
     },
   };
@@ -261,50 +262,38 @@ function edit(code: string, edits: { start: number; end: number; text: string }[
  */
 export const markedWithDefaultOptionsFolded = (): Plugin => {
   const FOLDED = { pedantic: ['!1', 'false'], silent: ['!1', 'false'], extensions: ['null'], hooks: ['null'] } as Record<string, string[]>;
-  const users = libraryUsers(/\/node_modules\/marked\/lib\/marked\.esm\.js$/, 'marked', 'markedWithDefaultOptionsFolded');
-  const fail = (context: Context): never => context.error('marked no longer reads its options so, or its defaults changed: see markedWithDefaultOptionsFolded in scripts/trim-libraries.ts');
-  return {
-    name: 'kagent-marked-with-default-options-folded',
-    apply: 'build',
-    transform(code, id) {
-      users.record(this as unknown as Context, code, id);
-      if (!/\/node_modules\/marked\/lib\/marked\.esm\.js$/.test(id)) return undefined;
-      const context = this as unknown as Context;
-      const program = this.parse(code) as unknown as { body: AstNode[] };
-      const exported = program.body.find((node) => node.type === 'ExportNamedDeclaration' && !node.source);
-      const local = (exportedName: string) => (exported?.specifiers as AstNode[] | undefined)?.find((specifier) => specifier.exported.name === exportedName)?.local.name as string | undefined;
-      const [getDefaults, defaults] = [local('getDefaults'), local('defaults')];
-      const reads: AstNode[] = [];
-      const writers: string[] = [];
-      let defaultValues: Record<string, string> | undefined;
-      const calls: string[] = [];
-      const visit = (node: unknown, within?: string): void => {
-        if (!node || typeof node !== 'object') return;
-        if (Array.isArray(node)) return node.forEach((child) => visit(child, within));
-        const n = node as AstNode;
-        if (n.type === 'FunctionDeclaration' && n.id?.name === getDefaults) {
-          const returned = n.body.body[0]?.argument as AstNode | undefined;
-          if (returned?.type === 'ObjectExpression') defaultValues = Object.fromEntries((returned.properties as AstNode[]).map((property) => [property.key?.name, code.slice(property.value.start, property.value.end)]));
-        }
-        if (n.type === 'AssignmentExpression' && n.left.type === 'Identifier' && n.left.name === defaults) writers.push(within ?? '');
-        if (n.type === 'CallExpression' && n.callee.type === 'Identifier') calls.push(n.callee.name);
-        if (n.type === 'MemberExpression' && !n.computed && Object.hasOwn(FOLDED, n.property.name) && n.object.type === 'MemberExpression' && !n.object.computed && n.object.object.type === 'ThisExpression' && n.object.property.name === 'options') reads.push(n);
-        const name = n.type === 'FunctionDeclaration' ? (n.id?.name as string) : within;
-        for (const value of Object.values(n)) if (value && typeof value === 'object') visit(value, name);
-      };
-      visit(program);
-      // The defaults are written only by a function nothing left in the module calls (the default instance's setOptions, cut before this runs).
-      if (!getDefaults || !defaults || !defaultValues || writers.some((writer) => !writer || calls.includes(writer))) fail(context);
-      for (const [option, values] of Object.entries(FOLDED)) {
-        if (!values.includes(defaultValues![option] ?? '') || !reads.some((read) => read.property.name === option)) fail(context);
+  return trimUnusedOf(/\/node_modules\/marked\/lib\/marked\.esm\.js$/, 'marked', 'markedWithDefaultOptionsFolded', (context: Context, code: string) => {
+    const fail = (): never => context.error('marked no longer reads its options so, or its defaults changed: see markedWithDefaultOptionsFolded in scripts/trim-libraries.ts');
+    const program = context.parse(code) as unknown as { body: AstNode[] };
+    const exported = program.body.find((node) => node.type === 'ExportNamedDeclaration' && !node.source);
+    const local = (exportedName: string) => (exported?.specifiers as AstNode[] | undefined)?.find((specifier) => specifier.exported.name === exportedName)?.local.name as string | undefined;
+    const [getDefaults, defaults] = [local('getDefaults'), local('defaults')];
+    const reads: AstNode[] = [];
+    const writers: string[] = [];
+    let defaultValues: Record<string, string> | undefined;
+    const calls: string[] = [];
+    const visit = (node: unknown, within?: string): void => {
+      if (!node || typeof node !== 'object') return;
+      if (Array.isArray(node)) return node.forEach((child) => visit(child, within));
+      const n = node as AstNode;
+      if (n.type === 'FunctionDeclaration' && n.id?.name === getDefaults) {
+        const returned = n.body.body[0]?.argument as AstNode | undefined;
+        if (returned?.type === 'ObjectExpression') defaultValues = Object.fromEntries((returned.properties as AstNode[]).map((property) => [property.key?.name, code.slice(property.value.start, property.value.end)]));
       }
-      users.trim(id, Object.keys(FOLDED));
-      return { code: edit(code, reads.map((read) => ({ start: read.start, end: read.end, text: `(${defaultValues![read.property.name]})` }))), map: null };
-    },
-    buildEnd() {
-      users.check(this as unknown as Context);
-    },
-  };
+      if (n.type === 'AssignmentExpression' && n.left.type === 'Identifier' && n.left.name === defaults) writers.push(within ?? '');
+      if (n.type === 'CallExpression' && n.callee.type === 'Identifier') calls.push(n.callee.name);
+      if (n.type === 'MemberExpression' && !n.computed && Object.hasOwn(FOLDED, n.property.name) && n.object.type === 'MemberExpression' && !n.object.computed && n.object.object.type === 'ThisExpression' && n.object.property.name === 'options') reads.push(n);
+      const name = n.type === 'FunctionDeclaration' ? (n.id?.name as string) : within;
+      for (const value of Object.values(n)) if (value && typeof value === 'object') visit(value, name);
+    };
+    visit(program);
+    // The defaults are written only by a function nothing left in the module calls (the default instance's setOptions, cut before this runs).
+    if (!getDefaults || !defaults || !defaultValues || writers.some((writer) => !writer || calls.includes(writer))) fail();
+    for (const [option, values] of Object.entries(FOLDED)) {
+      if (!values.includes(defaultValues![option] ?? '') || !reads.some((read) => read.property.name === option)) fail();
+    }
+    return { code: edit(code, reads.map((read) => ({ start: read.start, end: read.end, text: `(${defaultValues![read.property.name]})` }))), names: Object.keys(FOLDED) };
+  });
 };
 
 /**
@@ -331,67 +320,56 @@ export const dompurifyWithoutUnusedOptionsAndMethods = (): Plugin => {
   const ON_UNLESS_TURNED_OFF = ['SAFE_FOR_XML', 'KEEP_CONTENT', 'SANITIZE_DOM', 'ALLOW_SELF_CLOSE_IN_ATTR'];
   const OPTIONS = [...OFF_UNLESS_SET, ...ON_UNLESS_TURNED_OFF];
   const METHODS = ['clearConfig', 'isValidAttribute', 'removeHook', 'removeHooks', 'removeAllHooks'];
-  const users = libraryUsers(/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/, 'dompurify', 'dompurifyWithoutUnusedOptionsAndMethods');
-  return {
-    name: 'kagent-dompurify-without-unused-options-and-methods',
-    apply: 'build',
-    transform(code, id) {
-      users.record(this as unknown as Context, code, id);
-      if (!/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/.test(id)) return undefined;
-      const program = this.parse(code) as unknown as { body: AstNode[] };
-      const factory = program.body.find((node) => node.type === 'FunctionDeclaration' && node.id?.name === 'createDOMPurify');
-      const body: AstNode[] = factory?.body.body ?? [];
-      const instance = body.find((node) => node.type === 'VariableDeclaration' && node.declarations[0]?.id.name === 'DOMPurify')?.declarations[0].id.name as string | undefined;
-      const writes = new Map<string, AstNode[]>();
-      const visit = (node: unknown): void => {
-        if (!node || typeof node !== 'object') return;
-        if (Array.isArray(node)) return node.forEach(visit);
-        const n = node as AstNode;
-        const target = n.type === 'AssignmentExpression' ? n.left : n.type === 'UpdateExpression' ? n.argument : undefined;
-        if (target?.type === 'Identifier') writes.set(target.name, [...(writes.get(target.name) ?? []), n]);
-        for (const value of Object.values(n)) if (value && typeof value === 'object') visit(value);
-      };
-      visit(factory);
-      const edits: { start: number; end: number; text: string }[] = [];
-      for (const option of OPTIONS) {
-        const declaration = body.find((node) => node.type === 'VariableDeclaration' && node.kind === 'let' && node.declarations.length === 1 && node.declarations[0].id.name === option);
-        const [write, ...more] = writes.get(option) ?? [];
-        // The one write, from the config, a statement of its own.
-        const statement = write && body.flatMap(function find(node: AstNode): AstNode[] {
-          if (node.type === 'ExpressionStatement' && node.expression === write) return [node];
-          return Object.values(node).flatMap((value) => (Array.isArray(value) ? value : [value])).filter((child): child is AstNode => !!child && typeof child === 'object' && typeof child.type === 'string').flatMap(find);
-        })[0];
-        const fallback = !ON_UNLESS_TURNED_OFF.includes(option);
-        const value = (write?.right ?? {}) as AstNode;
-        const readsOption = (node: AstNode | undefined) => node?.type === 'MemberExpression' && !node.computed && node.property.name === option;
-        const isFalse = (node: AstNode | undefined) => node?.type === 'Literal' && node.value === false;
-        const defaultUnlessNamed = write?.operator === '=' && (fallback
-          ? (value.type === 'LogicalExpression' && value.operator === '||' && readsOption(value.left) && isFalse(value.right)) ||
-            (value.type === 'ConditionalExpression' && value.test.type === 'CallExpression' && value.test.callee.name === 'objectHasOwnProperty' && value.test.arguments[1]?.value === option && isFalse(value.alternate))
-          : value.type === 'BinaryExpression' && value.operator === '!==' && readsOption(value.left) && isFalse(value.right));
-        if (!declaration || declaration.declarations[0].init?.value !== !fallback || more.length || !statement || !defaultUnlessNamed) {
-          this.error(`DOMPurify no longer has ${option} as an option ${fallback ? 'off unless set' : 'on unless turned off'}: see dompurifyWithoutUnusedOptionsAndMethods in scripts/trim-libraries.ts`);
-        }
-        edits.push({ start: declaration.start, end: declaration.start + 3, text: 'const' }, { start: statement.start, end: statement.end, text: '' });
+  return trimUnusedOf(/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/, 'dompurify', 'dompurifyWithoutUnusedOptionsAndMethods', (context: Context, code: string) => {
+    const program = context.parse(code) as unknown as { body: AstNode[] };
+    const factory = program.body.find((node) => node.type === 'FunctionDeclaration' && node.id?.name === 'createDOMPurify');
+    const body: AstNode[] = factory?.body.body ?? [];
+    const instance = body.find((node) => node.type === 'VariableDeclaration' && node.declarations[0]?.id.name === 'DOMPurify')?.declarations[0].id.name as string | undefined;
+    const writes = new Map<string, AstNode[]>();
+    const visit = (node: unknown): void => {
+      if (!node || typeof node !== 'object') return;
+      if (Array.isArray(node)) return node.forEach(visit);
+      const n = node as AstNode;
+      const target = n.type === 'AssignmentExpression' ? n.left : n.type === 'UpdateExpression' ? n.argument : undefined;
+      if (target?.type === 'Identifier') writes.set(target.name, [...(writes.get(target.name) ?? []), n]);
+      for (const value of Object.values(n)) if (value && typeof value === 'object') visit(value);
+    };
+    visit(factory);
+    const edits: { start: number; end: number; text: string }[] = [];
+    for (const option of OPTIONS) {
+      const declaration = body.find((node) => node.type === 'VariableDeclaration' && node.kind === 'let' && node.declarations.length === 1 && node.declarations[0].id.name === option);
+      const [write, ...more] = writes.get(option) ?? [];
+      // The one write, from the config, a statement of its own.
+      const statement = write && body.flatMap(function find(node: AstNode): AstNode[] {
+        if (node.type === 'ExpressionStatement' && node.expression === write) return [node];
+        return Object.values(node).flatMap((value) => (Array.isArray(value) ? value : [value])).filter((child): child is AstNode => !!child && typeof child === 'object' && typeof child.type === 'string').flatMap(find);
+      })[0];
+      const fallback = !ON_UNLESS_TURNED_OFF.includes(option);
+      const value = (write?.right ?? {}) as AstNode;
+      const readsOption = (node: AstNode | undefined) => node?.type === 'MemberExpression' && !node.computed && node.property.name === option;
+      const isFalse = (node: AstNode | undefined) => node?.type === 'Literal' && node.value === false;
+      const defaultUnlessNamed = write?.operator === '=' && (fallback
+        ? (value.type === 'LogicalExpression' && value.operator === '||' && readsOption(value.left) && isFalse(value.right)) ||
+          (value.type === 'ConditionalExpression' && value.test.type === 'CallExpression' && value.test.callee.name === 'objectHasOwnProperty' && value.test.arguments[1]?.value === option && isFalse(value.alternate))
+        : value.type === 'BinaryExpression' && value.operator === '!==' && readsOption(value.left) && isFalse(value.right));
+      if (!declaration || declaration.declarations[0].init?.value !== !fallback || more.length || !statement || !defaultUnlessNamed) {
+        context.error(`DOMPurify no longer has ${option} as an option ${fallback ? 'off unless set' : 'on unless turned off'}: see dompurifyWithoutUnusedOptionsAndMethods in scripts/trim-libraries.ts`);
       }
-      const rest = namesIn(this.parse(edit(code, body.filter((node) => METHODS.some((method) => isMethod(node, method))).map((node) => ({ start: node.start, end: node.end, text: '' })))));
-      function isMethod(node: AstNode, method: string): boolean {
-        const assignment = node.type === 'ExpressionStatement' ? node.expression : undefined;
-        return assignment?.type === 'AssignmentExpression' && assignment.left.type === 'MemberExpression' && assignment.left.object.name === instance && assignment.left.property.name === method && assignment.right.type === 'FunctionExpression';
-      }
-      for (const method of METHODS) {
-        const statement = body.find((node) => isMethod(node, method));
-        // Any other mention of its name in the module (DOMPurify calling it itself) keeps it, and fails here.
-        if (!instance || !statement || rest.has(method)) this.error(`DOMPurify no longer has ${method} as a method it never calls itself: see dompurifyWithoutUnusedOptionsAndMethods in scripts/trim-libraries.ts`);
-        edits.push({ start: statement.start, end: statement.end, text: '' });
-      }
-      users.trim(id, [...OPTIONS, ...METHODS]);
-      return { code: edit(code, edits), map: null };
-    },
-    buildEnd() {
-      users.check(this as unknown as Context);
-    },
-  };
+      edits.push({ start: declaration.start, end: declaration.start + 3, text: 'const' }, { start: statement.start, end: statement.end, text: '' });
+    }
+    const rest = namesIn(context.parse(edit(code, body.filter((node) => METHODS.some((method) => isMethod(node, method))).map((node) => ({ start: node.start, end: node.end, text: '' })))));
+    function isMethod(node: AstNode, method: string): boolean {
+      const assignment = node.type === 'ExpressionStatement' ? node.expression : undefined;
+      return assignment?.type === 'AssignmentExpression' && assignment.left.type === 'MemberExpression' && assignment.left.object.name === instance && assignment.left.property.name === method && assignment.right.type === 'FunctionExpression';
+    }
+    for (const method of METHODS) {
+      const statement = body.find((node) => isMethod(node, method));
+      // Any other mention of its name in the module (DOMPurify calling it itself) keeps it, and fails here.
+      if (!instance || !statement || rest.has(method)) context.error(`DOMPurify no longer has ${method} as a method it never calls itself: see dompurifyWithoutUnusedOptionsAndMethods in scripts/trim-libraries.ts`);
+      edits.push({ start: statement.start, end: statement.end, text: '' });
+    }
+    return { code: edit(code, edits), names: [...OPTIONS, ...METHODS] };
+  });
 };
 
 /**
