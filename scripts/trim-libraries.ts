@@ -221,8 +221,12 @@ function trimUnusedOf(library: RegExp, packageName: string, name: string, trim: 
     transform(code, id) {
       const context = this as unknown as Context;
       if (!library.test(id)) {
-        // An importer names the library's package in its import; one not recorded fails the check.
-        if (code.includes(packageName)) said.set(id, namesIn(context.parse(code)));
+        // An importer names the library's package in its import; one not recorded (or not JavaScript) fails the check.
+        if (code.includes(packageName)) {
+          try {
+            said.set(id, namesIn(context.parse(code)));
+          } catch {}
+        }
         return undefined;
       }
       libraryId = id;
