@@ -81,7 +81,7 @@ describe('DOMPurify as the build trims it', () => {
 
   afterEach(() => delete (window as { __x?: number }).__x);
 
-  it('gives the DOM DOMPurify as released gives for hostile HTML, and keeps nothing that runs', async () => {
+  it('gives the DOM DOMPurify as released gives for hostile HTML, and keeps nothing that runs', () => {
     const differ = HOSTILE_HTML.filter((html) => serialized(built, html) !== serialized(released, html));
     expect(differ).to.deep.equal([]);
     const holder = document.createElement('div');
@@ -93,8 +93,7 @@ describe('DOMPurify as the build trims it', () => {
       expect(holder.querySelectorAll('script, style, svg, math, template, form, iframe, noscript, noembed, xmp, video, details, button, input:not([type="checkbox"])')).to.have.length(0);
       expect([...holder.querySelectorAll('a[href]')].map((a) => a.getAttribute('href'))).to.deep.equal(['https://e.com/?q="x"', 'https://e.com']);
       expect([...holder.querySelectorAll('img')].map((img) => img.getAttribute('src'))).to.deep.equal([]);
-      // Give any image that was kept the chance to fail and run a handler.
-      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
+      // Nothing ran while it was sanitized or put in the page (no image is kept to fail later: checked above).
       expect((window as { __x?: number }).__x).to.equal(undefined);
     } finally {
       holder.remove();
