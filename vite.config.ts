@@ -2,7 +2,7 @@ import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { minify } from 'terser';
 import { defineConfig, type Plugin } from 'vite';
-import { dompurifyWithoutDefaultAllowLists, dropUnusedPrototypeHelpers, markedWithoutDefaultInstance, markedWithoutUnusedModes } from './scripts/trim-libraries.js';
+import { dompurifyEntriesWithoutBabelDestructuring, dompurifyWithoutDefaultAllowLists, dompurifyWithoutUnusedOptionsAndMethods, dropUnusedPrototypeHelpers, markedWithDefaultOptionsFolded, markedWithoutDefaultInstance, markedWithoutUnusedModes } from './scripts/trim-libraries.js';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -152,7 +152,11 @@ export default defineConfig(({ command }) => ({
     terserPass(),
     markedWithoutDefaultInstance(),
     markedWithoutUnusedModes(),
+    // After the cut of marked's default instance, which alone sets its defaults.
+    markedWithDefaultOptionsFolded(),
     dompurifyWithoutDefaultAllowLists(),
+    dompurifyWithoutUnusedOptionsAndMethods(),
+    dompurifyEntriesWithoutBabelDestructuring(),
     dropUnusedPrototypeHelpers(/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/),
     ...(singleFile ? [] : [removeOldAnswerChunks()]),
   ],
