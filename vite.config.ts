@@ -2,7 +2,8 @@ import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { minify } from 'terser';
 import { defineConfig, type Plugin } from 'vite';
-import { dompurifyWithoutDefaultAllowLists, dropUnusedPrototypeHelpers, markedWithoutDefaultInstance, markedWithoutUnusedModes } from './scripts/trim-libraries.js';
+import { dompurifyEntriesWithoutBabelDestructuring, dompurifyWithoutDefaultAllowLists, dompurifyWithoutUnusedOptionsAndMethods, dropUnusedPrototypeHelpers, markedWithDefaultOptionsFolded, markedWithoutDefaultInstance, markedWithoutUnusedModes } from './scripts/trim-libraries.js';
+import { LICENSES_BANNER, carriesLibraries, thirdPartyLicenses } from './scripts/third-party-licenses.js';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -98,7 +99,8 @@ const terserPass = (): Plugin => ({
         ecma: 2020,
         // Measured on this build: statements left apart and functions left uninlined compress better (about 50 bytes).
         compress: { passes: 2, sequences: false, inline: false },
-        format: { comments: false },
+        // A chunk with a library's code names the file of their licences (third-party-licenses.ts); terser shifts the map for it.
+        format: { comments: false, preamble: carriesLibraries(chunk.moduleIds) ? LICENSES_BANNER : undefined },
         sourceMap: { content: map, asObject: true },
       });
       const name = chunk.fileName.split('/').pop()!;
@@ -150,9 +152,14 @@ export default defineConfig(({ command }) => ({
     },
     squeezeTemplates(),
     terserPass(),
+    thirdPartyLicenses(),
     markedWithoutDefaultInstance(),
     markedWithoutUnusedModes(),
+    // After the cut of marked's default instance, which alone sets its defaults.
+    markedWithDefaultOptionsFolded(),
     dompurifyWithoutDefaultAllowLists(),
+    dompurifyWithoutUnusedOptionsAndMethods(),
+    dompurifyEntriesWithoutBabelDestructuring(),
     dropUnusedPrototypeHelpers(/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/),
     ...(singleFile ? [] : [removeOldAnswerChunks()]),
   ],

@@ -17,7 +17,7 @@ const others = [firefox, webkit].filter(Boolean);
 /**
  * The files that also run in Firefox and WebKit: the widget's own behaviour on
  * pages (element, markdown, host and framework pages, CSP, modes, failures,
- * recovery, the browser's own sanitizer). The rest stay in Chromium: they drive the DevTools protocol
+ * recovery, the browser's own sanitizer, DOMPurify as built). The rest stay in Chromium: they drive the DevTools protocol
  * (device emulation, a second tab and the back/forward cache, screenshots,
  * colour-scheme emulation for axe), or test what no browser changes (the
  * protocol and client modules, the React wrapper, the built file's
@@ -38,6 +38,7 @@ export const CROSS_BROWSER_FILES = [
   'test/browser/widget-markdown-stream.test.ts',
   'test/browser/widget-modes.test.ts',
   'test/browser/widget-recovery.test.ts',
+  'test/browser/widget-sanitizer-built.test.ts',
   'test/browser/widget-sanitizers.test.ts',
   'test/browser/widget-sessions.test.ts',
   'test/browser/widget-sessions-hosts.test.ts',

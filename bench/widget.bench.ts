@@ -89,6 +89,11 @@ const server = createServer((request, response) => {
       response.end();
     };
     writeSome();
+  } else if (request.method === 'POST') {
+    // Any other route of the proxy, its sessions' challenge among them: a proxy without sessions has none.
+    request.resume();
+    response.writeHead(404, ISOLATED);
+    response.end();
   } else {
     response.writeHead(200, { 'Content-Type': 'text/html', ...ISOLATED });
     // The renderer is in the second part: the page loads it at once, for the measures below (/before/: the earlier build's).

@@ -63,7 +63,6 @@ describe('<kagent-chat> inside another element\'s shadow root, with the human ch
 
       it(`${place}, ${mode === 'bubble' ? 'a closed bubble the visitor opens' : 'inline'}: the check drawn in the chat's panel, in the document where Turnstile renders, and the question sent once with its token`, async () => {
         const scope = uniqueAgent(`hosts-${where}-${mode}`);
-        const renders = standIn()?.renders.length ?? 0;
         let into: ParentNode = document.body;
         if (where !== 'document') {
           const host = document.createElement(`hosts-${where}`) as NestingHost;
@@ -72,9 +71,7 @@ describe('<kagent-chat> inside another element\'s shadow root, with the human ch
         }
         const chat = await mountSessionChat('turnstileInteractive', scope, { into, attributes: mode === 'bubble' ? { mode: 'bubble' } : {} });
         if (mode === 'bubble') {
-          // Earned in idle time while the bubble is closed: the check is there, but not seen.
-          await waitFor(() => standIn() && standIn()!.renders.length > renders && checkButton(chat), 'the check, drawn while the bubble is closed');
-          expect(seenAt(checkButton(chat)!), 'nothing seen of the check while the bubble is closed').to.not.equal(checkButton(chat));
+          // Idle time solves the challenge; the check comes with the session, which the visitor starts by opening the chat.
           (part(chat, 'launcher') as HTMLButtonElement).click();
           await chat.updateComplete;
         }

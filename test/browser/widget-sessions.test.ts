@@ -3,12 +3,15 @@ import '../../src/widget/index.js';
 import type { KagentChat } from '../../src/widget/index.js';
 import { NO_SESSION } from '../../src/widget/answer-engine/visitor-session.js';
 import { sessionStorageKey } from '../../src/widget/answer-engine/session-gate.js';
-import { askAndSettle, endpointOf, kept, mountSessionChat, routes, sessionLog, standIn, strictSessionPage, STAND_IN_TOKEN } from './session-helpers.js';
+import { askAndSettle, endpointOf, kept, mountSessionChat, type Kept, routes, sessionLog, standIn, strictSessionPage, STAND_IN_TOKEN } from './session-helpers.js';
 import { agentLog, ask, lastAnswer, part, parts, removeAllChats, settled, uniqueAgent, waitFor } from './widget-helpers.js';
 
 // The chat in front of the real proxy with visitor sessions on (test/support/browser-sessions.ts):
 // it earns its session, sends each question once with the token, renews a refused or ageing
 // token, and says plainly what a session's limits and the site's daily budget mean.
+
+/** A challenge solved in idle time and kept for the session a visitor starts by focusing the chat or asking. */
+const solvedKept = (storage: Storage, preset: string, scope: string): { solvedBy: Kept['solvedBy'] } | undefined => JSON.parse(storage.getItem(`${sessionStorageKey(endpointOf(preset, scope))} solved`) ?? 'null') ?? undefined;
 
 /** A token signed with the proxy's secret, minted `age` seconds ago, kept in the tab as if this chat had earned it (and due for renewal at `renewAt`). */
 async function keepToken(preset: string, scope: string, age: number, renewAt = Date.now() + 3_600_000): Promise<string> {
@@ -53,6 +56,19 @@ describe('<kagent-chat> with visitor sessions on at the proxy', () => {
     expect(parts(chat, 'answer-text')).to.have.length(2);
     const log = await sessionLog(scope);
     expect(routes(log)).to.deep.equal(['challenge 404', 'query 200', 'query 200']);
+    expect(log.requests.map((r) => r.token)).to.deep.equal([null, null, null]);
+    expect((await agentLog(scope)).posts).to.equal(2);
+  });
+
+  it("sessions off behind a host's catch-all route (the challenge route answers the site's page, 200 text/html): remembered as off; questions go without a token", async () => {
+    const scope = uniqueAgent('sessions-fallback');
+    const chat = await mountSessionChat('fallback', scope);
+    await askAndSettle(chat, 'First');
+    await askAndSettle(chat, 'Second');
+    expect(parts(chat, 'answer-text')).to.have.length(2);
+    expect(parts(chat, 'failure')).to.have.length(0);
+    const log = await sessionLog(scope);
+    expect(routes(log)).to.deep.equal(['challenge 200', 'query 200', 'query 200']);
     expect(log.requests.map((r) => r.token)).to.deep.equal([null, null, null]);
     expect((await agentLog(scope)).posts).to.equal(2);
   });
@@ -211,12 +227,31 @@ describe('the built chat earns its session on a page with a strict Content-Secur
   it("in idle time after load, without a question, solving in a Worker where the policy allows one (worker-src falls back to script-src 'self')", async () => {
     const scope = uniqueAgent('sessions-csp-worker');
     const win = await strictSessionPage(scope, 'allowed');
-    const earned = await waitFor(() => kept(win.sessionStorage, 'on', scope), 'a session earned in idle time');
-    expect(earned.solvedBy).to.equal('worker');
+    const solved = await waitFor(() => solvedKept(win.sessionStorage, 'on', scope), 'a challenge solved in idle time');
+    expect(solved.solvedBy).to.equal('worker');
     expect(win.violations).to.deep.equal([]);
     // The keeper's chunk was fetched, as the browser's own record of the page's requests shows (the control of the sessions-off test below).
     expect(fetchedFiles(win).some((name) => name.startsWith('kagent-chat-sessions-')), fetchedFiles(win).join(' ')).to.equal(true);
     const inline = win.document.getElementById('inline') as KagentChat;
+    (part(inline, 'suggestion') as HTMLButtonElement).click();
+    await settled(inline, 30_000);
+    const log = await sessionLog(scope);
+    expect(routes(log)).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
+    expect(log.requests[2]!.token).to.equal(kept(win.sessionStorage, 'on', scope)!.token);
+    expect(kept(win.sessionStorage, 'on', scope)!.solvedBy).to.equal('worker');
+  });
+
+  it("in idle time, a challenge solved but no session started: a page view alone uses none of the address's sessions; focus starts it from that solution", async () => {
+    const scope = uniqueAgent('sessions-idle');
+    const win = await strictSessionPage(scope, 'allowed');
+    await waitFor(() => solvedKept(win.sessionStorage, 'on', scope), 'a challenge solved in idle time');
+    expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200']);
+    expect(kept(win.sessionStorage, 'on', scope), 'no session before the visitor shows they want the chat').to.equal(undefined);
+    const inline = win.document.getElementById('inline') as KagentChat;
+    (part(inline, 'input') as HTMLTextAreaElement).focus();
+    const earned = await waitFor(() => kept(win.sessionStorage, 'on', scope), 'a session started on focus');
+    expect(routes(await sessionLog(scope)), 'the solution from idle time, no second challenge').to.deep.equal(['challenge 200', 'session 201']);
+    expect(solvedKept(win.sessionStorage, 'on', scope), 'the spent solution forgotten').to.equal(undefined);
     (part(inline, 'suggestion') as HTMLButtonElement).click();
     await settled(inline, 30_000);
     const log = await sessionLog(scope);
@@ -227,8 +262,8 @@ describe('the built chat earns its session on a page with a strict Content-Secur
   it("with worker-src 'none': the Worker is refused, and the main thread earns the session in slices", async () => {
     const scope = uniqueAgent('sessions-csp-main');
     const win = await strictSessionPage(scope, 'none');
-    const earned = await waitFor(() => kept(win.sessionStorage, 'on', scope), 'a session earned in idle time');
-    expect(earned.solvedBy).to.equal('main-thread');
+    const solved = await waitFor(() => solvedKept(win.sessionStorage, 'on', scope), 'a challenge solved in idle time');
+    expect(solved.solvedBy).to.equal('main-thread');
     expect(win.violations.some((v) => v.startsWith('worker-src')), `a refused Worker among ${JSON.stringify(win.violations)}`).to.equal(true);
     const inline = win.document.getElementById('inline') as KagentChat;
     (part(inline, 'suggestion') as HTMLButtonElement).click();

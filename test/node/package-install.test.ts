@@ -201,6 +201,32 @@ describe('the packed tarballs, installed in a fresh app outside the repository',
     }
   });
 
+  test("the script-tag build ships the bundled libraries' licences: each file with a library's code names the file that holds them all", () => {
+    const dist = join(nodeModules, 'kagent-chat', 'dist');
+    const first = readFileSync(join(dist, 'kagent-chat.js'), 'utf8');
+    const second = readFileSync(join(dist, /kagent-chat-answers-[\w-]+\.js/.exec(first)![0]), 'utf8');
+    const sanitizer = readFileSync(join(dist, /kagent-chat-sanitizer-[\w-]+\.js/.exec(second)![0]), 'utf8');
+    // Lit in the first part; marked and fetch-event-source in the second; DOMPurify in its own.
+    for (const [name, file] of [['first part', first], ['second part', second], ['DOMPurify chunk', sanitizer]]) {
+      assert.equal(file!.split('\n')[0], '/*! Licenses: kagent-chat.licenses.txt */', `the ${name} names the licences' file`);
+    }
+    const text = readFileSync(join(dist, 'kagent-chat.licenses.txt'), 'utf8');
+    const notices: [string, RegExp][] = [
+      ['@lit/reactive-element', /BSD 3-Clause License\s+Copyright \(c\) \d{4} Google LLC/],
+      ['lit-html', /BSD 3-Clause License\s+Copyright \(c\) \d{4} Google LLC/],
+      ['lit-element', /BSD 3-Clause License\s+Copyright \(c\) \d{4} Google LLC/],
+      ['marked', /Copyright \(c\) \d{4}.*Christopher Jeffrey/s],
+      ['@microsoft/fetch-event-source', /MIT License[\s\S]*Copyright \(c\) Microsoft Corporation/],
+      ['dompurify', /Apache License[\s\S]*Mozilla Public License/],
+    ];
+    for (const [name, notice] of notices) {
+      const at = text.indexOf(`\n${name} `);
+      assert.ok(at >= 0, `${name} in the licences`);
+      const end = text.indexOf('\n-----', at + 1);
+      assert.match(text.slice(at, end < 0 ? undefined : end), notice, `${name}'s notice`);
+    }
+  });
+
   test('npx kagent-proxy and npx kagent-emulator, run in the app, serve a streamed answer together', { timeout: 180_000 }, async () => {
     await startServices();
     const { grant } = await earnSession(service.proxyUrl, service.siteOrigin);

@@ -16,7 +16,7 @@ const DIFFICULTY = 0.05;
 
 /**
  * The proxies' settings, by name (the path's first segment):
- * - `on`: sessions on, no per-session limit; `off`: no secret (the challenge route is a 404);
+ * - `on`: sessions on, no per-session limit; `off`: no secret (the challenge route is a 404); `fallback`: no secret, the challenge route a page;
  * - `limited`: 4 questions per session per 5 minutes; `budget`: a daily budget of 1 question (`budgetOff`: with sessions off);
  * - `refusing`: every token a query carries is spoiled on the way in, so the proxy refuses each (SESSION_INVALID);
  * - `mintLimited`: one session per address an hour, and tokens spoiled as `refusing`'s: the renewal is refused (SESSION_MINT_LIMITED);
@@ -29,6 +29,8 @@ const PRESETS: Record<string, Partial<ProxyOptions>> = {
   on: {},
   refusing: {},
   off: { sessionSecret: undefined },
+  // Sessions off, behind a host whose catch-all route answers any other path with the site's page (a single-page app's fallback).
+  fallback: { sessionSecret: undefined },
   limited: { perSessionLimit: { max: 4, windowSeconds: 300 } },
   budget: { dailyBudget: 1 },
   budgetOff: { sessionSecret: undefined, dailyBudget: 1 },
@@ -123,7 +125,10 @@ export async function sessionRoute(path: string, request: Request, scenario: Sce
     headers.set(SESSION_HEADER, `${token}spoiled`);
     forwarded = new Request(request.url, { method: 'POST', headers, body: await request.text() });
   }
-  const response = await proxyFor(preset, scope, scenario, SESSION_SECRET, verifyUrl)(forwarded);
+  const response =
+    preset === 'fallback' && route === 'challenge'
+      ? new Response('<!doctype html><title>The site</title><div id="app"></div>', { headers: { 'Content-Type': 'text/html; charset=utf-8' } })
+      : await proxyFor(preset, scope, scenario, SESSION_SECRET, verifyUrl)(forwarded);
   if (request.method === 'POST') logOf(scope).requests.push({ route, token, status: response.status });
   return response;
 }

@@ -12,7 +12,11 @@ import type { RateLimitStore } from '../stores/store.js';
 export const CHALLENGE_COST = 2000;
 /** How long a challenge is accepted. */
 export const CHALLENGE_SECONDS = 300;
-/** Challenges issued a minute, all addresses together, above which each doubling doubles the work, up to `MAX_LOAD_FACTOR`. */
+/**
+ * Sessions started a minute, all addresses together, above which each doubling doubles the work, up to
+ * `MAX_LOAD_FACTOR`. Started, not challenges issued: a challenge costs nothing to ask for (a bot asking for
+ * thousands would raise every visitor's work for free), and every page view asks for one in idle time.
+ */
 export const LOAD_THRESHOLD_PER_MINUTE = 30;
 const MAX_LOAD_FACTOR = 8;
 
@@ -58,6 +62,11 @@ export class Sessions {
   readonly #settings: SessionSettings;
   readonly #store: RateLimitStore;
   #keys: Promise<Keys[]> | undefined;
+  /**
+   * Sessions started in the store's current minute, all instances together, as the store counted them at this
+   * instance's last start, and when that minute ends: a challenge then needs no round trip to the store.
+   */
+  #started = { count: 0, until: 0 };
 
   constructor(settings: SessionSettings, store: RateLimitStore) {
     this.#settings = settings;
@@ -71,10 +80,11 @@ export class Sessions {
   /** A new challenge for a page at `origin` (`''` for a request without one). */
   async challenge(origin: string, now = Date.now()): Promise<ChallengeAnswer> {
     const [current] = await this.#allKeys();
-    const { count } = await this.#store.hit('challenges-issued', 60_000);
-    const attempts = Math.max(2, Math.round((this.#settings.difficulty * 1e6) / CHALLENGE_COST)) * loadFactor(count);
-    // Uniform in [attempts/2, 3·attempts/2]: the solver's work is bounded, and `attempts` on average.
-    const counter = Math.floor(attempts / 2) + randomBelow(attempts + 1);
+    const started = now < this.#started.until ? this.#started.count : 0;
+    const attempts = Math.max(2, Math.round((this.#settings.difficulty * 1e6) / CHALLENGE_COST)) * loadFactor(started);
+    // Uniform in [0, 2·attempts]: `attempts` on average whichever counters a solver tries first. A range with a floor
+    // (ALTCHA's examples draw from [min, max]) lets a solver that knows the floor start there and skip that work.
+    const counter = randomBelow(2 * attempts + 1);
     const challenge = await createChallenge({
       algorithm: 'PBKDF2/SHA-256',
       cost: CHALLENGE_COST,
@@ -114,14 +124,19 @@ export class Sessions {
     return undefined;
   }
 
-  /** Counts a new session against its address's hourly allowance. */
-  async countMint(address: string): Promise<SessionRefusal | undefined> {
+  /** Counts a new session against its address's hourly allowance and, once allowed, in the load that raises the work. */
+  async countMint(address: string, now = Date.now()): Promise<SessionRefusal | undefined> {
     const limit = this.#settings.sessionsPerAddress;
-    if (!limit) return undefined;
-    const { count, resetInMs } = await this.#store.hit(`sessions-minted:${address}`, limit.windowSeconds * 1000);
-    if (count <= limit.max) return undefined;
-    const wait = Math.max(1, Math.ceil(resetInMs / 1000));
-    return { ...refuse(429, SESSION_ERROR_CODES.mintLimited, `Too many new conversations from your network. Please wait ${minutes(wait)} and try again.`), retryAfterSeconds: wait };
+    if (limit) {
+      const { count, resetInMs } = await this.#store.hit(`sessions-minted:${address}`, limit.windowSeconds * 1000);
+      if (count > limit.max) {
+        const wait = Math.max(1, Math.ceil(resetInMs / 1000));
+        return { ...refuse(429, SESSION_ERROR_CODES.mintLimited, `Too many new conversations from your network. Please wait ${minutes(wait)} and try again.`), retryAfterSeconds: wait };
+      }
+    }
+    const { count, resetInMs } = await this.#store.hit('sessions-started', 60_000);
+    this.#started = { count, until: now + resetInMs };
+    return undefined;
   }
 
   /** A new token for a page at `origin`. */
@@ -203,10 +218,10 @@ function refuse(status: number, code: string, message: string): SessionRefusal {
   return { ok: false, status, code, message };
 }
 
-/** The work multiplier for `issued` challenges in the last minute. */
-export function loadFactor(issued: number): number {
+/** The work multiplier for `started` sessions in the last minute. */
+export function loadFactor(started: number): number {
   let factor = 1;
-  while (factor < MAX_LOAD_FACTOR && issued > LOAD_THRESHOLD_PER_MINUTE * factor) factor *= 2;
+  while (factor < MAX_LOAD_FACTOR && started > LOAD_THRESHOLD_PER_MINUTE * factor) factor *= 2;
   return factor;
 }
 

@@ -26,7 +26,7 @@ const baseOf = (endpoint: string) => endpoint.replace(/\/+$/, '');
 
 /**
  * The session keeper of the proxy at `endpoint`, or `undefined` where its
- * sessions are off (its challenge route answered 404, now or earlier in this
+ * sessions are off (its challenge route answered 404 or a page, now or earlier in this
  * tab). `on`: the proxy refused a query for want of a session, so they are on
  * whatever was learned before.
  */
@@ -60,7 +60,9 @@ async function probe(base: string): Promise<Response | null | undefined> {
   if (kept?.off) return null;
   if (kept?.token) return undefined;
   const asked = await fetch(`${base}${SESSION_ROUTES.challenge}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-  if (asked.status !== 404) return asked;
+  // Off: a 404, or a page instead of JSON (a host's catch-all route, such as a single-page app's fallback to its
+  // index.html, in front of a proxy without sessions). Were they on after all, the first query's refusal says so.
+  if (asked.status != 404 && /json/.test(asked.headers.get('content-type')!)) return asked;
   try {
     sessionStorage.setItem(sessionStorageKey(base), JSON.stringify({ off: true }));
   } catch {
@@ -71,18 +73,20 @@ async function probe(base: string): Promise<Response | null | undefined> {
 
 /**
  * A chat that took in the second part (once), wherever it is (in another element's shadow root too, open or closed,
- * where no query of the page reaches): its session is earned once the browser is idle, and again when the visitor
- * focuses it (where the proxy asks for sessions).
+ * where no query of the page reaches): its challenge is solved once the browser is idle, and its session started when
+ * the visitor focuses it (where the proxy asks for sessions).
  */
 export function joinSessions(chat: PageChat): void {
-  const use = () => {
+  const use = (start: boolean) => {
     // (Idle time may come after the chat left the page.)
     if (!chat.isConnected) return;
     inUse.chat = chat;
-    if (chat.endpoint) sessionFor(chat.endpoint).then((keeper) => keeper?.prepare(chat), () => {});
+    if (chat.endpoint) sessionFor(chat.endpoint).then((keeper) => keeper?.prepare(chat, start), () => {});
   };
-  chat.addEventListener('focusin', use);
+  chat.addEventListener('focusin', () => use(true));
   inUse.chat = chat;
-  if (typeof requestIdleCallback === 'function') requestIdleCallback(use, { timeout: 2000 });
-  else setTimeout(use, 200);
+  // A chat focused before this part had loaded (no listener yet) is taken as focused then.
+  const whenIdle = () => use(chat.matches(':focus-within'));
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(whenIdle, { timeout: 2000 });
+  else setTimeout(whenIdle, 200);
 }

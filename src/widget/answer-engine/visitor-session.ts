@@ -3,11 +3,12 @@
 // Visitor sessions). One keeper per proxy address, shared by the chats on the page. A chunk of
 // its own with the solver, fetched by session-gate.ts only from a proxy with sessions on.
 import { needsNewChallenge } from '../../protocol/session-challenge.js';
-import type { SessionChallenge, SessionErrorCode } from '../../protocol/sessions.js';
+import type { SessionChallenge, SessionErrorCode, SessionSolution } from '../../protocol/sessions.js';
 import type { ChatFailure } from '../element/failure-kinds.js';
 import type { ChatStrings } from '../element/strings.js';
 import type { PageChat } from './chat-in-use.js';
 import type { KeeperNeeds } from './session-gate.js';
+import type { HumanCheck } from './human-check.js';
 import { solveChallenge, type SolvedBy } from './session-solver.js';
 
 /** At this many questions left in a visitor session's window, or fewer, the chat says how many. */
@@ -55,8 +56,30 @@ interface HeldToken {
   solvedBy?: SolvedBy;
 }
 
+/** A challenge solved in idle time and not yet turned into a session, with when it runs out (this page's clock). */
+interface SolvedChallenge {
+  challenge: SessionChallenge;
+  solution: SessionSolution;
+  solvedBy: SolvedBy;
+  expiresAt: number;
+  /** What the challenge's answer said of the human check, done when the session is started. */
+  check: AskedCheck;
+}
+
+/** The challenge answer's word on the human check. */
+interface AskedCheck {
+  humanCheck?: unknown;
+  turnstileSiteKey?: string;
+}
+
 /** What a question waits for: a token to send, none (sessions are off), or why none could be earned. */
 export type SessionTicket = { token: string | undefined } | { failure: ChatFailure };
+
+/** What an earning in idle time ends with: a solved challenge, kept for the visitor's first focus or question. */
+const SOLVED_ONLY: SessionTicket = { token: undefined };
+
+/** A solved challenge is used for a session only while this much of its life is left, so that it reaches the proxy in time. */
+const SOLVED_MARGIN_MS = 30_000;
 
 /**
  * The visitor session of one proxy: learns lazily whether sessions are on (a
@@ -72,7 +95,15 @@ export class VisitorSession {
   /** The last try failed (a limit, a refused check): idle time and focus wait for a question to try again. */
   #failed = false;
   #held: HeldToken | undefined;
+  /**
+   * Solved in idle time, not yet a session: a session is started only once a visitor shows they want the chat
+   * (focus, a question), so page views alone use none of the address's sessions an hour (an office behind one
+   * address, a reader opening many tabs).
+   */
+  #solved: SolvedChallenge | undefined;
   #earning: Promise<SessionTicket> | undefined;
+  /** Whether the earning under way is to end with a session (someone wants one), not only a solved challenge. */
+  #start = false;
   /** What wants the session being earned: chats on the page, and questions waiting for it. It stops once none is left. */
   #wanted = new Set<Element | AbortSignal>();
   /** The challenge route's answer that showed sessions are on (session-gate.ts): the first challenge to solve. */
@@ -88,6 +119,8 @@ export class VisitorSession {
       const kept = JSON.parse(sessionStorage.getItem(needs.storageKey(base)) ?? 'null') as (HeldToken & { off?: true }) | null;
       if (kept?.off) this.#off = true;
       else if (typeof kept?.token === 'string' && kept.expiresAt > Date.now()) this.#held = kept;
+      const solved = JSON.parse(sessionStorage.getItem(this.#solvedKey) ?? 'null') as SolvedChallenge | null;
+      if (isChallenge(solved?.challenge) && solved.check) this.#solved = solved;
     } catch {
       // No storage (a sandboxed frame) or a damaged entry: start afresh.
     }
@@ -135,12 +168,16 @@ export class VisitorSession {
     return { ...failure, message: failure.message ?? this.#say((failure.code && WORDS_BY_CODE[failure.code]) || 'noSession') as string };
   }
 
-  /** Earns a session now, unless one is held and not near its end (idle time, or the chat used). */
-  prepare(chat: PageChat): void {
+  /**
+   * Unless a session is held and not near its end: in idle time, solves a challenge for the next session; once the
+   * chat is focused (`start`), starts that session too.
+   */
+  prepare(chat: PageChat, start: boolean): void {
     this.#chat = chat;
     if (this.#off || this.#failed || (this.#held && Date.now() < this.#held.renewAt)) return;
+    if (!start && this.#fresh) return;
     this.#wanted.add(chat);
-    void this.#earn();
+    void this.#earn(start);
   }
 
   /**
@@ -174,16 +211,22 @@ export class VisitorSession {
   async #wait(signal: AbortSignal): Promise<SessionTicket> {
     this.#wanted.add(signal);
     try {
-      return await this.#earn();
+      let ticket: SessionTicket;
+      // An earning in idle time that ended as the question came has left its solved challenge: start the session from it.
+      do ticket = await this.#earn(true);
+      while (ticket === SOLVED_ONLY);
+      return ticket;
     } finally {
       this.#wanted.delete(signal);
     }
   }
 
-  /** Challenge, solve, session: one at a time, shared by whoever asks meanwhile. */
-  #earn(): Promise<SessionTicket> {
+  /** Challenge, solve and (`start`) session: one at a time, shared by whoever asks meanwhile. */
+  #earn(start = true): Promise<SessionTicket> {
+    if (start) this.#start = true;
     return (this.#earning ??= this.#challengeAndSolve().then((ticket) => {
       this.#earning = undefined;
+      this.#start = false;
       this.#failed = 'failure' in ticket;
       return ticket;
     }));
@@ -200,25 +243,37 @@ export class VisitorSession {
     try {
       // A refused challenge (expired while solved on a slow device, or replayed) gets one more.
       for (let attempt = 0; ; attempt++) {
-        const asked = this.#firstChallenge ?? (await this.#post(routes.challenge, {}, stop.signal));
-        this.#firstChallenge = undefined;
-        if (asked.status === 404) {
-          // Sessions are off here: questions go without a token, as they always did.
-          this.#off = true;
-          this.#keep({ off: true });
-          return { token: undefined };
+        let solved = this.#fresh;
+        let checking: Promise<HumanCheck> | undefined;
+        if (!solved) {
+          const asked = this.#firstChallenge ?? (await this.#post(routes.challenge, {}, stop.signal));
+          this.#firstChallenge = undefined;
+          if (asked.status === 404) {
+            // Sessions are off here: questions go without a token, as they always did.
+            this.#off = true;
+            this.#keep({ off: true });
+            return { token: undefined };
+          }
+          if (!asked.ok) return { failure: this.#unearned(await failureFromResponse(asked)) };
+          const answer = (await asked.json().catch(() => undefined)) as { challenge?: SessionChallenge; humanCheck?: unknown; turnstileSiteKey?: string; expiresInSeconds?: number } | undefined;
+          if (!isChallenge(answer?.challenge)) return { failure: this.#unearned({ kind: 'unreadable', status: asked.status, detail: 'The proxy sent a challenge this chat could not read' }) };
+          // The proxy asks for Cloudflare Turnstile too: for a session started now, a fresh token got while the challenge is solved.
+          const check = { humanCheck: answer.humanCheck, turnstileSiteKey: answer.turnstileSiteKey };
+          if (this.#start) checking = this.#check(check, stop.signal);
+          const expiresAt = Date.now() + (answer.expiresInSeconds ?? 300) * 1000;
+          const { solution, by } = await solveChallenge(answer.challenge, stop.signal, this.#needs);
+          if (!solution) return { failure: { kind: 'unreachable', detail: 'Stopped earning a visitor session: no chat on the page wants it any more' } };
+          solved = { challenge: answer.challenge, solution, solvedBy: by, expiresAt, check };
+          this.#keepSolved(solved);
+          // Solved in idle time, nobody has asked for a session yet: it is started when somebody does.
+          if (!this.#start) return SOLVED_ONLY;
         }
-        if (!asked.ok) return { failure: this.#unearned(await failureFromResponse(asked)) };
-        const answer = (await asked.json().catch(() => undefined)) as { challenge?: SessionChallenge; humanCheck?: unknown; turnstileSiteKey?: string } | undefined;
-        if (!isChallenge(answer?.challenge)) return { failure: this.#unearned({ kind: 'unreadable', status: asked.status, detail: 'The proxy sent a challenge this chat could not read' }) };
-        // The proxy asks for Cloudflare Turnstile too: a fresh token for this session, got while the challenge is solved.
-        const checking = answer.humanCheck === 'turnstile' ? import('./human-check.js').then(({ humanCheck }) => humanCheck(answer.turnstileSiteKey ?? '', () => this.#chatNow(), this.#base, stop.signal, this.#needs.trustedScriptUrl)) : undefined;
-        checking?.catch(() => {});
-        const { solution, by } = await solveChallenge(answer.challenge, stop.signal, this.#needs);
-        if (!solution) return { failure: { kind: 'unreachable', detail: 'Stopped earning a visitor session: no chat on the page wants it any more' } };
-        const checked = await checking;
+        const checked = await (checking ?? this.#check(solved.check, stop.signal));
         if (checked && 'failure' in checked) return { failure: this.#unearned(checked.failure) };
-        const granted = await this.#post(routes.session, { challenge: answer.challenge, solution, turnstileToken: checked?.token }, stop.signal);
+        // Spent now, whatever the answer: a solution is accepted once.
+        this.#keepSolved(undefined);
+        const { challenge, solution, solvedBy: by } = solved;
+        const granted = await this.#post(routes.session, { challenge, solution, turnstileToken: checked?.token }, stop.signal);
         if (granted.ok) {
           const grant = (await granted.json().catch(() => undefined)) as { token?: unknown; expiresInSeconds?: unknown } | undefined;
           if (typeof grant?.token !== 'string' || typeof grant.expiresInSeconds !== 'number') {
@@ -238,6 +293,34 @@ export class VisitorSession {
     } finally {
       clearInterval(watch);
       this.#wanted.clear();
+    }
+  }
+
+  /** The solved challenge, while enough of its life is left to start a session with it. */
+  get #fresh(): SolvedChallenge | undefined {
+    return this.#solved && Date.now() < this.#solved.expiresAt - SOLVED_MARGIN_MS ? this.#solved : undefined;
+  }
+
+  /** The human check's token for a session started now, where the proxy asks for one. */
+  #check({ humanCheck, turnstileSiteKey }: AskedCheck, signal: AbortSignal): Promise<HumanCheck> | undefined {
+    if (humanCheck !== 'turnstile') return undefined;
+    const checking = import('./human-check.js').then(({ humanCheck: check }) => check(turnstileSiteKey ?? '', () => this.#chatNow(), this.#base, signal, this.#needs.trustedScriptUrl));
+    checking.catch(() => {});
+    return checking;
+  }
+
+  get #solvedKey(): string {
+    return `${this.#needs.storageKey(this.#base)} solved`;
+  }
+
+  /** Keeps a solved challenge for this tab's next pages too, or forgets the one spent. */
+  #keepSolved(solved: SolvedChallenge | undefined): void {
+    this.#solved = solved;
+    try {
+      if (solved) sessionStorage.setItem(this.#solvedKey, JSON.stringify(solved));
+      else sessionStorage.removeItem(this.#solvedKey);
+    } catch {
+      // No storage: this page remembers it.
     }
   }
 

@@ -1,0 +1,118 @@
+// The build's trims of marked and DOMPurify (scripts/trim-libraries.ts) run here on the libraries'
+// modules as installed, with rolldown's own parser: each takes out what it says, and fails the build,
+// rather than trimming blind, when the library no longer has the shape it expects or when a module
+// importing the library names what was taken out. (The built chunks' behaviour is tested in the
+// browsers: test/browser/widget-sanitizer-built.test.ts and the built-file suites.)
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { parseAst } from 'rolldown/parseAst';
+import type { Plugin } from 'vite';
+import {
+  dompurifyEntriesWithoutBabelDestructuring,
+  dompurifyWithoutDefaultAllowLists,
+  dompurifyWithoutUnusedOptionsAndMethods,
+  markedWithDefaultOptionsFolded,
+  markedWithoutDefaultInstance,
+} from '../../scripts/trim-libraries.js';
+
+const MARKED = fileURLToPath(new URL('../../node_modules/marked/lib/marked.esm.js', import.meta.url));
+const DOMPURIFY = fileURLToPath(new URL('../../node_modules/dompurify/dist/purify.es.mjs', import.meta.url));
+const CHAT_MARKDOWN = '/src/widget/answer-engine/markdown/incremental-markdown.ts';
+const CHAT_SANITIZER = '/src/widget/answer-engine/markdown/dompurify-sanitizer.ts';
+
+/** A build as far as the trims see it: the modules transformed in order, then the end of the build. */
+function build(plugin: Plugin, modules: [id: string, code: string][], importers: Record<string, string[]> = {}): Record<string, string> {
+  const context = {
+    parse: (code: string) => parseAst(code),
+    error(message: string): never {
+      throw new Error(message);
+    },
+    getModuleInfo: (id: string) => ({ importers: importers[id] ?? [], dynamicImporters: [] }),
+  };
+  const out: Record<string, string> = {};
+  for (const [id, code] of modules) {
+    const result = (plugin.transform as unknown as (this: typeof context, code: string, id: string) => { code: string } | undefined).call(context, code, id);
+    out[id] = result?.code ?? code;
+  }
+  (plugin.buildEnd as unknown as ((this: typeof context) => void) | undefined)?.call(context);
+  return out;
+}
+
+const marked = () => {
+  const cut = build(markedWithoutDefaultInstance(), [[MARKED, readFileSync(MARKED, 'utf8')]]);
+  return cut[MARKED]!;
+};
+const CHAT_MARKED_IMPORT = `import { getDefaults, Lexer, Parser } from 'marked';\nconst options = { ...getDefaults(), gfm: true, breaks: false };\nexport const html = (text) => Parser.parse(Lexer.lex(text, options), options);`;
+
+test("marked's reads of pedantic, extensions, hooks and silent become the defaults' values", () => {
+  const code = marked();
+  assert.match(code, /this\.options\.pedantic/);
+  const out = build(markedWithDefaultOptionsFolded(), [[CHAT_MARKDOWN, CHAT_MARKED_IMPORT], [MARKED, code]], { [MARKED]: [CHAT_MARKDOWN] })[MARKED]!;
+  assert.doesNotMatch(out, /this\.options\.(pedantic|extensions|hooks|silent)\b/);
+  assert.match(out, /\(!1\)/);
+  assert.match(out, /this\.options\.gfm/, 'options the chat sets are still read');
+});
+
+test('the marked trim fails if its defaults change, if its defaults may still be set, or if an importer names a folded option', () => {
+  const code = marked();
+  assert.throws(() => build(markedWithDefaultOptionsFolded(), [[MARKED, code.replace('pedantic:!1', 'pedantic:!0')]]), /defaults changed/);
+  // Without the cut of the default instance, its setOptions still writes the defaults.
+  assert.throws(() => build(markedWithDefaultOptionsFolded(), [[MARKED, readFileSync(MARKED, 'utf8')]]), /defaults changed/);
+  const naming = CHAT_MARKED_IMPORT.replace('gfm: true', 'gfm: true, pedantic: false');
+  assert.throws(() => build(markedWithDefaultOptionsFolded(), [[CHAT_MARKDOWN, naming], [MARKED, code]], { [MARKED]: [CHAT_MARKDOWN] }), /incremental-markdown\.ts names pedantic/);
+  // An importer the trim never saw fails too.
+  assert.throws(() => build(markedWithDefaultOptionsFolded(), [[MARKED, code]], { [MARKED]: ['/node_modules/some-marked-extension/index.js'] }), /some-marked-extension/);
+});
+
+const CHAT_DOMPURIFY_IMPORT = `import createDOMPurify from 'dompurify';\nconst purifier = createDOMPurify(window);\npurifier.setConfig({ ALLOWED_TAGS: ['p'], ALLOWED_ATTR: [], RETURN_DOM_FRAGMENT: true });\npurifier.addHook('afterSanitizeAttributes', () => {});\nexport const clean = (html) => purifier.sanitize(html, { RETURN_DOM_FRAGMENT: true });`;
+const dompurify = (code = readFileSync(DOMPURIFY, 'utf8'), chat = CHAT_DOMPURIFY_IMPORT) =>
+  build(dompurifyWithoutUnusedOptionsAndMethods(), [[CHAT_SANITIZER, chat], [DOMPURIFY, code]], { [DOMPURIFY]: [CHAT_SANITIZER] })[DOMPURIFY]!;
+
+test("DOMPurify's options that are off unless set become constants, and the methods the chat never calls go", () => {
+  const out = dompurify();
+  for (const option of ['IN_PLACE', 'SAFE_FOR_TEMPLATES', 'WHOLE_DOCUMENT', 'FORCE_BODY', 'SANITIZE_NAMED_PROPS', 'RETURN_TRUSTED_TYPE', 'ALLOW_UNKNOWN_PROTOCOLS', 'USE_PROFILES']) {
+    assert.match(out, new RegExp(`const ${option} = false;`));
+    assert.doesNotMatch(out, new RegExp(`\\b${option} = (cfg|objectHasOwnProperty)`));
+  }
+  for (const option of ['SAFE_FOR_XML', 'KEEP_CONTENT', 'SANITIZE_DOM', 'ALLOW_SELF_CLOSE_IN_ATTR']) {
+    assert.match(out, new RegExp(`const ${option} = true;`));
+    assert.doesNotMatch(out, new RegExp(`\\b${option} = cfg`));
+  }
+  for (const method of ['clearConfig', 'isValidAttribute', 'removeHook', 'removeHooks', 'removeAllHooks']) assert.doesNotMatch(out, new RegExp(`DOMPurify\\.${method} =`));
+  // What the chat sets, and every check under it, stays.
+  for (const kept of ['RETURN_DOM_FRAGMENT = cfg.RETURN_DOM_FRAGMENT', 'ALLOW_DATA_ATTR = cfg.ALLOW_DATA_ATTR', 'DOMPurify.sanitize =', 'DOMPurify.setConfig =', 'DOMPurify.addHook =', '_checkValidNamespace', '_isClobbered', 'IS_ALLOWED_URI']) {
+    assert.ok(out.includes(kept), kept);
+  }
+});
+
+test('the DOMPurify trim fails if an option is set elsewhere, a method is called by DOMPurify itself, or an importer names either', () => {
+  const code = readFileSync(DOMPURIFY, 'utf8');
+  assert.throws(() => dompurify(code.replace('\t\tKEEP_CONTENT = cfg.KEEP_CONTENT !== false;', '$&\n\t\tif (cfg.PARANOID) IN_PLACE = true;')), /IN_PLACE as an option off unless set/);
+  assert.throws(() => dompurify(code.replace('SAFE_FOR_XML = cfg.SAFE_FOR_XML !== false;', 'SAFE_FOR_XML = cfg.SAFE_FOR_XML === true;')), /SAFE_FOR_XML as an option on unless turned off/);
+  assert.throws(() => dompurify(code.replace('"USE_PROFILES") ? cfg.USE_PROFILES && typeof', '"USE_PROFILES") || true ? cfg.USE_PROFILES && typeof')), /USE_PROFILES as an option off unless set/);
+  assert.throws(() => dompurify(code.replace('\tDOMPurify.removed = [];', '$&\n\tDOMPurify.reset = () => DOMPurify.removeAllHooks();')), /removeAllHooks as a method it never calls itself/);
+  assert.throws(() => dompurify(code, CHAT_DOMPURIFY_IMPORT.replace('RETURN_DOM_FRAGMENT: true }', 'RETURN_DOM_FRAGMENT: true, WHOLE_DOCUMENT: false }')), /dompurify-sanitizer\.ts names WHOLE_DOCUMENT/);
+  assert.throws(() => dompurify(code, `${CHAT_DOMPURIFY_IMPORT}\nexport const allowed = (tag, name, value) => purifier.isValidAttribute(tag, name, value);`), /names isValidAttribute/);
+});
+
+test("DOMPurify's HTML attribute list is emptied when only its defaults read it, a parameter of its name notwithstanding", () => {
+  const code = readFileSync(DOMPURIFY, 'utf8');
+  const trim = (source: string) => build(dompurifyWithoutDefaultAllowLists(), [[DOMPURIFY, source]])[DOMPURIFY]!;
+  assert.match(code, /createHTML\(html\)/);
+  assert.match(trim(code), /const html = freeze\(\[\]\);/);
+  // A module-level read of the list keeps it.
+  assert.match(trim(code.replace('const text = freeze(["#text"]);', '$&\nglobalThis.attributes = html;')), /const html = freeze\(\[\n\t"accept"/);
+});
+
+test("DOMPurify's destructuring of Object.entries() items no longer goes through Babel's _slicedToArray", () => {
+  const code = readFileSync(DOMPURIFY, 'utf8');
+  const trim = (source: string) => build(dompurifyEntriesWithoutBabelDestructuring(), [[DOMPURIFY, source]])[DOMPURIFY]!;
+  assert.match(code, /_slicedToArray\(_ref2, 2\)/);
+  assert.doesNotMatch(trim(code), /= _slicedToArray\(/, "no call is left, only the helper no one calls");
+  assert.match(trim(code), /var _ref3 = _ref2;/);
+  // A call on anything but an Object.entries() item fails the build.
+  assert.throws(() => trim(code.replace('const newObject = create(null);', '$&\n\tconst [first] = _slicedToArray(object, 1);')), /_slicedToArray/);
+  assert.throws(() => trim(code.replace('for (const _ref2 of entries(object))', 'for (const _ref2 of new Map(entries(object)))')), /_slicedToArray/);
+});
