@@ -88,7 +88,7 @@ export class AnswerEngineController implements ReactiveController {
 
   /** Fetches the second part now, also after a failure. */
   need(): void {
-    if (this.#adoptLoaded() || this.status === 'pending') return;
+    if (this.#adoptLoaded(true) || this.status === 'pending') return;
     const run = ++this.#run;
     this.status = 'pending';
     loadAnswerEngine().then(
@@ -100,10 +100,10 @@ export class AnswerEngineController implements ReactiveController {
     );
   }
 
-  /** A fetch made elsewhere (another chat on the page, a stored answer of this one) counts as this chat's own. */
-  #adoptLoaded(): boolean {
+  /** A fetch made elsewhere (another chat on the page, a stored answer of this one) counts as this chat's own; `update` outside an update, so the chat takes it in now. */
+  #adoptLoaded(update = false): boolean {
     const engine = loadedAnswerEngine();
-    if (engine && this.status !== 'complete') this.#settle(++this.#run, 'complete', engine, undefined, false);
+    if (engine && this.status !== 'complete') this.#settle(++this.#run, 'complete', engine, undefined, update);
     return this.status === 'complete';
   }
 
