@@ -41,6 +41,8 @@ export const CROSS_BROWSER_FILES = [
   'test/browser/widget-sanitizer-built.test.ts',
   'test/browser/widget-sanitizers.test.ts',
   'test/browser/widget-sessions.test.ts',
+  'test/browser/widget-sessions-hosts.test.ts',
+  'test/browser/widget-sessions-words.test.ts',
 ];
 
 /**

@@ -5,6 +5,7 @@ import { AnswerEngineController } from '../../src/widget/element/answer-engine-c
 import { loadAnswerEngine } from '../../src/widget/element/answer-engine-loader.js';
 import { COPIED_MS, CopyFeedbackController } from '../../src/widget/element/copy-feedback-controller.js';
 import { PinnedScrollController } from '../../src/widget/element/pinned-scroll-controller.js';
+import { ENGLISH } from '../../src/widget/element/strings.js';
 import { waitFor } from './widget-helpers.js';
 
 // The element's behaviours, each a controller, on a small host of their own:
@@ -36,6 +37,8 @@ class EngineHost extends LitElement {
   loading = 'interaction' as const;
   mode = 'inline' as const;
   opened = false;
+  endpoint = '';
+  strings = ENGLISH;
   engine = new AnswerEngineController(this);
   updates = 0;
   override updated() {

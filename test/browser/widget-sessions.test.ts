@@ -3,49 +3,21 @@ import '../../src/widget/index.js';
 import type { KagentChat } from '../../src/widget/index.js';
 import { NO_SESSION } from '../../src/widget/answer-engine/visitor-session.js';
 import { sessionStorageKey } from '../../src/widget/answer-engine/session-gate.js';
+import { askAndSettle, endpointOf, kept, mountSessionChat, type Kept, routes, sessionLog, standIn, strictSessionPage, STAND_IN_TOKEN } from './session-helpers.js';
 import { agentLog, ask, lastAnswer, part, parts, removeAllChats, settled, uniqueAgent, waitFor } from './widget-helpers.js';
 
 // The chat in front of the real proxy with visitor sessions on (test/support/browser-sessions.ts):
 // it earns its session, sends each question once with the token, renews a refused or ageing
 // token, and says plainly what a session's limits and the site's daily budget mean.
 
-interface SessionLog {
-  requests: { route: 'challenge' | 'session' | 'query'; token: string | null; status: number }[];
-}
-interface Kept {
-  token: string;
-  renewAt: number;
-  expiresAt: number;
-  solvedBy?: 'worker' | 'main-thread';
-}
-
-const sessionLog = async (scope: string): Promise<SessionLog> => (await fetch(`/scripted/sessions-log/${scope}`)).json();
-const endpointOf = (preset: string, scope: string) => `/scripted/sessions/${preset}/${scope}`;
-const kept = (storage: Storage, preset: string, scope: string): Kept | undefined => JSON.parse(storage.getItem(sessionStorageKey(endpointOf(preset, scope))) ?? 'null') ?? undefined;
 /** A challenge solved in idle time and kept for the session a visitor starts by focusing the chat or asking. */
 const solvedKept = (storage: Storage, preset: string, scope: string): { solvedBy: Kept['solvedBy'] } | undefined => JSON.parse(storage.getItem(`${sessionStorageKey(endpointOf(preset, scope))} solved`) ?? 'null') ?? undefined;
-/** The routes the proxy saw, in order, with their statuses: `challenge 200`, `query 401`... */
-const routes = (log: SessionLog) => log.requests.map((r) => `${r.route} ${r.status}`);
-
-async function mountSessionChat(preset: string, scope: string): Promise<KagentChat> {
-  const chat = document.createElement('kagent-chat');
-  chat.setAttribute('agent-id', scope);
-  chat.setAttribute('endpoint', endpointOf(preset, scope));
-  document.body.append(chat);
-  await chat.updateComplete;
-  return chat;
-}
 
 /** A token signed with the proxy's secret, minted `age` seconds ago, kept in the tab as if this chat had earned it (and due for renewal at `renewAt`). */
 async function keepToken(preset: string, scope: string, age: number, renewAt = Date.now() + 3_600_000): Promise<string> {
   const { token } = (await (await fetch(`/scripted/sessions-token/${scope}?age=${age}&origin=${encodeURIComponent(location.origin)}`)).json()) as { token: string };
   sessionStorage.setItem(sessionStorageKey(endpointOf(preset, scope)), JSON.stringify({ token, renewAt, expiresAt: Date.now() + 3_600_000 }));
   return token;
-}
-
-async function askAndSettle(chat: KagentChat, question: string): Promise<void> {
-  await ask(chat, question);
-  await settled(chat, 30_000);
 }
 
 describe('<kagent-chat> with visitor sessions on at the proxy', () => {
@@ -244,17 +216,6 @@ describe('<kagent-chat> earning its session: what the visitor never sees', () =>
   });
 });
 
-type StrictWindow = Window & typeof globalThis & { violations: string[] };
-
-async function strictSessionPage(scope: string, workers: 'allowed' | 'none', preset = 'on'): Promise<StrictWindow> {
-  const frame = document.createElement('iframe');
-  const native = 'setHTML' in Element.prototype;
-  frame.src = `/scripted/csp/page?agent=${scope}&sessions=${preset}${workers === 'none' ? '&workers=none' : ''}${native ? '' : '&sanitizer=dompurify'}`;
-  document.body.append(frame);
-  await new Promise((resolve) => frame.addEventListener('load', resolve, { once: true }));
-  return frame.contentWindow as StrictWindow;
-}
-
 /** The files the page fetched, by name, from the browser's own record of its requests (Resource Timing). */
 const fetchedFiles = (win: Window) => win.performance.getEntriesByType('resource').map((entry) => new URL(entry.name).pathname.split('/').pop()!);
 
@@ -340,15 +301,6 @@ describe('the built chat earns its session on a page with a strict Content-Secur
   });
 });
 
-/** The stand-in of Cloudflare's script records what the chat asked of it (test/support/turnstile-script-stand-in.ts). */
-interface StandInLog {
-  renders: { sitekey: string; appearance: string; retry: string; inDocument: boolean }[];
-  removed: string[];
-  tokens: number;
-  standIn: true;
-}
-const standIn = () => (window as unknown as { turnstileStandIn?: StandInLog }).turnstileStandIn;
-const STAND_IN_TOKEN = /^XXXX\.DUMMY\.TOKEN\.XXXX\.\d+$/;
 const HUMAN_CHECK_FAILED = "This site's check that you are a person did not pass, so your question was not sent. Reload the page, then retry.";
 const SCRIPT_NOT_LOADED = "This site's check that you are a person could not be loaded (a browser extension or the page's settings may block it), so your question was not sent. Retry in a moment.";
 const checkBox = (chat: Element) => chat.querySelector<HTMLElement>('[slot="kagent-human-check"]');

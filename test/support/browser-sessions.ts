@@ -17,8 +17,9 @@ const DIFFICULTY = 0.05;
 /**
  * The proxies' settings, by name (the path's first segment):
  * - `on`: sessions on, no per-session limit; `off`: no secret (the challenge route is a 404); `fallback`: no secret, the challenge route a page;
- * - `limited`: 4 questions per session per 5 minutes; `budget`: a daily budget of 1 question;
+ * - `limited`: 4 questions per session per 5 minutes; `budget`: a daily budget of 1 question (`budgetOff`: with sessions off);
  * - `refusing`: every token a query carries is spoiled on the way in, so the proxy refuses each (SESSION_INVALID);
+ * - `mintLimited`: one session per address an hour, and tokens spoiled as `refusing`'s: the renewal is refused (SESSION_MINT_LIMITED);
  * - `slow`: a challenge that takes minutes to solve;
  * - `turnstile`, `turnstileFail`, `turnstileInteractive`: the human check on, with the test site key that
  *   always passes, always fails, or needs the visitor to tick a box (test/support/turnstile-script-stand-in.ts),
@@ -32,6 +33,8 @@ const PRESETS: Record<string, Partial<ProxyOptions>> = {
   fallback: { sessionSecret: undefined },
   limited: { perSessionLimit: { max: 4, windowSeconds: 300 } },
   budget: { dailyBudget: 1 },
+  budgetOff: { sessionSecret: undefined, dailyBudget: 1 },
+  mintLimited: { sessionsPerAddress: { max: 1, windowSeconds: 3600 } },
   slow: { sessionDifficulty: 5000 },
   turnstile: { turnstileSecret: TURNSTILE_PASS, turnstileSiteKey: SITE_KEYS.pass },
   turnstileFail: { turnstileSecret: TURNSTILE_PASS, turnstileSiteKey: SITE_KEYS.fail },
@@ -117,7 +120,7 @@ export async function sessionRoute(path: string, request: Request, scenario: Sce
     verifyUrl = standIn.url;
   }
   let forwarded = request;
-  if (preset === 'refusing' && token && request.method === 'POST') {
+  if ((preset === 'refusing' || preset === 'mintLimited') && token && request.method === 'POST') {
     const headers = new Headers(request.headers);
     headers.set(SESSION_HEADER, `${token}spoiled`);
     forwarded = new Request(request.url, { method: 'POST', headers, body: await request.text() });

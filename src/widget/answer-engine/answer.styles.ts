@@ -1,6 +1,6 @@
 // Part of the answer engine (the chat's second part): the styles of what only it draws (markdown's
 // blocks, the `[n]` markers and their cards, the list of sources). Plain text, not Lit's `css`: the second part imports
-// nothing the first does; the first adopts the sheet into each chat once the engine is here.
+// nothing the first does; each chat adopts the sheet once the engine is here (engine-ready.ts, `adopt`).
 // `css` is only a name for the build's style minifier (vite.config.ts) to find the text by.
 const css = String.raw;
 

@@ -1,5 +1,6 @@
 import { INCOMPLETE_STREAM, SESSION_ERROR_CODES, parseRetryAfter, readErrorBody, type StreamErrorEvent } from '../../protocol/index.js';
 import type { ChatFailure, FailureKind } from '../element/failure-kinds.js';
+import { inUse } from './chat-in-use.js';
 
 /** Wait used when a 429 carries no readable `Retry-After`. */
 export const DEFAULT_RETRY_AFTER = 10;
@@ -26,16 +27,12 @@ function kindForStatus(status: number): FailureKind {
 
 /** Reads a failed response (either error body shape, or none) into a failure. */
 export async function failureFromResponse(response: Response): Promise<ChatFailure> {
-  let body: unknown;
+  // No body (an aborted read): undefined; text that is not JSON: the text.
+  let body: unknown = await response.text().catch(() => {});
   try {
-    const text = await response.text();
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = text;
-    }
+    body = JSON.parse(body as string);
   } catch {
-    body = undefined;
+    // Kept as it came.
   }
   const { code, message } = readErrorBody(body);
   const kind = code === 'USAGE_LIMIT' ? 'usage-limit' : kindForStatus(response.status);
@@ -53,18 +50,19 @@ export async function failureFromResponse(response: Response): Promise<ChatFailu
   return failure;
 }
 
-/** `DAILY_BUDGET_SPENT`: the site's questions for today are used up; back at the time `Retry-After` names. */
+/** `DAILY_BUDGET_SPENT`: the site's questions for today are used up; back at the time `Retry-After` names (in the words of the chat in use, or English). */
 function budgetSpent(seconds: number): string {
   const at = new Date(Date.now() + seconds * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
   const hours = Math.floor(seconds / 3600);
   const minutes = Math.ceil((seconds % 3600) / 60);
-  const wait = hours ? `${hours} h${minutes ? ` ${minutes} min` : ''}` : `${Math.max(1, minutes)} min`;
-  return `This site's questions for today are used up. Please come back after ${at} (in ${wait}).`;
+  const words = inUse.chat?.strings.dailyBudgetSpent;
+  if (words) return words(at, hours, minutes);
+  return `This site's questions for today are used up. Please come back after ${at} (in ${hours ? `${hours} h${minutes ? ` ${minutes} min` : ''}` : `${Math.max(1, minutes)} min`}).`;
 }
 
 /** A `[ERROR]...` line, or a stream that closed before `[DONE]`. */
 export function failureFromStreamError(event: StreamErrorEvent): ChatFailure {
-  const kind: FailureKind = event.usageLimit ? 'usage-limit' : ((event.code ? KIND_BY_CODE[event.code] : undefined) ?? 'stream-error');
+  const kind: FailureKind = event.usageLimit ? 'usage-limit' : (KIND_BY_CODE[event.code!] ?? 'stream-error');
   const failure: ChatFailure = { kind, detail: event.message };
   if (event.code) failure.code = event.code;
   if (kind === 'rate-limited') failure.retryAfter = DEFAULT_RETRY_AFTER;

@@ -5,6 +5,7 @@
 // It imports no module (types only), so that it shares none with the other chunks and makes no chunk of shared code.
 import type { SessionErrorCode } from '../../protocol/sessions.js';
 import type { ChatFailure } from '../element/failure-kinds.js';
+import type { PageChat } from './chat-in-use.js';
 
 /** Cloudflare's script, for explicit rendering. Only Cloudflare may serve it (self-hosting it is not supported), so it is no setting. */
 const TURNSTILE_SCRIPT = 'https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit';
@@ -17,6 +18,9 @@ interface Turnstile {
   render(container: HTMLElement, parameters: Record<string, unknown>): string | null | undefined;
   remove(widgetId: string): void;
 }
+
+/** The English default of the chat's `humanCheckNotLoaded` string: here, as only a proxy with the check asks for it. */
+export const NOT_LOADED = "This site's check that you are a person could not be loaded (a browser extension or the page's settings may block it), so your question was not sent. Retry in a moment.";
 
 /** A token for one session, or why there is none. */
 export type HumanCheck = { token: string } | { failure: ChatFailure };
@@ -45,12 +49,17 @@ function loadTurnstile(trusted: (url: URL) => string | URL): Promise<Turnstile> 
 
 /**
  * A fresh Turnstile token for `siteKey` (single-use, valid 300 s: one per
- * session), from a widget drawn in a chat's panel (`focused`, the chat the
- * visitor was in, or else the first asking the proxy at `base`), which stays
+ * session), from a widget drawn in a chat's panel (the one `focused` names, the
+ * chat the visitor is in, or else the first asking the proxy at `base`), which stays
  * empty unless Cloudflare needs the visitor to interact. Stops when `signal`
  * aborts. `trusted` vouches for the script's address where the page enforces Trusted Types.
  */
-export async function humanCheck(siteKey: string, focused: Element | undefined, base: string, signal: AbortSignal, trusted: (url: URL) => string | URL): Promise<HumanCheck> {
+export async function humanCheck(siteKey: string, focused: () => PageChat | undefined, base: string, signal: AbortSignal, trusted: (url: URL) => string | URL): Promise<HumanCheck> {
+  // Asked once Cloudflare's script is here: a page's first question may come before its chat took in the second part.
+  const chatNow = () => {
+    const chat = focused();
+    return chat?.isConnected ? chat : [...document.querySelectorAll<PageChat>('kagent-chat')].find((chat) => chat.endpoint?.replace(/\/+$/, '') === base);
+  };
   let turnstile: Turnstile;
   try {
     turnstile = await loadTurnstile(trusted);
@@ -59,15 +68,14 @@ export async function humanCheck(siteKey: string, focused: Element | undefined, 
       failure: {
         kind: 'not-loaded',
         detail: (error as Error).message,
-        message: "This site's check that you are a person could not be loaded (a browser extension or the page's settings may block it), so your question was not sent. Retry in a moment.",
+        message: chatNow()?.strings.humanCheckNotLoaded ?? NOT_LOADED,
       },
     };
   }
   const box = document.createElement('div');
   box.slot = HUMAN_CHECK_SLOT;
   box.style.cssText = 'display:flex;justify-content:center';
-  const chat = focused?.isConnected ? focused : [...document.querySelectorAll('kagent-chat')].find((chat) => (chat as Element & { endpoint?: string }).endpoint?.replace(/\/+$/, '') === base);
-  showIn(chat, box);
+  showIn(chatNow(), box);
   let widget: string | null | undefined;
   try {
     return await new Promise<HumanCheck>((resolve) => {
@@ -102,14 +110,41 @@ export async function humanCheck(siteKey: string, focused: Element | undefined, 
   }
 }
 
-/** Puts `box` in `chat`'s panel, above the question box, through a slot the keeper adds to it (and adds again if the panel was redrawn). */
-function showIn(chat: Element | undefined, box: HTMLElement): void {
+/**
+ * Puts `box` in `chat`'s panel, above the question box, through a slot the keeper adds to it (and adds again if the
+ * panel was redrawn). A chat inside another element's shadow root has its light DOM there too, where Turnstile
+ * cannot render: the box then goes in the page's body, drawn over the slot (`drawOver`).
+ */
+function showIn(chat: PageChat | undefined, box: HTMLElement): void {
   if (!chat) return void document.body.append(box);
-  chat.append(box);
   const panel = chat.shadowRoot?.querySelector('[part~="base"]');
-  if (!panel || panel.querySelector(`slot[name="${HUMAN_CHECK_SLOT}"]`)) return;
-  const slot = document.createElement('slot');
-  slot.name = HUMAN_CHECK_SLOT;
-  // After the transcript, a static node of the template: outside every part Lit redraws.
-  panel.querySelector('.transcript')?.after(slot);
+  let slot = panel?.querySelector<HTMLSlotElement>(`slot[name="${HUMAN_CHECK_SLOT}"]`);
+  if (panel && !slot) {
+    slot = document.createElement('slot');
+    slot.name = HUMAN_CHECK_SLOT;
+    // After the transcript, a static node of the template: outside every part Lit redraws.
+    panel.querySelector('.transcript')?.after(slot);
+  }
+  if (chat.getRootNode() === document) return void chat.append(box);
+  document.body.append(box);
+  if (slot) drawOver(box, slot);
+}
+
+/**
+ * Keeps `box` (in the page's body) drawn over `room` (in a chat's panel), which is given the box's height, once a
+ * frame while the box is on the page: in the top layer, above the bubble's own, and hidden while the panel is.
+ */
+function drawOver(box: HTMLElement, room: HTMLElement): void {
+  box.popover = 'manual';
+  box.style.cssText += ';position:fixed;inset:auto;margin:0;padding:0;border:0;background:none;overflow:visible;z-index:2147483647';
+  box.showPopover?.();
+  room.style.display = 'block';
+  const frame = () => {
+    if (!box.isConnected) return void (room.style.height = '');
+    room.style.height = `${box.offsetHeight}px`;
+    const { left, top, width } = room.getBoundingClientRect();
+    Object.assign(box.style, { left: `${left}px`, top: `${top}px`, width: `${width}px`, visibility: width ? '' : 'hidden' });
+    requestAnimationFrame(frame);
+  };
+  frame();
 }

@@ -15,9 +15,8 @@
  */
 export { askAgent, queryUrl } from './answer-request.js';
 export { IncrementalMarkdown, renderMarkdown } from './markdown/incremental-markdown.js';
-export { ready } from './engine-ready.js';
+export { adopt, ready } from './engine-ready.js';
 export { linkCitationMarkers } from './citation-markers.js';
 export { citationLinks } from './citations.js';
 export { renderSources } from './sources-list.js';
-export { answerStyleSheet } from './answer.styles.js';
 export { watchSiteModals } from './site-modals.js';

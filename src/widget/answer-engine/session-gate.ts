@@ -3,6 +3,7 @@
 // session keeper and its solver (a chunk of their own) are fetched only from a
 // proxy that has sessions on: a site without them pays one 404, not the code.
 import { QUESTIONS_LEFT_HEADER, SESSION_ROUTES } from '../../protocol/sessions.js';
+import { inUse, type PageChat } from './chat-in-use.js';
 import { failureFromNetworkError, failureFromResponse } from './failures.js';
 import { nextTask } from './next-task.js';
 import { trustedScriptUrl } from './trusted-types.js';
@@ -16,7 +17,7 @@ export const sessionStorageKey = (base: string) => `kagent-chat-session ${base}`
  * imports nothing from this chunk: an import between them would make this chunk, which every visitor fetches,
  * export its inner names, wrap its own exports in a namespace object and keep all of SESSION_ERROR_CODES (0.3 KB gzipped).
  */
-const keeperNeeds = { failureFromResponse, failureFromNetworkError, storageKey: sessionStorageKey, nextTask, trustedScriptUrl, routes: SESSION_ROUTES, questionsLeftHeader: QUESTIONS_LEFT_HEADER };
+const keeperNeeds = { failureFromResponse, failureFromNetworkError, storageKey: sessionStorageKey, nextTask, trustedScriptUrl, routes: SESSION_ROUTES, questionsLeftHeader: QUESTIONS_LEFT_HEADER, inUse };
 export type KeeperNeeds = typeof keeperNeeds;
 
 const keepers = new Map<string, Promise<VisitorSession | undefined>>();
@@ -70,24 +71,22 @@ async function probe(base: string): Promise<Response | null | undefined> {
   return null;
 }
 
-/** Solves the challenges of the chats on the page once the browser is idle, and starts a chat's session when it is first focused. */
-export function prepareSessions(): void {
-  // In idle time a challenge is solved; once a chat is focused, its session is started too.
-  const prepare = (chat: Element, start: boolean) => {
-    const endpoint = (chat as Element & { endpoint?: unknown }).endpoint;
-    if (typeof endpoint === 'string' && endpoint) {
-      sessionFor(endpoint).then(
-        (keeper) => keeper?.prepare(chat, start),
-        () => {},
-      );
-    }
+/**
+ * A chat that took in the second part (once), wherever it is (in another element's shadow root too, open or closed,
+ * where no query of the page reaches): its challenge is solved once the browser is idle, and its session started when
+ * the visitor focuses it (where the proxy asks for sessions).
+ */
+export function joinSessions(chat: PageChat): void {
+  const use = (start: boolean) => {
+    // (Idle time may come after the chat left the page.)
+    if (!chat.isConnected) return;
+    inUse.chat = chat;
+    if (chat.endpoint) sessionFor(chat.endpoint).then((keeper) => keeper?.prepare(chat, start), () => {});
   };
-  // Focus inside a chat reaches the document retargeted to it (or to the host of a shadow root it sits in): its path names it.
-  document.addEventListener('focusin', (event) => {
-    for (const target of event.composedPath()) if (target instanceof Element && target.localName === 'kagent-chat') prepare(target, true);
-  });
-  // A chat focused before this part had loaded (no listener yet) is taken as focused now.
-  const whenIdle = () => document.querySelectorAll('kagent-chat').forEach((chat) => prepare(chat, chat.matches(':focus-within')));
+  chat.addEventListener('focusin', () => use(true));
+  inUse.chat = chat;
+  // A chat focused before this part had loaded (no listener yet) is taken as focused then.
+  const whenIdle = () => use(chat.matches(':focus-within'));
   if (typeof requestIdleCallback === 'function') requestIdleCallback(whenIdle, { timeout: 2000 });
   else setTimeout(whenIdle, 200);
 }

@@ -5,6 +5,8 @@
 import { needsNewChallenge } from '../../protocol/session-challenge.js';
 import type { SessionChallenge, SessionErrorCode, SessionSolution } from '../../protocol/sessions.js';
 import type { ChatFailure } from '../element/failure-kinds.js';
+import type { ChatStrings } from '../element/strings.js';
+import type { PageChat } from './chat-in-use.js';
 import type { KeeperNeeds } from './session-gate.js';
 import type { HumanCheck } from './human-check.js';
 import { solveChallenge, type SolvedBy } from './session-solver.js';
@@ -12,16 +14,33 @@ import { solveChallenge, type SolvedBy } from './session-solver.js';
 /** At this many questions left in a visitor session's window, or fewer, the chat says how many. */
 export const FEW_QUESTIONS_LEFT = 2;
 
-// The visitor sessions' refusals, in the visitor's words (docs/proxy.md, Visitor sessions). A rate limit's
-// message is followed by the chat's own count-down ("You can ask again in 4 min 10 s.").
-const RATE_LIMIT_MESSAGES: Record<string, string> = {
-  SESSION_LIMITED: 'You have asked all the questions this chat allows for now.',
-  SESSION_BUSY: 'An answer to you is still on its way in another window.',
-  SESSION_MINT_LIMITED: 'This chat has been started too many times from your network for now.',
-} satisfies Partial<Record<SessionErrorCode, string>>;
-
 /** A session could not be earned, or the proxy refused a fresh one too: the question was not answered, and Retry tries again. */
 export const NO_SESSION = 'The chat could not start a conversation with the assistant, so your question was not sent. Retry in a moment.';
+
+/** The keeper's words in English, the defaults of the chat's `strings` (docs/proxy.md, Visitor sessions): here, not in the first part, which every visitor fetches. */
+export const SESSION_WORDS = {
+  questionsLeft: (left: number) => (left === 1 ? '1 question left for now.' : `${left} questions left for now.`),
+  lastQuestion: 'That was the last question you can ask for now.',
+  // A rate limit's message is followed by the chat's own count-down ("You can ask again in 4 min 10 s.").
+  sessionLimited: 'You have asked all the questions this chat allows for now.',
+  sessionBusy: 'An answer to you is still on its way in another window.',
+  sessionMintLimited: 'This chat has been started too many times from your network for now.',
+  noSession: NO_SESSION,
+  humanCheckFailed: "This site's check that you are a person did not pass, so your question was not sent. Reload the page, then retry.",
+  humanCheckUnavailable: "This site's check that you are a person could not be reached, so your question was not sent. Retry in a moment.",
+} satisfies Partial<ChatStrings>;
+type SessionWords = typeof SESSION_WORDS;
+
+/** The entry of `SESSION_WORDS` that words each of the proxy's refusals (the rest get `noSession`). */
+const WORDS_BY_CODE: Record<string, keyof SessionWords> = {
+  SESSION_LIMITED: 'sessionLimited',
+  SESSION_BUSY: 'sessionBusy',
+  SESSION_MINT_LIMITED: 'sessionMintLimited',
+  HUMAN_CHECK_FAILED: 'humanCheckFailed',
+  HUMAN_CHECK_UNAVAILABLE: 'humanCheckUnavailable',
+} satisfies Partial<Record<SessionErrorCode, keyof SessionWords>>;
+/** Refusals that are limits: said in their own words even where a query was refused for them (`explain`). */
+const LIMITS = ['sessionLimited', 'sessionBusy', 'sessionMintLimited'];
 
 /** A new session is earned once less than this share of the token's life is left. */
 const RENEW_SHARE = 0.2;
@@ -89,8 +108,8 @@ export class VisitorSession {
   #wanted = new Set<Element | AbortSignal>();
   /** The challenge route's answer that showed sessions are on (session-gate.ts): the first challenge to solve. */
   #firstChallenge: Response | undefined;
-  /** The chat last given to `prepare` (focused last): where a human check is shown. */
-  #chat: Element | undefined;
+  /** The chat last given to `prepare` (used last): where a human check is shown, and whose `strings` word what the keeper says. */
+  #chat: PageChat | undefined;
 
   constructor(base: string, needs: KeeperNeeds, firstChallenge?: Response) {
     this.#base = base;
@@ -114,28 +133,46 @@ export class VisitorSession {
 
   /** `failure` in the visitor's words where it is one of the session's limits (the chat adds its count-down). */
   explain(failure: ChatFailure): ChatFailure {
-    const message = !failure.message && failure.code ? RATE_LIMIT_MESSAGES[failure.code] : undefined;
-    return message ? { ...failure, message } : failure;
+    const words = failure.code && WORDS_BY_CODE[failure.code];
+    return !failure.message && words && LIMITS.includes(words) ? { ...failure, message: this.#say(words) as string } : failure;
   }
 
   /** A query refused for want of a session even with a fresh one: said plainly (the question is kept for Retry). */
   refusedAgain(failure: ChatFailure): ChatFailure {
-    return { ...failure, message: NO_SESSION };
+    return { ...failure, message: this.#say('noSession') };
   }
 
   /** "n questions left" once `FEW_QUESTIONS_LEFT` or fewer are left in the session's window (an answer's `headers` say). */
   questionsLeft(headers: Headers): string | undefined {
     const left = Number(headers.get(this.#needs.questionsLeftHeader) ?? NaN);
     if (!Number.isInteger(left) || left < 0 || left > FEW_QUESTIONS_LEFT) return undefined;
-    if (left === 0) return 'That was the last question you can ask for now.';
-    return left === 1 ? '1 question left for now.' : `${left} questions left for now.`;
+    return left ? this.#say('questionsLeft')(left) : this.#say('lastQuestion');
+  }
+
+  /**
+   * The chat that shows the human check and whose `strings` word what the keeper says: the one last prepared, or
+   * else (a question asked before idle time prepared any) the chat in use where it asks this proxy.
+   */
+  #chatNow(): PageChat | undefined {
+    const used = this.#needs.inUse.chat;
+    return this.#chat?.isConnected || used?.endpoint?.replace(/\/+$/, '') !== this.#base ? this.#chat : used;
+  }
+
+  /** One of the keeper's words: the chat's own (its `strings`), or else the English default. */
+  #say<K extends keyof SessionWords>(key: K): SessionWords[K] {
+    return (this.#chatNow()?.strings[key] as SessionWords[K] | undefined) ?? SESSION_WORDS[key];
+  }
+
+  /** Why a visitor session could not be earned (so the question was not sent), in the visitor's words. */
+  #unearned(failure: ChatFailure): ChatFailure {
+    return { ...failure, message: failure.message ?? this.#say((failure.code && WORDS_BY_CODE[failure.code]) || 'noSession') as string };
   }
 
   /**
    * Unless a session is held and not near its end: in idle time, solves a challenge for the next session; once the
    * chat is focused (`start`), starts that session too.
    */
-  prepare(chat: Element, start: boolean): void {
+  prepare(chat: PageChat, start: boolean): void {
     this.#chat = chat;
     if (this.#off || this.#failed || (this.#held && Date.now() < this.#held.renewAt)) return;
     if (!start && this.#fresh) return;
@@ -217,9 +254,9 @@ export class VisitorSession {
             this.#keep({ off: true });
             return { token: undefined };
           }
-          if (!asked.ok) return { failure: sessionFailure(await failureFromResponse(asked)) };
+          if (!asked.ok) return { failure: this.#unearned(await failureFromResponse(asked)) };
           const answer = (await asked.json().catch(() => undefined)) as { challenge?: SessionChallenge; humanCheck?: unknown; turnstileSiteKey?: string; expiresInSeconds?: number } | undefined;
-          if (!isChallenge(answer?.challenge)) return { failure: sessionFailure({ kind: 'unreadable', status: asked.status, detail: 'The proxy sent a challenge this chat could not read' }) };
+          if (!isChallenge(answer?.challenge)) return { failure: this.#unearned({ kind: 'unreadable', status: asked.status, detail: 'The proxy sent a challenge this chat could not read' }) };
           // The proxy asks for Cloudflare Turnstile too: for a session started now, a fresh token got while the challenge is solved.
           const check = { humanCheck: answer.humanCheck, turnstileSiteKey: answer.turnstileSiteKey };
           if (this.#start) checking = this.#check(check, stop.signal);
@@ -232,7 +269,7 @@ export class VisitorSession {
           if (!this.#start) return SOLVED_ONLY;
         }
         const checked = await (checking ?? this.#check(solved.check, stop.signal));
-        if (checked && 'failure' in checked) return { failure: sessionFailure(checked.failure) };
+        if (checked && 'failure' in checked) return { failure: this.#unearned(checked.failure) };
         // Spent now, whatever the answer: a solution is accepted once.
         this.#keepSolved(undefined);
         const { challenge, solution, solvedBy: by } = solved;
@@ -240,7 +277,7 @@ export class VisitorSession {
         if (granted.ok) {
           const grant = (await granted.json().catch(() => undefined)) as { token?: unknown; expiresInSeconds?: unknown } | undefined;
           if (typeof grant?.token !== 'string' || typeof grant.expiresInSeconds !== 'number') {
-            return { failure: sessionFailure({ kind: 'unreadable', status: granted.status, detail: 'The proxy sent a session this chat could not read' }) };
+            return { failure: this.#unearned({ kind: 'unreadable', status: granted.status, detail: 'The proxy sent a session this chat could not read' }) };
           }
           const now = Date.now();
           const life = grant.expiresInSeconds * 1000;
@@ -249,7 +286,7 @@ export class VisitorSession {
           return { token: grant.token };
         }
         const failure = await failureFromResponse(granted);
-        if (attempt > 0 || !needsNewChallenge(failure.code)) return { failure: sessionFailure(failure) };
+        if (attempt > 0 || !needsNewChallenge(failure.code)) return { failure: this.#unearned(failure) };
       }
     } catch (error) {
       return { failure: this.#needs.failureFromNetworkError(error) };
@@ -267,7 +304,7 @@ export class VisitorSession {
   /** The human check's token for a session started now, where the proxy asks for one. */
   #check({ humanCheck, turnstileSiteKey }: AskedCheck, signal: AbortSignal): Promise<HumanCheck> | undefined {
     if (humanCheck !== 'turnstile') return undefined;
-    const checking = import('./human-check.js').then(({ humanCheck: check }) => check(turnstileSiteKey ?? '', this.#chat, this.#base, signal, this.#needs.trustedScriptUrl));
+    const checking = import('./human-check.js').then(({ humanCheck: check }) => check(turnstileSiteKey ?? '', () => this.#chatNow(), this.#base, signal, this.#needs.trustedScriptUrl));
     checking.catch(() => {});
     return checking;
   }
@@ -322,17 +359,4 @@ export function visitorSessionFor(base: string, needs: KeeperNeeds, firstChallen
   let keeper = keepers.get(base);
   if (!keeper) keepers.set(base, (keeper = new VisitorSession(base, needs, firstChallenge)));
   return keeper;
-}
-
-/** Why a visitor session could not be earned (so the question was not sent), in the visitor's words. */
-function sessionFailure(failure: ChatFailure): ChatFailure {
-  const limit = failure.code ? RATE_LIMIT_MESSAGES[failure.code] : undefined;
-  if (failure.message || limit) return { ...failure, message: failure.message ?? limit };
-  if (failure.code === ('HUMAN_CHECK_FAILED' satisfies SessionErrorCode)) {
-    return { ...failure, message: "This site's check that you are a person did not pass, so your question was not sent. Reload the page, then retry." };
-  }
-  if (failure.code === ('HUMAN_CHECK_UNAVAILABLE' satisfies SessionErrorCode)) {
-    return { ...failure, message: "This site's check that you are a person could not be reached, so your question was not sent. Retry in a moment." };
-  }
-  return { ...failure, message: NO_SESSION };
 }

@@ -1,4 +1,5 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import type { ChatStrings } from './strings.js';
 import { loadAnswerEngine, loadedAnswerEngine, type AnswerEngine } from './answer-engine-loader.js';
 
 /** When the chat fetches its second part: see the element's `loading` attribute. */
@@ -10,6 +11,9 @@ export interface AnswerEngineHost extends ReactiveControllerHost, HTMLElement {
   loading: LoadingMode;
   mode: 'inline' | 'bubble';
   opened: boolean;
+  /** Read by the second part: where its visitor sessions are earned, and the words it says. */
+  endpoint: string;
+  strings: ChatStrings;
 }
 
 /** Longest an idle load waits, once the page has loaded, for the browser to be idle. */
@@ -55,6 +59,8 @@ export class AnswerEngineController implements ReactiveController {
     host.addController(this);
     host.addEventListener('pointerover', this.#want);
     host.addEventListener('focusin', this.#want);
+    // A question fetches the engine itself (askOnceLoaded); this makes the chat take it in as it arrives, before the answer.
+    host.addEventListener('kagent-send', this.#want);
   }
 
   hostUpdate(): void {
@@ -75,17 +81,14 @@ export class AnswerEngineController implements ReactiveController {
     }
   }
 
-  /** Once the second part is here, its styles (markdown blocks, citation markers) join the chat's. */
+  /** Once the second part is here, the chat takes it in: its styles (markdown blocks, citation markers), its visitor sessions. */
   hostUpdated(): void {
-    const root = this.#host.renderRoot as ShadowRoot;
-    const sheet = this.value?.answerStyleSheet();
-    // (Where a browser cannot adopt sheets, Lit fell back to style elements; answers then go unstyled.)
-    if (sheet && root.adoptedStyleSheets && !root.adoptedStyleSheets.includes(sheet)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
+    this.value?.adopt(this.#host);
   }
 
   /** Fetches the second part now, also after a failure. */
   need(): void {
-    if (this.#adoptLoaded() || this.status === 'pending') return;
+    if (this.#adoptLoaded(true) || this.status === 'pending') return;
     const run = ++this.#run;
     this.status = 'pending';
     loadAnswerEngine().then(
@@ -97,10 +100,10 @@ export class AnswerEngineController implements ReactiveController {
     );
   }
 
-  /** A fetch made elsewhere (another chat on the page, a stored answer of this one) counts as this chat's own. */
-  #adoptLoaded(): boolean {
+  /** A fetch made elsewhere (another chat on the page, a stored answer of this one) counts as this chat's own; `update` outside an update, so the chat takes it in now. */
+  #adoptLoaded(update = false): boolean {
     const engine = loadedAnswerEngine();
-    if (engine && this.status !== 'complete') this.#settle(++this.#run, 'complete', engine, undefined, false);
+    if (engine && this.status !== 'complete') this.#settle(++this.#run, 'complete', engine, undefined, update);
     return this.status === 'complete';
   }
 

@@ -143,7 +143,7 @@ export class KagentChat extends LitElement {
   queryOptions: Record<string, unknown> | undefined;
 
   #strings: ChatStrings = ENGLISH;
-  /** Every text the chat shows or announces (English by default). Set any of them, for another language or a site's own wording; the rest stay English. */
+  /** Every text the chat shows or announces (English by default), the words of visitor sessions, the site's daily budget and the human check included. Set any of them, for another language or a site's own wording; the rest stay English. */
   get strings(): ChatStrings {
     return this.#strings;
   }

@@ -52,6 +52,34 @@ export interface ChatStrings {
   retryIn: (seconds: number) => string;
   /** Once it is over. */
   retryNow: string;
+
+  // The words of visitor sessions, the site's daily budget and the human check (docs/widget.md, Visitor sessions):
+  // optional, because their English defaults come with the code that uses them (the second part, the session keeper's
+  // chunk, the human check's), so that this table, in the first part every visitor fetches, carries none of them.
+  /** Under an answer when `left` (1 or 2) questions are left in the visitor's session. Default: `2 questions left for now.` */
+  questionsLeft?: (left: number) => string;
+  /** Under the answer to the last question the visitor's session allows for now. Default: `That was the last question you can ask for now.` */
+  lastQuestion?: string;
+  /** The session asked all the questions its window allows (`SESSION_LIMITED`); `retryIn`'s count-down follows. */
+  sessionLimited?: string;
+  /** An answer to this session is still streaming elsewhere (`SESSION_BUSY`); `retryIn`'s count-down follows. */
+  sessionBusy?: string;
+  /** The visitor's network started all the sessions it may for now (`SESSION_MINT_LIMITED`); `retryIn`'s count-down follows. */
+  sessionMintLimited?: string;
+  /** No session could be earned, or the proxy refused a fresh one too: the question was not sent (Retry tries again). */
+  noSession?: string;
+  /**
+   * The site's questions for today are spent (`DAILY_BUDGET_SPENT`). `at`: when to come back, in the visitor's
+   * locale and clock (`toLocaleTimeString`); `hours` and `minutes`: the wait until then.
+   * Default: `This site's questions for today are used up. Please come back after 00:00 (in 3 h 20 min).`
+   */
+  dailyBudgetSpent?: (at: string, hours: number, minutes: number) => string;
+  /** The human check (Cloudflare Turnstile) did not pass, in the browser or at the proxy (`HUMAN_CHECK_FAILED`). */
+  humanCheckFailed?: string;
+  /** The proxy could not reach the human check's verification (`HUMAN_CHECK_UNAVAILABLE`). */
+  humanCheckUnavailable?: string;
+  /** Cloudflare's script for the human check could not be loaded (a content blocker, the page's policy, offline). */
+  humanCheckNotLoaded?: string;
 }
 
 /** `65` -> `1 min 5 s`. */

@@ -1,0 +1,61 @@
+// Shared steps of the browser tests of visitor sessions (not a test file itself): the chat in front of the
+// real proxy with sessions on (test/support/browser-sessions.ts), and what that proxy and the stand-in of
+// Cloudflare's script (test/support/turnstile-script-stand-in.ts) saw.
+import type { ChatStringsOverride, KagentChat } from '../../src/widget/index.js';
+import { sessionStorageKey } from '../../src/widget/answer-engine/session-gate.js';
+import { ask, settled } from './widget-helpers.js';
+
+export interface SessionLog {
+  requests: { route: 'challenge' | 'session' | 'query'; token: string | null; status: number }[];
+}
+export interface Kept {
+  token: string;
+  renewAt: number;
+  expiresAt: number;
+  solvedBy?: 'worker' | 'main-thread';
+}
+
+export const sessionLog = async (scope: string): Promise<SessionLog> => (await fetch(`/scripted/sessions-log/${scope}`)).json();
+export const endpointOf = (preset: string, scope: string) => `/scripted/sessions/${preset}/${scope}`;
+export const kept = (storage: Storage, preset: string, scope: string): Kept | undefined => JSON.parse(storage.getItem(sessionStorageKey(endpointOf(preset, scope))) ?? 'null') ?? undefined;
+/** The routes the proxy saw, in order, with their statuses: `challenge 200`, `query 401`... */
+export const routes = (log: SessionLog) => log.requests.map((r) => `${r.route} ${r.status}`);
+
+/** A chat asking the proxy of `preset` as agent `scope`, added to `into` (the page's body unless given: another element's shadow root, say). */
+export async function mountSessionChat(preset: string, scope: string, { into = document.body, attributes = {}, strings }: { into?: ParentNode; attributes?: Record<string, string>; strings?: ChatStringsOverride } = {}): Promise<KagentChat> {
+  const chat = document.createElement('kagent-chat');
+  chat.setAttribute('agent-id', scope);
+  chat.setAttribute('endpoint', endpointOf(preset, scope));
+  for (const [name, value] of Object.entries(attributes)) chat.setAttribute(name, value);
+  if (strings) chat.strings = strings;
+  into.append(chat);
+  await chat.updateComplete;
+  return chat;
+}
+
+export async function askAndSettle(chat: KagentChat, question: string): Promise<void> {
+  await ask(chat, question);
+  await settled(chat, 30_000);
+}
+
+export type StrictWindow = Window & typeof globalThis & { violations: string[] };
+
+/** The built chat on a page with a strict Content-Security-Policy, in a frame (test/support/csp-page.ts). */
+export async function strictSessionPage(scope: string, workers: 'allowed' | 'none', preset = 'on'): Promise<StrictWindow> {
+  const frame = document.createElement('iframe');
+  const native = 'setHTML' in Element.prototype;
+  frame.src = `/scripted/csp/page?agent=${scope}&sessions=${preset}${workers === 'none' ? '&workers=none' : ''}${native ? '' : '&sanitizer=dompurify'}`;
+  document.body.append(frame);
+  await new Promise((resolve) => frame.addEventListener('load', resolve, { once: true }));
+  return frame.contentWindow as StrictWindow;
+}
+
+/** The stand-in of Cloudflare's script records what the chat asked of it (test/support/turnstile-script-stand-in.ts). */
+export interface StandInLog {
+  renders: { sitekey: string; appearance: string; retry: string; inDocument: boolean }[];
+  removed: string[];
+  tokens: number;
+  standIn: true;
+}
+export const standIn = () => (window as unknown as { turnstileStandIn?: StandInLog }).turnstileStandIn;
+export const STAND_IN_TOKEN = /^XXXX\.DUMMY\.TOKEN\.XXXX\.\d+$/;
