@@ -238,6 +238,9 @@ export default {
   testFramework: { config: { timeout: 60000 } },
   // The same for a whole file, whose results come at its end (a host suite takes minutes in WebKit under load).
   testsFinishTimeout: 600000,
+  // And for a file's page to load and start its tests: WebKit, beside two other browsers solving visitor sessions'
+  // challenges on 2 cores, once took over the default 20 s to start widget-markdown-stream.test.ts in CI.
+  testsStartTimeout: 120000,
   plugins: [
     windowSizePlugin,
     screenshotPlugin,
