@@ -26,6 +26,8 @@ before(async () => {
   pageUrl = await demo.ready;
   browser = await puppeteer.launch({
     executablePath: findChrome(),
+    // Puppeteer waits 30 s for the browser to say it is up: once not enough on a loaded CI machine.
+    timeout: 120_000,
     args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 });

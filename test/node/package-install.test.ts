@@ -119,6 +119,8 @@ function startServices(): Promise<void> {
 async function openBrowser(): Promise<Browser> {
   browser ??= await puppeteer.launch({
     executablePath: findChrome(),
+    // Puppeteer waits 30 s for the browser to say it is up: once not enough on a loaded CI machine.
+    timeout: 120_000,
     args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   return browser;
