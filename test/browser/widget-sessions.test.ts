@@ -2,8 +2,8 @@ import { expect } from '@open-wc/testing';
 import '../../src/widget/index.js';
 import type { KagentChat } from '../../src/widget/index.js';
 import { NO_SESSION } from '../../src/widget/answer-engine/visitor-session.js';
-import { sessionStorageKey } from '../../src/widget/answer-engine/session-gate.js';
-import { askAndSettle, endpointOf, kept, mountSessionChat, type Kept, routes, sessionLog, standIn, strictSessionPage, STAND_IN_TOKEN } from './session-helpers.js';
+import { sessionStorageKey, solvedStorageKey } from '../../src/widget/answer-engine/session-gate.js';
+import { askAndSettle, endpointOf, kept, mountSessionChat, type Kept, routes, sessionLog, standIn, strictSessionPage, STAND_IN_TOKEN, type StrictWindow } from './session-helpers.js';
 import { agentLog, ask, lastAnswer, part, parts, removeAllChats, settled, uniqueAgent, waitFor } from './widget-helpers.js';
 
 // The chat in front of the real proxy with visitor sessions on (test/support/browser-sessions.ts):
@@ -11,7 +11,7 @@ import { agentLog, ask, lastAnswer, part, parts, removeAllChats, settled, unique
 // token, and says plainly what a session's limits and the site's daily budget mean.
 
 /** A challenge solved in idle time and kept for the session a visitor starts by focusing the chat or asking. */
-const solvedKept = (storage: Storage, preset: string, scope: string): { solvedBy: Kept['solvedBy'] } | undefined => JSON.parse(storage.getItem(`${sessionStorageKey(endpointOf(preset, scope))} solved`) ?? 'null') ?? undefined;
+const solvedKept = (storage: Storage, preset: string, scope: string): { solvedBy: Kept['solvedBy'] } | undefined => JSON.parse(storage.getItem(solvedStorageKey(endpointOf(preset, scope))) ?? 'null') ?? undefined;
 
 /** A token signed with the proxy's secret, minted `age` seconds ago, kept in the tab as if this chat had earned it (and due for renewal at `renewAt`). */
 async function keepToken(preset: string, scope: string, age: number, renewAt = Date.now() + 3_600_000): Promise<string> {
@@ -257,6 +257,23 @@ describe('the built chat earns its session on a page with a strict Content-Secur
     const log = await sessionLog(scope);
     expect(routes(log)).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
     expect(log.requests[2]!.token).to.equal(earned.token);
+  });
+
+  it("the tab's next page starts its session from the challenge solved on the last one: no second challenge, no second solve", async () => {
+    const scope = uniqueAgent('sessions-next-page');
+    const frame = await strictSessionPage(scope, 'allowed');
+    await waitFor(() => solvedKept(frame.sessionStorage, 'on', scope), 'a challenge solved in idle time');
+    // The same tab's next page (sessionStorage is the tab's, per origin).
+    const next = await new Promise<StrictWindow>((resolve) => {
+      const element = [...document.querySelectorAll('iframe')].find((candidate) => candidate.contentWindow === frame)!;
+      element.addEventListener('load', () => resolve(element.contentWindow as StrictWindow), { once: true });
+      frame.location.reload();
+    });
+    const inline = await waitFor(() => part(next.document.getElementById('inline') as KagentChat, 'input') as HTMLTextAreaElement | null, 'the chat on the next page');
+    inline.focus();
+    await waitFor(() => kept(next.sessionStorage, 'on', scope), 'a session started on focus');
+    expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201']);
+    expect(fetchedFiles(next).some((name) => name.startsWith('kagent-chat-solver-')), 'no Worker on the next page: nothing to solve').to.equal(false);
   });
 
   it("with worker-src 'none': the Worker is refused, and the main thread earns the session in slices", async () => {

@@ -11,13 +11,15 @@ import type { VisitorSession } from './visitor-session.js';
 
 /** The key under which the page's tab keeps what it learned of `base`'s sessions (sessionStorage: the tab's only, gone with it). */
 export const sessionStorageKey = (base: string) => `kagent-chat-session ${base}`;
+/** The key of a challenge solved in idle time and not yet spent (the keeper's), kept for the tab's next pages. */
+export const solvedStorageKey = (base: string) => `${sessionStorageKey(base)} solved`;
 
 /**
  * What the keeper's chunk uses of this one, handed to it (as DOMPurify's chunk is handed its policy) so that it
  * imports nothing from this chunk: an import between them would make this chunk, which every visitor fetches,
  * export its inner names, wrap its own exports in a namespace object and keep all of SESSION_ERROR_CODES (0.3 KB gzipped).
  */
-const keeperNeeds = { failureFromResponse, failureFromNetworkError, storageKey: sessionStorageKey, nextTask, trustedScriptUrl, routes: SESSION_ROUTES, questionsLeftHeader: QUESTIONS_LEFT_HEADER, inUse };
+const keeperNeeds = { failureFromResponse, failureFromNetworkError, storageKey: sessionStorageKey, solvedKey: solvedStorageKey, nextTask, trustedScriptUrl, routes: SESSION_ROUTES, questionsLeftHeader: QUESTIONS_LEFT_HEADER, inUse };
 export type KeeperNeeds = typeof keeperNeeds;
 
 const keepers = new Map<string, Promise<VisitorSession | undefined>>();
@@ -52,13 +54,16 @@ export function sessionFor(endpoint: string, on = false): Promise<VisitorSession
  */
 async function probe(base: string): Promise<Response | null | undefined> {
   let kept: { off?: true; token?: string } | null = null;
+  let known = false;
   try {
     kept = JSON.parse(sessionStorage.getItem(sessionStorageKey(base)) ?? 'null');
+    // A token, or a challenge already solved (an earlier page of this tab): the keeper needs no challenge yet.
+    known = Boolean(kept?.token || sessionStorage.getItem(solvedStorageKey(base)));
   } catch {
     // No storage (a sandboxed frame) or a damaged entry: ask the proxy.
   }
   if (kept?.off) return null;
-  if (kept?.token) return undefined;
+  if (known) return undefined;
   const asked = await fetch(`${base}${SESSION_ROUTES.challenge}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   // Off: a 404, or a page instead of JSON (a host's catch-all route, such as a single-page app's fallback to its
   // index.html, in front of a proxy without sessions). Were they on after all, the first query's refusal says so.

@@ -310,7 +310,7 @@ export class VisitorSession {
   }
 
   get #solvedKey(): string {
-    return `${this.#needs.storageKey(this.#base)} solved`;
+    return this.#needs.solvedKey(this.#base);
   }
 
   /** Keeps a solved challenge for this tab's next pages too, or forgets the one spent. */
