@@ -126,7 +126,7 @@ async function servePage(request: Request, bundle: string): Promise<Response> {
   if (request.method !== 'GET' && request.method !== 'HEAD') return new Response('Method not allowed', { status: 405 });
   if (pathname === '/kagent-chat.js') return new Response(bundle, { headers: { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' } });
   // The chat's other chunks, which kagent-chat.js imports from beside itself (the second part, DOMPurify's for a
-  // browser without a sanitizer of its own, and the session solver's Worker), and the source maps.
+  // browser without a sanitizer of its own, the session keeper's, also its solver Worker's script), and the source maps.
   const built = /^\/(kagent-chat(?:-[a-z]+-[\w-]+)?\.js(\.map)?)$/.exec(pathname);
   if (built) {
     const file = await readFile(new URL(`dist/${built[1]}`, root), 'utf8').catch(() => undefined);

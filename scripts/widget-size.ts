@@ -19,9 +19,9 @@ const chunk = (kind: string) => {
   if (!name) throw new Error(`No kagent-chat-${kind}-*.js in dist/: run without --no-build`);
   return name;
 };
-const names = ['kagent-chat.js', chunk('answers'), chunk('sanitizer'), chunk('sessions'), chunk('solver'), chunk('human-check')];
+const names = ['kagent-chat.js', chunk('answers'), chunk('sanitizer'), chunk('sessions'), chunk('human-check')];
 const parts = names.map((name) => readBuilt(dist, name));
-const titles = ['first part', 'second part', 'DOMPurify chunk', 'session keeper', 'solver Worker', 'Turnstile check'];
+const titles = ['first part', 'second part', 'DOMPurify chunk', 'session keeper (and its solver Worker\'s script)', 'Turnstile check'];
 
 const n = (count: number) => count.toLocaleString('en-US');
 function table(title: string, groupOf: (source: string | null) => string) {
@@ -39,15 +39,15 @@ function table(title: string, groupOf: (source: string | null) => string) {
 }
 
 const size = (part: BuiltFile) => `${n(part.gzip.length)} bytes gzip -9 (${n(part.code.length)} minified)`;
-const [first, second, sanitizer, keeper, solver, humanCheck] = parts as [BuiltFile, BuiltFile, BuiltFile, BuiltFile, BuiltFile, BuiltFile];
+const [first, second, sanitizer, keeper, humanCheck] = parts as [BuiltFile, BuiltFile, BuiltFile, BuiltFile, BuiltFile];
 console.log(`First part, dist/${names[0]}: ${size(first)}`);
 console.log(`Second part, dist/${names[1]}: ${size(second)}`);
 console.log(`DOMPurify, dist/${names[2]}: ${size(sanitizer)}`);
-console.log(`Session keeper (only from a proxy with sessions on), dist/${names[3]}: ${size(keeper)}`);
-console.log(`Session solver's Worker (likewise), dist/${names[4]}: ${size(solver)}`);
-console.log(`Cloudflare Turnstile check (only from a proxy that asks for it), dist/${names[5]}: ${size(humanCheck)}`);
+// The keeper's chunk is its solver Worker's script too (vite.config.ts, keeperSolvesInItsWorker): fetched once.
+console.log(`Session keeper and its solver Worker's script (only from a proxy with sessions on), dist/${names[3]}: ${size(keeper)}`);
+console.log(`Cloudflare Turnstile check (only from a proxy that asks for it), dist/${names[4]}: ${size(humanCheck)}`);
 const whole = first.gzip.length + second.gzip.length;
-const sessions = keeper.gzip.length + solver.gzip.length;
+const sessions = keeper.gzip.length;
 console.log(`Whole chat with the browser's own sanitizer (Chromium, Firefox): ${n(whole)} bytes gzip -9; with sessions on ${n(whole + sessions)}`);
 console.log(`Whole chat with DOMPurify (Safari): ${n(whole + sanitizer.gzip.length)} bytes gzip -9; with sessions on ${n(whole + sanitizer.gzip.length + sessions)}`);
 table('Package', packageOf);

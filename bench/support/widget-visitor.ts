@@ -22,7 +22,7 @@ export interface VisitorWait {
 }
 
 /** The requests a page makes to earn its session, in order, named by what ends them (Resource Timing's `responseEnd`). */
-export const SESSION_STEPS = { challenge: 'challenge answered', keeper: 'keeper chunk loaded', solver: 'solver Worker loaded', session: 'session granted', answer: 'answer started' } as const;
+export const SESSION_STEPS = { challenge: 'challenge answered', keeper: 'keeper chunk loaded (its solver Worker\'s script too)', session: 'session granted', answer: 'answer started' } as const;
 export type SessionStep = keyof typeof SESSION_STEPS;
 
 const AGENT = 'agent_visitor';
@@ -47,7 +47,7 @@ const ASK_AND_TIME = `new Promise((resolve, reject) => {
     const ends = {};
     for (const entry of performance.getEntriesByType('resource')) {
       const { pathname } = new URL(entry.name);
-      const step = pathname.endsWith('/sessions/challenge') ? 'challenge' : pathname.endsWith('/sessions') ? 'session' : pathname.includes('kagent-chat-sessions-') ? 'keeper' : pathname.includes('kagent-chat-solver-') ? 'solver' : pathname.includes('/agents/') ? 'answer' : undefined;
+      const step = pathname.endsWith('/sessions/challenge') ? 'challenge' : pathname.endsWith('/sessions') ? 'session' : pathname.includes('kagent-chat-sessions-') ? 'keeper' : pathname.includes('/agents/') ? 'answer' : undefined;
       if (step) ends[step] = Math.round((step === 'answer' ? entry.responseStart : entry.responseEnd) - started);
     }
     return ends;

@@ -64,7 +64,7 @@ test('the answer engine (src/widget/answer-engine) needs no code of the first pa
   assert.deepEqual(crossings, []);
 });
 
-const KEEPER = [join(ENGINE, 'visitor-session.ts'), join(ENGINE, 'session-solver.ts')];
+const KEEPER = [join(ENGINE, 'visitor-session.ts'), join(ENGINE, 'session-solver.ts'), join(ENGINE, 'session-solver.worker.ts')];
 const SOLVE_LOOP = fileURLToPath(new URL('../../src/protocol/session-challenge.ts', import.meta.url));
 
 /** Imports that bring code into or out of the session keeper's chunk, other than the gate's `import()` of it. */
