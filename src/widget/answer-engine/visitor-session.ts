@@ -116,7 +116,7 @@ export class VisitorSession {
     this.#needs = needs;
     this.#firstChallenge = firstChallenge;
     try {
-      const kept = JSON.parse(sessionStorage.getItem(needs.storageKey(base)) ?? 'null') as (HeldToken & { off?: true }) | null;
+      const kept = JSON.parse(sessionStorage.getItem(this.#tokenKey) ?? 'null') as (HeldToken & { off?: true }) | null;
       if (kept?.off) this.#off = true;
       else if (typeof kept?.token === 'string' && kept.expiresAt > Date.now()) this.#held = kept;
       const solved = JSON.parse(sessionStorage.getItem(this.#solvedKey) ?? 'null') as SolvedChallenge | null;
@@ -202,7 +202,7 @@ export class VisitorSession {
   /** The proxy refused the token a question carried (or its lack of one): forget it, and earn a new one for the one more try. */
   renew(refused: string | undefined, signal: AbortSignal): Promise<SessionTicket> {
     this.#off = false;
-    if (this.#held?.token === refused) this.#forget();
+    if (this.#held?.token === refused) this.#store(this.#tokenKey, (this.#held = undefined));
     // Already renewed meanwhile (another question, or the renewal near the end): that one is tried.
     else if (this.#held && Date.now() < this.#held.expiresAt) return Promise.resolve({ token: this.#held.token });
     return this.#wait(signal);
@@ -251,12 +251,12 @@ export class VisitorSession {
           if (asked.status === 404) {
             // Sessions are off here: questions go without a token, as they always did.
             this.#off = true;
-            this.#keep({ off: true });
+            this.#store(this.#tokenKey, { off: true });
             return { token: undefined };
           }
           if (!asked.ok) return { failure: this.#unearned(await failureFromResponse(asked)) };
           const answer = (await asked.json().catch(() => undefined)) as { challenge?: SessionChallenge; humanCheck?: unknown; turnstileSiteKey?: string; expiresInSeconds?: number } | undefined;
-          if (!isChallenge(answer?.challenge)) return { failure: this.#unearned({ kind: 'unreadable', status: asked.status, detail: 'The proxy sent a challenge this chat could not read' }) };
+          if (!isChallenge(answer?.challenge)) return { failure: this.#unreadable(asked, 'challenge') };
           // The proxy asks for Cloudflare Turnstile too: for a session started now, a fresh token got while the challenge is solved.
           const check = { humanCheck: answer.humanCheck, turnstileSiteKey: answer.turnstileSiteKey };
           if (this.#start) checking = this.#check(check, stop.signal);
@@ -264,25 +264,25 @@ export class VisitorSession {
           const { solution, by } = await solveChallenge(answer.challenge, stop.signal, this.#needs);
           if (!solution) return { failure: { kind: 'unreachable', detail: 'Stopped earning a visitor session: no chat on the page wants it any more' } };
           solved = { challenge: answer.challenge, solution, solvedBy: by, expiresAt, check };
-          this.#keepSolved(solved);
+          this.#store(this.#solvedKey, (this.#solved = solved));
           // Solved in idle time, nobody has asked for a session yet: it is started when somebody does.
           if (!this.#start) return SOLVED_ONLY;
         }
         const checked = await (checking ?? this.#check(solved.check, stop.signal));
         if (checked && 'failure' in checked) return { failure: this.#unearned(checked.failure) };
         // Spent now, whatever the answer: a solution is accepted once.
-        this.#keepSolved(undefined);
+        this.#store(this.#solvedKey, (this.#solved = undefined));
         const { challenge, solution, solvedBy: by } = solved;
         const granted = await this.#post(routes.session, { challenge, solution, turnstileToken: checked?.token }, stop.signal);
         if (granted.ok) {
           const grant = (await granted.json().catch(() => undefined)) as { token?: unknown; expiresInSeconds?: unknown } | undefined;
           if (typeof grant?.token !== 'string' || typeof grant.expiresInSeconds !== 'number') {
-            return { failure: this.#unearned({ kind: 'unreadable', status: granted.status, detail: 'The proxy sent a session this chat could not read' }) };
+            return { failure: this.#unreadable(granted, 'session') };
           }
           const now = Date.now();
           const life = grant.expiresInSeconds * 1000;
           this.#held = { token: grant.token, renewAt: now + life * (1 - RENEW_SHARE), expiresAt: now + life, solvedBy: by };
-          this.#keep(this.#held);
+          this.#store(this.#tokenKey, this.#held);
           return { token: grant.token };
         }
         const failure = await failureFromResponse(granted);
@@ -313,36 +313,30 @@ export class VisitorSession {
     return this.#needs.solvedKey(this.#base);
   }
 
-  /** Keeps a solved challenge for this tab's next pages too, or forgets the one spent. */
-  #keepSolved(solved: SolvedChallenge | undefined): void {
-    this.#solved = solved;
+  get #tokenKey(): string {
+    return this.#needs.storageKey(this.#base);
+  }
+
+  /**
+   * Keeps `value` in the tab's sessionStorage under `key` for the site's next pages, or forgets what is there (no
+   * `value`). Without storage (a sandboxed frame), or with it full, this page's memory is all there is.
+   */
+  #store(key: string, value: HeldToken | SolvedChallenge | { off: true } | undefined): void {
     try {
-      if (solved) sessionStorage.setItem(this.#solvedKey, JSON.stringify(solved));
-      else sessionStorage.removeItem(this.#solvedKey);
+      if (value) sessionStorage.setItem(key, JSON.stringify(value));
+      else sessionStorage.removeItem(key);
     } catch {
-      // No storage: this page remembers it.
+      // No storage, or full: see above.
     }
+  }
+
+  /** A proxy's answer this chat could not read, as the reason no session was earned. */
+  #unreadable(response: Response, what: string): ChatFailure {
+    return this.#unearned({ kind: 'unreadable', status: response.status, detail: `The proxy sent a ${what} this chat could not read` });
   }
 
   #post(route: string, body: unknown, signal: AbortSignal): Promise<Response> {
     return fetch(`${this.#base}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
-  }
-
-  #forget(): void {
-    this.#held = undefined;
-    try {
-      sessionStorage.removeItem(this.#needs.storageKey(this.#base));
-    } catch {
-      // No storage: the memory was all there was.
-    }
-  }
-
-  #keep(value: HeldToken | { off: true }): void {
-    try {
-      sessionStorage.setItem(this.#needs.storageKey(this.#base), JSON.stringify(value));
-    } catch {
-      // No storage (or full): the session lasts as long as this page.
-    }
   }
 }
 
