@@ -7,7 +7,7 @@ import { Sessions } from '../../src/proxy/core/sessions.js';
 import { SESSION_HEADER, SESSION_ROUTES } from '../../src/protocol/index.js';
 import { OTHER_SECRET, SESSION_SECRET } from './proxy-sessions.js';
 import { SITE_KEYS } from './turnstile-script-stand-in.js';
-import { TURNSTILE_PASS, startTurnstileStandIn, type TurnstileStandIn } from './turnstile-stand-in.js';
+import { TURNSTILE_PASS, startTurnstileStandIn, type TurnstileOutage, type TurnstileStandIn } from './turnstile-stand-in.js';
 
 type Scenario = (scenario: string, agentId: string, request: Request) => Promise<Response>;
 
@@ -21,9 +21,13 @@ const DIFFICULTY = 0.05;
  * - `refusing`: every token a query carries is spoiled on the way in, so the proxy refuses each (SESSION_INVALID);
  * - `mintLimited`: one session per address an hour, and tokens spoiled as `refusing`'s: the renewal is refused (SESSION_MINT_LIMITED);
  * - `slow`: a challenge that takes minutes to solve;
+ * - `held`: sessions on, and the service's answer held after its first words until the test releases it
+ *   (the `held` scenario of test/support/browser-service.ts): the session's one stream stays open meanwhile;
  * - `turnstile`, `turnstileFail`, `turnstileInteractive`: the human check on, with the test site key that
  *   always passes, always fails, or needs the visitor to tick a box (test/support/turnstile-script-stand-in.ts),
- *   passes verified by the stand-in of Cloudflare's siteverify (test/support/turnstile-stand-in.ts).
+ *   passes verified by the stand-in of Cloudflare's siteverify (test/support/turnstile-stand-in.ts);
+ * - `turnstileDown`, `turnstileUnreachable`: the human check on (passing), but that siteverify answers 503, or drops
+ *   the connection, for this test's scope until it is lifted (`POST /scripted/sessions-siteverify-up/<scope>`).
  */
 const PRESETS: Record<string, Partial<ProxyOptions>> = {
   on: {},
@@ -36,10 +40,16 @@ const PRESETS: Record<string, Partial<ProxyOptions>> = {
   budgetOff: { sessionSecret: undefined, dailyBudget: 1 },
   mintLimited: { sessionsPerAddress: { max: 1, windowSeconds: 3600 } },
   slow: { sessionDifficulty: 5000 },
+  held: {},
   turnstile: { turnstileSecret: TURNSTILE_PASS, turnstileSiteKey: SITE_KEYS.pass },
   turnstileFail: { turnstileSecret: TURNSTILE_PASS, turnstileSiteKey: SITE_KEYS.fail },
   turnstileInteractive: { turnstileSecret: TURNSTILE_PASS, turnstileSiteKey: SITE_KEYS.interactive },
+  turnstileDown: { turnstileSecret: TURNSTILE_PASS, turnstileSiteKey: SITE_KEYS.pass },
+  turnstileUnreachable: { turnstileSecret: TURNSTILE_PASS, turnstileSiteKey: SITE_KEYS.pass },
 };
+
+/** The presets whose siteverify is out, from the scope's first request until the test lifts it. */
+const OUTAGES: Record<string, TurnstileOutage> = { turnstileDown: 'down', turnstileUnreachable: 'unreachable' };
 
 /** The stand-in of Cloudflare's siteverify, started on first need; a pass names the page's hostname. */
 let siteverify: Promise<TurnstileStandIn> | undefined;
@@ -76,7 +86,7 @@ function proxyFor(preset: string, scope: string, scenario: Scenario, secret = SE
       perSessionLimit: false,
       log: false,
       // The scripted service's plain answer, counted per agent id (GET /scripted/widget-log/<scope>).
-      fetch: async (input, init) => (verifyUrl && String(input) === verifyUrl ? fetch(input, init) : scenario('answer', scope, new Request(input, init))),
+      fetch: async (input, init) => (verifyUrl && String(input) === verifyUrl ? fetch(input, init) : scenario(preset === 'held' ? 'held' : 'answer', scope, new Request(input, init))),
       ...PRESETS[preset],
       ...(PRESETS[preset]?.turnstileSecret ? { turnstileVerifyUrl: verifyUrl } : {}),
     });
@@ -89,7 +99,8 @@ function proxyFor(preset: string, scope: string, scenario: Scenario, secret = SE
  * `/scripted/sessions/<preset>/<scope>/...`: the proxy of `preset` for one test (`scope` is its agent id);
  * `GET /scripted/sessions-log/<scope>`: what reached it;
  * `POST /scripted/sessions-rotate/<preset>/<scope>`: the operator replaces the secret without keeping the old one (its tokens are refused);
- * `GET /scripted/sessions-token/<scope>?age=<seconds>&origin=<page origin>`: a token signed with the proxies' secret, minted `age` seconds ago (30-minute tokens: an age over 1800 is expired).
+ * `GET /scripted/sessions-token/<scope>?age=<seconds>&origin=<page origin>`: a token signed with the proxies' secret, minted `age` seconds ago (30-minute tokens: an age over 1800 is expired);
+ * `POST /scripted/sessions-siteverify-up/<scope>`: the outage of the scope's siteverify (`turnstileDown`, `turnstileUnreachable`) is over.
  */
 export async function sessionRoute(path: string, request: Request, scenario: Scenario): Promise<Response | undefined> {
   const log = /^\/scripted\/sessions-log\/([\w-]+)$/.exec(path);
@@ -99,6 +110,11 @@ export async function sessionRoute(path: string, request: Request, scenario: Sce
     proxies.delete(`${rotate[1]}/${rotate[2]}`);
     proxyFor(rotate[1]!, rotate[2]!, scenario, OTHER_SECRET, (await siteverify)?.url);
     return Response.json({ rotated: true });
+  }
+  const up = /^\/scripted\/sessions-siteverify-up\/([\w-]+)$/.exec(path);
+  if (up && request.method === 'POST') {
+    (await siteverify)?.outages.delete(up[1]!);
+    return Response.json({ up: true });
   }
   const minted = /^\/scripted\/sessions-token\/([\w-]+)$/.exec(path);
   if (minted) {
@@ -118,6 +134,12 @@ export async function sessionRoute(path: string, request: Request, scenario: Sce
     const standIn = await (siteverify ??= startTurnstileStandIn(''));
     standIn.hostname = new URL(request.headers.get('origin') ?? request.url).hostname;
     verifyUrl = standIn.url;
+    const outage = OUTAGES[preset];
+    if (outage) {
+      // Out from the moment this test's proxy is made; this scope's name in the address keeps other tests' checks apart.
+      if (!proxies.has(`${preset}/${scope}`)) standIn.outages.set(scope, outage);
+      verifyUrl = standIn.outageUrl(scope);
+    }
   }
   let forwarded = request;
   if ((preset === 'refusing' || preset === 'mintLimited') && token && request.method === 'POST') {

@@ -2,7 +2,9 @@
 // (challenges.cloudflare.com) cannot be reached from the tests. It answers as
 // Cloudflare documents for its test secret keys: one always passes, one always
 // fails, one reports the token already spent. The hostname a pass reports is the
-// test's to set (Cloudflare reports the page's).
+// test's to set (Cloudflare reports the page's). An outage can be set per URL
+// (`outageUrl`): the endpoint down (a 503 page, as Cloudflare's edge serves one)
+// or out of reach (the connection dropped unanswered), until the test lifts it.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -12,8 +14,15 @@ export const TURNSTILE_SPENT = '3x0000000000000000000000000000000AA';
 /** The dummy token Cloudflare's test site keys produce. */
 export const DUMMY_TOKEN = 'XXXX.DUMMY.TOKEN.XXXX';
 
+/** How the endpoint fails during an outage: `down` answers 503 with an error page; `unreachable` drops the connection unanswered. */
+export type TurnstileOutage = 'down' | 'unreachable';
+
 export interface TurnstileStandIn {
   url: string;
+  /** The endpoint's address for the outage named `name` (a word): as `url` while `outages` has no entry for it. */
+  outageUrl(name: string): string;
+  /** Outages under way, by name; deleting one lifts it. */
+  outages: Map<string, TurnstileOutage>;
   /** Each verification asked for: the form fields. */
   calls: URLSearchParams[];
   /** The hostname a pass reports. */
@@ -23,8 +32,14 @@ export interface TurnstileStandIn {
 
 export async function startTurnstileStandIn(hostname: string): Promise<TurnstileStandIn> {
   const calls: URLSearchParams[] = [];
-  const standIn: TurnstileStandIn = { url: '', calls, hostname, close: async () => {} };
+  const standIn: TurnstileStandIn = { url: '', outageUrl: () => '', outages: new Map(), calls, hostname, close: async () => {} };
   const server = createServer(async (req, res) => {
+    const outage = standIn.outages.get(/^\/outage\/([\w-]+)\//.exec(req.url ?? '')?.[1] ?? '');
+    if (outage === 'unreachable') return req.socket.destroy();
+    if (outage === 'down') {
+      res.writeHead(503, { 'Content-Type': 'text/html; charset=UTF-8', 'Retry-After': '30' });
+      return res.end('<!DOCTYPE html><title>503 Service Temporarily Unavailable</title><h1>Service Temporarily Unavailable</h1>');
+    }
     let body = '';
     for await (const chunk of req) body += String(chunk);
     const form = new URLSearchParams(body);
@@ -41,7 +56,9 @@ export async function startTurnstileStandIn(hostname: string): Promise<Turnstile
     return json({ success: false, 'error-codes': ['invalid-input-secret'] });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  standIn.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/turnstile/v0/siteverify`;
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  standIn.url = `${origin}/turnstile/v0/siteverify`;
+  standIn.outageUrl = (name) => `${origin}/outage/${name}/turnstile/v0/siteverify`;
   standIn.close = () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections();
