@@ -3,7 +3,7 @@
 // Cloudflare's script (test/support/turnstile-script-stand-in.ts) saw.
 import type { ChatStringsOverride, KagentChat } from '../../src/widget/index.js';
 import { sessionStorageKey } from '../../src/widget/answer-engine/session-gate.js';
-import { ask, settled } from './widget-helpers.js';
+import { ask, lastAnswer, part, settled, waitFor } from './widget-helpers.js';
 
 export interface SessionLog {
   requests: { route: 'challenge' | 'session' | 'query'; token: string | null; status: number }[];
@@ -37,6 +37,48 @@ export async function askAndSettle(chat: KagentChat, question: string): Promise<
   await ask(chat, question);
   await settled(chat, 30_000);
 }
+
+/** Focuses the chat and waits until the session its focus starts is kept in the tab. */
+export async function earnSession(chat: KagentChat, preset: string, scope: string): Promise<Kept> {
+  (part(chat, 'input') as HTMLTextAreaElement).focus();
+  return waitFor(() => kept(sessionStorage, preset, scope), 'a session earned on focus');
+}
+
+/** Clicks Retry once its count-down (if any) lets it, and waits for the answer to settle. */
+export async function retryWhenAllowed(chat: KagentChat): Promise<void> {
+  const retry = await waitFor(() => !(part(chat, 'retry') as HTMLButtonElement | null)?.disabled && part(chat, 'retry'), 'Retry to be allowed');
+  retry.click();
+  await settled(chat, 30_000);
+}
+
+/** An answer held open on the tab's session by its other page (below), and how to let it finish. */
+export interface AnswerElsewhere {
+  chat: KagentChat;
+  /** Lets the rest of the answer come, and waits until that page's chat has it all. */
+  finish: () => Promise<void>;
+}
+
+/**
+ * The session kept in this tab (by a chat on this page that earned it: preset `held`) streaming an answer on another
+ * page of the same tab: a same-origin frame shares the tab's sessionStorage, so its chat sends the same token, as a
+ * second tab opened from this one would. Its answer is held after the first words until `finish`.
+ */
+export async function answerHeldElsewhere(scope: string): Promise<AnswerElsewhere> {
+  const win = await strictSessionPage(scope, 'allowed', 'held');
+  const chat = await waitFor(() => part(win.document.getElementById('inline') as KagentChat, 'suggestion'), 'the chat on the other page').then((button) => {
+    button.click();
+    return (button.getRootNode() as ShadowRoot).host as KagentChat;
+  });
+  await waitFor(() => lastAnswer(chat)?.textContent?.includes('First words'), "the other page's answer under way");
+  const finish = async () => {
+    await fetch(`/scripted/widget-release/${scope}?bytes=0`, { method: 'POST' });
+    await settled(chat, 30_000);
+  };
+  return { chat, finish };
+}
+
+/** The outage of the siteverify stand-in behind preset `turnstileDown` or `turnstileUnreachable` is over (test/support/browser-sessions.ts). */
+export const siteverifyBack = (scope: string) => fetch(`/scripted/sessions-siteverify-up/${scope}`, { method: 'POST' });
 
 export type StrictWindow = Window & typeof globalThis & { violations: string[] };
 

@@ -1,8 +1,8 @@
 import { expect } from '@open-wc/testing';
 import '../../src/widget/index.js';
 import type { ChatStringsOverride, KagentChat, KagentErrorDetail } from '../../src/widget/index.js';
-import { askAndSettle, mountSessionChat, routes, sessionLog, strictSessionPage } from './session-helpers.js';
-import { agentLog, part, parts, removeAllChats, settled, uniqueAgent } from './widget-helpers.js';
+import { answerHeldElsewhere, askAndSettle, earnSession, mountSessionChat, retryWhenAllowed, routes, sessionLog, siteverifyBack, strictSessionPage } from './session-helpers.js';
+import { agentLog, lastAnswer, part, parts, removeAllChats, settled, uniqueAgent } from './widget-helpers.js';
 
 // A page that translates the chat with `strings` sees its own words in everything visitor sessions add: the
 // session's questions running out, its limits, a session that could not be earned, the site's daily budget
@@ -30,6 +30,8 @@ const GERMAN: ChatStringsOverride = {
 };
 
 const failureText = (chat: KagentChat) => part(chat, 'failure')?.querySelector('span')?.textContent;
+/** The `kagent-error` event of the chat's next failed question. */
+const nextError = (chat: KagentChat) => new Promise<KagentErrorDetail>((resolve) => chat.addEventListener('kagent-error', (event) => resolve(event.detail), { once: true }));
 const noteOf = (chat: KagentChat) => parts(chat, 'turn').at(-1)!.querySelector('[part~="note"]')?.textContent ?? undefined;
 
 /** The come-back time as the chat formats it (the visitor's locale), for a wait of `seconds`. */
@@ -58,7 +60,7 @@ describe("<kagent-chat> with visitor sessions: the page's own words (strings)", 
       notes.push(noteOf(chat));
     }
     expect(notes).to.deep.equal([undefined, 'Noch 2 Fragen für jetzt.', 'Noch 1 Fragen für jetzt.', 'Das war Ihre letzte Frage für jetzt.']);
-    const error = new Promise<KagentErrorDetail>((resolve) => chat.addEventListener('kagent-error', (event) => resolve(event.detail), { once: true }));
+    const error = nextError(chat);
     await askAndSettle(chat, 'Fünf');
     expect(failureText(chat)).to.match(/^Sie haben alle Fragen gestellt, die dieser Chat vorerst erlaubt\. Fragen Sie in \d+ s wieder\.$/);
     expect(await error, 'the kagent-error event carries the words shown').to.deep.include({ code: 'SESSION_LIMITED', message: GERMAN.sessionLimited });
@@ -89,6 +91,23 @@ describe("<kagent-chat> with visitor sessions: the page's own words (strings)", 
     });
   }
 
+  it("the human check's verification out of reach at the proxy (Cloudflare's endpoint answering 503): the words given, the question kept, and answered once by Retry when it is back", async () => {
+    const scope = uniqueAgent('words-turnstile-down');
+    const chat = await mountSessionChat('turnstileDown', scope, { strings: GERMAN });
+    const error = nextError(chat);
+    await askAndSettle(chat, 'Geht das?');
+    expect(failureText(chat)).to.equal(GERMAN.humanCheckUnavailable);
+    expect(await error).to.deep.include({ code: 'HUMAN_CHECK_UNAVAILABLE', kind: 'server', status: 503, message: GERMAN.humanCheckUnavailable });
+    expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 503']);
+    expect((await agentLog(scope)).posts).to.equal(0);
+    await siteverifyBack(scope);
+    await retryWhenAllowed(chat);
+    expect(lastAnswer(chat)!.textContent).to.contain('Reset your password');
+    expect(parts(chat, 'question').map((q) => q.textContent)).to.have.length(1);
+    expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 503', 'challenge 200', 'session 201', 'query 200']);
+    expect((await agentLog(scope)).bodies.map((body) => body.query)).to.deep.equal(['Geht das?']);
+  });
+
   for (const preset of ['budget', 'budgetOff']) {
     it(`the site's daily budget spent (sessions ${preset === 'budget' ? 'on' : 'off'}): the words given, with the come-back time in the visitor's locale`, async () => {
       const scope = uniqueAgent(`words-${preset}`);
@@ -99,6 +118,31 @@ describe("<kagent-chat> with visitor sessions: the page's own words (strings)", 
       expect((await agentLog(scope)).posts).to.equal(1);
     });
   }
+});
+
+describe("<kagent-chat> with visitor sessions, one answer at a time per session: the page's own words", () => {
+  afterEach(() => {
+    removeAllChats();
+    for (const frame of document.querySelectorAll('iframe')) frame.remove();
+  });
+
+  it("asked while the session's answer streams on the tab's other page: the words given with the count-down, the question kept, and answered once by Retry after", async () => {
+    const scope = uniqueAgent('words-busy');
+    const chat = await mountSessionChat('held', scope, { strings: GERMAN });
+    await earnSession(chat, 'held', scope);
+    const elsewhere = await answerHeldElsewhere(scope);
+    const error = nextError(chat);
+    await askAndSettle(chat, 'Geht das?');
+    expect(failureText(chat)).to.match(/^Eine Antwort an Sie ist noch in einem anderen Fenster unterwegs\. Fragen Sie in [12] s wieder\.$/);
+    expect(await error).to.deep.include({ code: 'SESSION_BUSY', kind: 'rate-limited', status: 429, message: GERMAN.sessionBusy });
+    expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200', 'query 429']);
+    expect((await agentLog(scope)).posts, "only the other page's question reached the service").to.equal(1);
+    await elsewhere.finish();
+    await retryWhenAllowed(chat);
+    expect(lastAnswer(chat)!.textContent).to.contain('The end.');
+    expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200', 'query 429', 'query 200']);
+    expect((await agentLog(scope)).bodies.map((body) => body.query)).to.deep.equal(['How do I reset my password?', 'Geht das?']);
+  });
 });
 
 describe("the built chat on a strict page with the human check on: the page's own words", () => {
