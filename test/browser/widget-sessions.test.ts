@@ -3,7 +3,23 @@ import '../../src/widget/index.js';
 import type { KagentChat } from '../../src/widget/index.js';
 import { NO_SESSION } from '../../src/widget/answer-engine/visitor-session.js';
 import { sessionStorageKey, solvedStorageKey } from '../../src/widget/answer-engine/session-gate.js';
-import { askAndSettle, endpointOf, kept, mountSessionChat, type Kept, routes, sessionLog, standIn, strictSessionPage, STAND_IN_TOKEN, type StrictWindow } from './session-helpers.js';
+import {
+  answerHeldElsewhere,
+  askAndSettle,
+  earnSession,
+  endpointOf,
+  kept,
+  mountSessionChat,
+  type Kept,
+  retryWhenAllowed,
+  routes,
+  sessionLog,
+  siteverifyBack,
+  standIn,
+  strictSessionPage,
+  STAND_IN_TOKEN,
+  type StrictWindow,
+} from './session-helpers.js';
 import { agentLog, ask, lastAnswer, part, parts, removeAllChats, settled, uniqueAgent, waitFor } from './widget-helpers.js';
 
 // The chat in front of the real proxy with visitor sessions on (test/support/browser-sessions.ts):
@@ -156,6 +172,35 @@ describe('<kagent-chat> with visitor sessions on at the proxy', () => {
     expect(failure.querySelector('span')!.textContent).to.match(/^This site's questions for today are used up\. Please come back after \d{1,2}[:.]\d{2}(\s?[AP]M)? \(in (\d+ h( \d+ min)?|\d+ min)\)\.$/);
     expect((part(chat, 'retry') as HTMLButtonElement).disabled, 'no count-down lock').to.equal(false);
     expect((await agentLog(scope)).posts).to.equal(1);
+  });
+});
+
+describe('<kagent-chat> with visitor sessions: one answer at a time per session', () => {
+  afterEach(() => {
+    removeAllChats();
+    for (const frame of document.querySelectorAll('iframe')) frame.remove();
+  });
+
+  it("asked while the tab's session streams an answer on its other page: said plainly with the count-down, never sent meanwhile, and answered once by Retry after", async () => {
+    const scope = uniqueAgent('sessions-busy');
+    const chat = await mountSessionChat('held', scope);
+    await earnSession(chat, 'held', scope);
+    const elsewhere = await answerHeldElsewhere(scope);
+    const status = () => chat.shadowRoot!.querySelector('[role="status"]')!.textContent!;
+    await askAndSettle(chat, 'Can I ask now?');
+    const failure = part(chat, 'failure')!;
+    expect(failure.querySelector('span')!.textContent).to.match(/^An answer to you is still on its way in another window\. You can ask again in [12] s\.$/);
+    expect(failure.dataset.kind).to.equal('rate-limited');
+    expect(status()).to.equal('An answer to you is still on its way in another window.');
+    expect(parts(chat, 'question').map((q) => q.textContent)).to.deep.equal(['You asked: Can I ask now?']);
+    expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200', 'query 429']);
+    await elsewhere.finish();
+    await retryWhenAllowed(chat);
+    expect(lastAnswer(chat)!.textContent).to.contain('The end.');
+    expect(part(chat, 'failure')).to.equal(null);
+    // The same session, not a new one to dodge the limit; the refused question reached the service once, after.
+    expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200', 'query 429', 'query 200']);
+    expect((await agentLog(scope)).bodies.map((body) => body.query)).to.deep.equal(['How do I reset my password?', 'Can I ask now?']);
   });
 });
 
@@ -319,6 +364,7 @@ describe('the built chat earns its session on a page with a strict Content-Secur
 });
 
 const HUMAN_CHECK_FAILED = "This site's check that you are a person did not pass, so your question was not sent. Reload the page, then retry.";
+const HUMAN_CHECK_UNAVAILABLE = "This site's check that you are a person could not be reached, so your question was not sent. Retry in a moment.";
 const SCRIPT_NOT_LOADED = "This site's check that you are a person could not be loaded (a browser extension or the page's settings may block it), so your question was not sent. Retry in a moment.";
 const checkBox = (chat: Element) => chat.querySelector<HTMLElement>('[slot="kagent-human-check"]');
 
@@ -352,6 +398,26 @@ describe('<kagent-chat> with the human check (Cloudflare Turnstile) on at the pr
     const seen = routes(await sessionLog(scope));
     expect(seen.length > 0 && seen.every((route) => route === 'challenge 200'), seen.join(', ')).to.equal(true);
     expect((await agentLog(scope)).posts).to.equal(0);
+  });
+
+  it("Cloudflare's verification out of reach from the proxy (the connection dropped): its message, the question kept and never sent; Retry once it is back: answered once", async () => {
+    const scope = uniqueAgent('turnstile-unreachable');
+    const chat = await mountSessionChat('turnstileUnreachable', scope);
+    await askAndSettle(chat, 'Is anyone checking?');
+    const failure = part(chat, 'failure')!;
+    expect(failure.querySelector('span')!.textContent).to.equal(HUMAN_CHECK_UNAVAILABLE);
+    expect(failure.dataset.kind).to.equal('server');
+    expect(parts(chat, 'question').map((q) => q.textContent)).to.deep.equal(['You asked: Is anyone checking?']);
+    const log = await sessionLog(scope);
+    expect(routes(log)).to.deep.equal(['challenge 200', 'session 503']);
+    expect(log.requests[1]!.token, 'the check itself passed in the page').to.match(STAND_IN_TOKEN);
+    expect((await agentLog(scope)).posts).to.equal(0);
+    await siteverifyBack(scope);
+    await retryWhenAllowed(chat);
+    expect(lastAnswer(chat)!.textContent).to.contain('Reset your password');
+    expect(parts(chat, 'question')).to.have.length(1);
+    expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 503', 'challenge 200', 'session 201', 'query 200']);
+    expect((await agentLog(scope)).posts).to.equal(1);
   });
 
   it('a check that needs the visitor: drawn inside the chat\'s panel, the question waiting until the box is ticked, then answered', async () => {
