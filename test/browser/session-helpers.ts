@@ -3,7 +3,7 @@
 // Cloudflare's script (test/support/turnstile-script-stand-in.ts) saw.
 import type { ChatStringsOverride, KagentChat } from '../../src/widget/index.js';
 import { sessionStorageKey } from '../../src/widget/answer-engine/session-gate.js';
-import { ask, lastAnswer, part, settled, waitFor } from './widget-helpers.js';
+import { ask, lastAnswer, part, removeAllChats, settled, waitFor } from './widget-helpers.js';
 
 export interface SessionLog {
   requests: { route: 'challenge' | 'session' | 'query'; token: string | null; status: number }[];
@@ -38,10 +38,13 @@ export async function askAndSettle(chat: KagentChat, question: string): Promise<
   await settled(chat, 30_000);
 }
 
-/** Focuses the chat and waits until the session its focus starts is kept in the tab. */
-export async function earnSession(chat: KagentChat, preset: string, scope: string): Promise<Kept> {
-  (part(chat, 'input') as HTMLTextAreaElement).focus();
-  return waitFor(() => kept(sessionStorage, preset, scope), 'a session earned on focus');
+/** The words of the chat's failure, as shown (a count-down included). */
+export const failureText = (chat: KagentChat) => part(chat, 'failure')?.querySelector('span')?.textContent;
+
+/** Every chat and frame the test added. */
+export function removeChatsAndFrames(): void {
+  removeAllChats();
+  for (const frame of document.querySelectorAll('iframe')) frame.remove();
 }
 
 /** Clicks Retry once its count-down (if any) lets it, and waits for the answer to settle. */
@@ -51,28 +54,31 @@ export async function retryWhenAllowed(chat: KagentChat): Promise<void> {
   await settled(chat, 30_000);
 }
 
-/** An answer held open on the tab's session by its other page (below), and how to let it finish. */
-export interface AnswerElsewhere {
+/** A chat whose session is busy on the tab's other page (below), and how to let that page's answer finish. */
+export interface BusyElsewhere {
   chat: KagentChat;
-  /** Lets the rest of the answer come, and waits until that page's chat has it all. */
+  /** Lets the rest of the other page's answer come, and waits until that page's chat has it all. */
   finish: () => Promise<void>;
 }
 
 /**
- * The session kept in this tab (by a chat on this page that earned it: preset `held`) streaming an answer on another
- * page of the same tab: a same-origin frame shares the tab's sessionStorage, so its chat sends the same token, as a
- * second tab opened from this one would. Its answer is held after the first words until `finish`.
+ * A chat (preset `held`) that earned its session on focus, while that session streams an answer on another page of
+ * the same tab: a same-origin frame shares the tab's sessionStorage, so its chat sends the same token, as a second
+ * tab opened from this one would. That answer is held after its first words until `finish`.
  */
-export async function answerHeldElsewhere(scope: string): Promise<AnswerElsewhere> {
+export async function busyElsewhere(scope: string, strings?: ChatStringsOverride): Promise<BusyElsewhere> {
+  const chat = await mountSessionChat('held', scope, { strings });
+  (part(chat, 'input') as HTMLTextAreaElement).focus();
+  await waitFor(() => kept(sessionStorage, 'held', scope), 'a session earned on focus');
   const win = await strictSessionPage(scope, 'allowed', 'held');
-  const chat = await waitFor(() => part(win.document.getElementById('inline') as KagentChat, 'suggestion'), 'the chat on the other page').then((button) => {
+  const other = await waitFor(() => part(win.document.getElementById('inline') as KagentChat, 'suggestion'), 'the chat on the other page').then((button) => {
     button.click();
     return (button.getRootNode() as ShadowRoot).host as KagentChat;
   });
-  await waitFor(() => lastAnswer(chat)?.textContent?.includes('First words'), "the other page's answer under way");
+  await waitFor(() => lastAnswer(other)?.textContent?.includes('First words'), "the other page's answer under way");
   const finish = async () => {
     await fetch(`/scripted/widget-release/${scope}?bytes=0`, { method: 'POST' });
-    await settled(chat, 30_000);
+    await settled(other, 30_000);
   };
   return { chat, finish };
 }

@@ -1,7 +1,7 @@
 import { expect } from '@open-wc/testing';
 import '../../src/widget/index.js';
 import type { ChatStringsOverride, KagentChat, KagentErrorDetail } from '../../src/widget/index.js';
-import { answerHeldElsewhere, askAndSettle, earnSession, mountSessionChat, retryWhenAllowed, routes, sessionLog, siteverifyBack, strictSessionPage } from './session-helpers.js';
+import { askAndSettle, busyElsewhere, failureText, mountSessionChat, removeChatsAndFrames, retryWhenAllowed, routes, sessionLog, siteverifyBack, strictSessionPage } from './session-helpers.js';
 import { agentLog, lastAnswer, part, parts, removeAllChats, settled, uniqueAgent } from './widget-helpers.js';
 
 // A page that translates the chat with `strings` sees its own words in everything visitor sessions add: the
@@ -29,7 +29,6 @@ const GERMAN: ChatStringsOverride = {
   retryIn: (seconds) => `Fragen Sie in ${seconds} s wieder.`,
 };
 
-const failureText = (chat: KagentChat) => part(chat, 'failure')?.querySelector('span')?.textContent;
 /** The `kagent-error` event of the chat's next failed question. */
 const nextError = (chat: KagentChat) => new Promise<KagentErrorDetail>((resolve) => chat.addEventListener('kagent-error', (event) => resolve(event.detail), { once: true }));
 const noteOf = (chat: KagentChat) => parts(chat, 'turn').at(-1)!.querySelector('[part~="note"]')?.textContent ?? undefined;
@@ -121,23 +120,18 @@ describe("<kagent-chat> with visitor sessions: the page's own words (strings)", 
 });
 
 describe("<kagent-chat> with visitor sessions, one answer at a time per session: the page's own words", () => {
-  afterEach(() => {
-    removeAllChats();
-    for (const frame of document.querySelectorAll('iframe')) frame.remove();
-  });
+  afterEach(removeChatsAndFrames);
 
   it("asked while the session's answer streams on the tab's other page: the words given with the count-down, the question kept, and answered once by Retry after", async () => {
     const scope = uniqueAgent('words-busy');
-    const chat = await mountSessionChat('held', scope, { strings: GERMAN });
-    await earnSession(chat, 'held', scope);
-    const elsewhere = await answerHeldElsewhere(scope);
+    const { chat, finish } = await busyElsewhere(scope, GERMAN);
     const error = nextError(chat);
     await askAndSettle(chat, 'Geht das?');
     expect(failureText(chat)).to.match(/^Eine Antwort an Sie ist noch in einem anderen Fenster unterwegs\. Fragen Sie in [12] s wieder\.$/);
     expect(await error).to.deep.include({ code: 'SESSION_BUSY', kind: 'rate-limited', status: 429, message: GERMAN.sessionBusy });
     expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200', 'query 429']);
     expect((await agentLog(scope)).posts, "only the other page's question reached the service").to.equal(1);
-    await elsewhere.finish();
+    await finish();
     await retryWhenAllowed(chat);
     expect(lastAnswer(chat)!.textContent).to.contain('The end.');
     expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200', 'query 429', 'query 200']);

@@ -4,13 +4,14 @@ import type { KagentChat } from '../../src/widget/index.js';
 import { NO_SESSION } from '../../src/widget/answer-engine/visitor-session.js';
 import { sessionStorageKey, solvedStorageKey } from '../../src/widget/answer-engine/session-gate.js';
 import {
-  answerHeldElsewhere,
   askAndSettle,
-  earnSession,
+  busyElsewhere,
   endpointOf,
+  failureText,
   kept,
   mountSessionChat,
   type Kept,
+  removeChatsAndFrames,
   retryWhenAllowed,
   routes,
   sessionLog,
@@ -176,25 +177,19 @@ describe('<kagent-chat> with visitor sessions on at the proxy', () => {
 });
 
 describe('<kagent-chat> with visitor sessions: one answer at a time per session', () => {
-  afterEach(() => {
-    removeAllChats();
-    for (const frame of document.querySelectorAll('iframe')) frame.remove();
-  });
+  afterEach(removeChatsAndFrames);
 
   it("asked while the tab's session streams an answer on its other page: said plainly with the count-down, never sent meanwhile, and answered once by Retry after", async () => {
     const scope = uniqueAgent('sessions-busy');
-    const chat = await mountSessionChat('held', scope);
-    await earnSession(chat, 'held', scope);
-    const elsewhere = await answerHeldElsewhere(scope);
+    const { chat, finish } = await busyElsewhere(scope);
     const status = () => chat.shadowRoot!.querySelector('[role="status"]')!.textContent!;
     await askAndSettle(chat, 'Can I ask now?');
-    const failure = part(chat, 'failure')!;
-    expect(failure.querySelector('span')!.textContent).to.match(/^An answer to you is still on its way in another window\. You can ask again in [12] s\.$/);
-    expect(failure.dataset.kind).to.equal('rate-limited');
+    expect(failureText(chat)).to.match(/^An answer to you is still on its way in another window\. You can ask again in [12] s\.$/);
+    expect(part(chat, 'failure')!.dataset.kind).to.equal('rate-limited');
     expect(status()).to.equal('An answer to you is still on its way in another window.');
     expect(parts(chat, 'question').map((q) => q.textContent)).to.deep.equal(['You asked: Can I ask now?']);
     expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200', 'query 429']);
-    await elsewhere.finish();
+    await finish();
     await retryWhenAllowed(chat);
     expect(lastAnswer(chat)!.textContent).to.contain('The end.');
     expect(part(chat, 'failure')).to.equal(null);
@@ -404,9 +399,8 @@ describe('<kagent-chat> with the human check (Cloudflare Turnstile) on at the pr
     const scope = uniqueAgent('turnstile-unreachable');
     const chat = await mountSessionChat('turnstileUnreachable', scope);
     await askAndSettle(chat, 'Is anyone checking?');
-    const failure = part(chat, 'failure')!;
-    expect(failure.querySelector('span')!.textContent).to.equal(HUMAN_CHECK_UNAVAILABLE);
-    expect(failure.dataset.kind).to.equal('server');
+    expect(failureText(chat)).to.equal(HUMAN_CHECK_UNAVAILABLE);
+    expect(part(chat, 'failure')!.dataset.kind).to.equal('server');
     expect(parts(chat, 'question').map((q) => q.textContent)).to.deep.equal(['You asked: Is anyone checking?']);
     const log = await sessionLog(scope);
     expect(routes(log)).to.deep.equal(['challenge 200', 'session 503']);
