@@ -183,6 +183,21 @@ export function heldStream(): { behaviour: UpstreamBehaviour; release: () => voi
   };
 }
 
+/** A whole answer, `[DONE]` and all, from a service that then keeps its connection open until `close()`. */
+export function answerLeftOpen(): { behaviour: UpstreamBehaviour; close: () => void } {
+  let close!: () => void;
+  const closed = new Promise<void>((resolve) => (close = resolve));
+  return {
+    close: () => close(),
+    behaviour: async (_req, res) => {
+      res.writeHead(200, EVENT_STREAM_HEADERS);
+      res.write(answerEvent('All of it.') + endpointResponseEvent(JSON.stringify(SAMPLE_ANSWER)) + DONE_EVENT);
+      await closed;
+      res.end();
+    },
+  };
+}
+
 /** A careless service that echoes the caller's Authorization header back, in `where`. */
 export function echoAuthorization(where: 'error' | 'json' | 'stream' | 'header'): UpstreamBehaviour {
   return (req, res) => {

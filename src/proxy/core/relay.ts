@@ -13,6 +13,11 @@ export interface RelayOptions {
   abortUpstream: (reason: string) => void;
   /** Told once how the relay ended: `'complete'`, `'visitor-left'`, or a failure. */
   onEnd: (outcome: RelayOutcome) => void;
+  /**
+   * Told once the service's end line (`[DONE]` or `[ERROR]`) is on its way to the visitor: the answer is over for
+   * the visitor, who may ask again before the service has closed its connection (`onEnd` comes after that).
+   */
+  onAnswered?: () => void;
 }
 
 export type RelayOutcome =
@@ -50,6 +55,7 @@ export function relayBody(body: ReadableStream<Uint8Array>, options: RelayOption
   const redactor = new ByteRedactor(options.apiKey);
   const ending = new StreamEndWatcher();
   let finished = false;
+  let answered = false;
   let sent = 0;
   let deadline: ReturnType<typeof setTimeout> | undefined;
   const finish = (outcome: RelayOutcome) => {
@@ -104,6 +110,10 @@ export function relayBody(body: ReadableStream<Uint8Array>, options: RelayOption
           sent += out.length;
           ending.push(out);
           if (out.length) controller.enqueue(out);
+          if (ending.sawEnd && !answered) {
+            answered = true;
+            options.onAnswered?.();
+          }
         } catch (error) {
           if (finished) return;
           stop(controller, stalled ? { kind: 'stalled' } : { kind: 'failed', error });

@@ -63,7 +63,7 @@ export function fetchUpstream(fetchImpl: typeof fetch): UpstreamCall {
  * Asks the service with a request built from scratch (the key, the body's
  * type, what to accept; nothing of the visitor's), and turns its answer into
  * the visitor's: a stream passed on as it arrives, JSON as is, errors rebuilt.
- * `onStreamEnd` is called when a relayed stream ends, however it ends.
+ * `onStreamEnd` is called when a relayed stream ends, however it ends, or as soon as its end line is sent (then maybe twice).
  */
 export async function forward(route: Route, body: Record<string, unknown>, onVisitorLeave: ((listener: () => void) => () => void) | undefined, corsHeaders: Record<string, string>, call: UpstreamCall, options: Options, onStreamEnd?: () => void): Promise<ProxyAnswer> {
   let known = upstreamUrls.get(route);
@@ -142,6 +142,8 @@ export async function forward(route: Route, body: Record<string, unknown>, onVis
       maxDurationMs: options.maxStreamMs,
       maxBytes: options.maxStreamBytes,
       abortUpstream: cancelCall,
+      // A visitor session's one stream is over once its end line is sent: its next question may come before the service closes.
+      onAnswered: onStreamEnd,
       onEnd: (outcome) => {
         stopWatchingVisitor();
         onStreamEnd?.();
