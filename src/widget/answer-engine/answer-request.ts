@@ -46,18 +46,24 @@ export function queryUrl(endpoint: string, agentId: string): string {
  */
 export async function askAgent(options: AskOptions): Promise<AskOutcome> {
   let session = await sessionFor(options.endpoint).catch(() => undefined);
-  let ticket: SessionTicket = session ? await session.ticket(options.signal) : { token: undefined };
-  for (let attempt = 0; ; attempt++) {
-    if (options.signal.aborted) return { type: 'stopped', partialAnswer: '' };
-    if ('failure' in ticket) return { type: 'failed', failure: ticket.failure, partialAnswer: '' };
-    const outcome = await askWith(options, ticket.token, session);
-    if (outcome.type !== 'failed' || !needsNewSession(outcome.failure.code)) return outcome;
-    // Refused twice (a second try is only made with a keeper): said plainly, the question kept for Retry.
-    if (attempt > 0) return session ? { ...outcome, failure: session.refusedAgain(outcome.failure) } : outcome;
-    // Sessions are on after all (the tab remembered them off): the keeper's chunk comes now.
-    session ??= await sessionFor(options.endpoint, true).catch(() => undefined);
-    if (!session) return outcome;
-    ticket = await session.renew(ticket.token, options.signal);
+  // One answer at a time per session: this page's other chats asking the same proxy wait for it (the keeper's `turn`).
+  const endTurn = await session?.turn(options.signal);
+  try {
+    let ticket: SessionTicket = session ? await session.ticket(options.signal) : { token: undefined };
+    for (let attempt = 0; ; attempt++) {
+      if (options.signal.aborted) return { type: 'stopped', partialAnswer: '' };
+      if ('failure' in ticket) return { type: 'failed', failure: ticket.failure, partialAnswer: '' };
+      const outcome = await askWith(options, ticket.token, session);
+      if (outcome.type !== 'failed' || !needsNewSession(outcome.failure.code)) return outcome;
+      // Refused twice (a second try is only made with a keeper): said plainly, the question kept for Retry.
+      if (attempt > 0) return session ? { ...outcome, failure: session.refusedAgain(outcome.failure) } : outcome;
+      // Sessions are on after all (the tab remembered them off): the keeper's chunk comes now.
+      session ??= await sessionFor(options.endpoint, true).catch(() => undefined);
+      if (!session) return outcome;
+      ticket = await session.renew(ticket.token, options.signal);
+    }
+  } finally {
+    endTurn?.();
   }
 }
 

@@ -110,6 +110,8 @@ export class VisitorSession {
   #firstChallenge: Response | undefined;
   /** The chat last given to `prepare` (used last): where a human check is shown, and whose `strings` word what the keeper says. */
   #chat: PageChat | undefined;
+  /** This page's questions to the proxy, in turn: each waits for the ones before it to end (`turn`). */
+  #turns: Promise<unknown> = Promise.resolve();
 
   constructor(base: string, needs: KeeperNeeds, firstChallenge?: Response) {
     this.#base = base;
@@ -197,6 +199,22 @@ export class VisitorSession {
       return { token: held.token };
     }
     return this.#wait(signal);
+  }
+
+  /**
+   * Waits until no other question of this page to the proxy is under way, or `signal` aborts; resolves with what
+   * ends this one's turn. The proxy streams one answer a session at a time and refuses another meanwhile
+   * (SESSION_BUSY): two chats of one page asking it at once would otherwise refuse each other, and be told an
+   * answer was on its way "in another window".
+   */
+  async turn(signal: AbortSignal): Promise<() => void> {
+    let end!: () => void;
+    const mine = new Promise<void>((resolve) => (end = resolve));
+    const before = this.#turns;
+    // The next waits for this one and every one before it, even should this one stop waiting first.
+    this.#turns = before.then(() => mine);
+    if (!signal.aborted) await Promise.race([before, new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))]);
+    return end;
   }
 
   /** The proxy refused the token a question carried (or its lack of one): forget it, and earn a new one for the one more try. */
