@@ -15,7 +15,7 @@ import { Postings } from '../../emulator/src/search/postings.js';
 /** Word `i` of a vocabulary of distinct words (each its own index term: no stopword, nothing the stemmer joins). */
 const LETTERS = 'bcdfghjklmnpqrstvwxz';
 const word = (i: number) => `zq${LETTERS[i % 20]}${LETTERS[Math.floor(i / 20) % 20]}k`;
-const VOCABULARY = 40;
+const VOCABULARY = 60;
 
 type Step = { add: number[] } | { remove: number } | 'tidy';
 
@@ -59,6 +59,39 @@ test("every term's count of live fragments and its postings are the live fragmen
   fc.assert(fc.property(fc.array(step, { maxLength: 80 }), run), { seed: 25, numRuns: 200 });
 });
 
+/**
+ * A random sequence, shrunk, on which the code before the fix looped for ever in a query after
+ * step 20 and in the tidy of step 21 (the counts were wrong from step 13 on, which fails this test first).
+ */
+const LOOPED: Step[] = [
+  { add: [36, 36, 20] },
+  { remove: 0 },
+  { add: [48, 4, 20, 8, 8, 56, 28, 24, 16, 36, 40, 0, 52, 16, 48, 20, 28, 24, 8] },
+  { add: [16] },
+  { remove: 0 },
+  { remove: 0 },
+  { add: [32, 24, 4, 52, 0, 32, 0, 4, 24, 16, 24] },
+  { add: [20] },
+  'tidy',
+  { add: [4, 4, 48, 0, 16, 32, 4] },
+  { remove: 1 },
+  { add: [52, 0, 0, 56, 44, 0, 28] },
+  { add: [24, 28, 4, 0, 28, 36, 16, 48, 48, 48, 16, 56, 24, 56, 24] },
+  { remove: 3 },
+  { add: [24, 52, 0, 56, 20, 4, 20, 56, 32, 48, 4, 28, 20, 16, 4, 32, 12] },
+  { add: [4, 4, 36, 48, 20, 12, 12, 8, 44, 16, 48, 28, 36, 28, 12, 20, 20, 36, 8, 24, 16, 20, 12, 24, 52, 20, 20] },
+  { remove: 4 },
+  { add: [52, 52, 20, 0, 48, 44, 36, 44, 52, 56, 44, 44, 48, 40, 52, 56, 36] },
+  'tidy',
+  { add: [28, 20, 36, 56, 4, 40, 40, 36, 16, 8, 20, 8, 36, 32, 8, 28, 8, 28, 28] },
+  { add: [0, 28, 28, 4, 32, 8, 36, 24, 36, 28, 8, 44, 20, 44, 28, 32, 40, 48, 28] },
+  'tidy',
+];
+
+test('the additions, removals and tidies after which a tidy looped for ever run through, the counts right at each step', () => {
+  run(LOOPED);
+});
+
 test("a document's words are still found after documents added after a tidy are removed", () => {
   const index = new FragmentIndex();
   index.add('first', [{ id: 'f1', text: Array.from({ length: 20 }, (_, i) => word(i)).join(' '), offset: 0 }]);
@@ -68,4 +101,3 @@ test("a document's words are still found after documents added after a tidy are 
   for (let k = 0; k < 6; k++) index.remove(`other${k}`);
   for (let i = 0; i < 20; i++) assert.deepEqual(index.query(word(i), { topK: 10 }).map((hit) => hit.fragment.id), ['f1'], word(i));
 });
-
