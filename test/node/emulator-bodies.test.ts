@@ -1,6 +1,6 @@
 // Findings of a fuzz run over the interface: what the emulator answers to a
 // caller-chosen document id with a data folder, and to bodies that are not a
-// JSON object. Each is refused (or done) with the service's error shape,
+// JSON object (or no body where one is required). Each is refused (or done) with the service's error shape,
 // never a 500.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -83,6 +83,26 @@ describe('bodies that are not a JSON object', () => {
     for (const type of ['application/json; charset=utf-8', 'application/merge-patch+json', undefined]) {
       const response = await send('POST', '/datastores', JSON.stringify({ name: `Typed ${type}` }), type);
       assert.equal(response.status, 201, `${type}: ${await response.text()}`);
+    }
+  });
+
+  test('an empty or blank body is refused where openapi.json requires a body, and changes nothing; a delete may leave its body out', async () => {
+    const agent = await emulator.client.agents.create({ name: 'Unchanged', datastoreIds: [] });
+    const datastore = await emulator.client.datastores.create({ name: 'Unchanged' });
+    for (const [path, body, type] of [
+      [`/agents/${agent.id}`, '', 'application/json'],
+      [`/agents/${agent.id}`, ' \n', 'application/json'],
+      [`/datastores/${datastore.id}`, '', 'application/json'],
+      [`/datastores/${datastore.id}`, '', 'text/plain'],
+      [`/datastores/${datastore.id}`, '', undefined],
+    ] as const) {
+      await assertError(await send('PATCH', path, body, type), 400, /body is empty/);
+    }
+    assert.equal((await emulator.client.agents.get(agent.id)).name, 'Unchanged');
+    assert.equal((await emulator.client.datastores.get(datastore.id)).name, 'Unchanged');
+    for (const path of [`/agents/${agent.id}`, `/datastores/${datastore.id}`]) {
+      const deleted = await send('DELETE', path, '');
+      assert.equal(deleted.status, 200, await deleted.text());
     }
   });
 

@@ -59,18 +59,21 @@ export async function readBodyAtMost(request: Request, maxBytes: number, what: s
 const LARGE_JSON_BYTES = 256 * 1024;
 
 /**
- * Reads a JSON body, which must be an object (every body of the interface is one): an empty body
- * reads as `{}` (the deletes' body is an empty object); one sent with a Content-Type other than
- * JSON, or holding an array or a plain value, is a 400. After a large body, the server gets a
+ * Reads a JSON body, which must be an object (every body of the interface is one); one sent with
+ * a Content-Type other than JSON, or holding an array or a plain value, is a 400. An empty (or
+ * blank) body is a 400 too, as openapi.json requires a body, except with `optional` (the deletes,
+ * whose body may be left out): it then reads as `{}`. After a large body, the server gets a
  * turn before the request goes on: decoding and parsing 5 MB take about 10 ms, and what follows
  * (journaling a document's text) as long again or more.
  */
-export async function readJson(request: Request): Promise<unknown> {
+export async function readJson(request: Request, { optional = false }: { optional?: boolean } = {}): Promise<unknown> {
   const bytes = await readBodyAtMost(request, MAX_JSON_BYTES, 'The body');
-  if (bytes.byteLength === 0) return {};
+  if (bytes.byteLength === 0) return emptyBody(optional);
   const type = request.headers.get('Content-Type');
   if (type !== null && !isJsonType(type)) throw new HttpError(400, `The body must be JSON (Content-Type: application/json), not ${type.split(';')[0]!.trim() || 'an empty type'}.`);
-  const value = parseJson(new TextDecoder().decode(bytes));
+  const text = new TextDecoder().decode(bytes);
+  if (text.trim() === '') return emptyBody(optional);
+  const value = parseJson(text);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new HttpError(400, `The body must be a JSON object, not ${value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`}.`);
   }
@@ -83,8 +86,13 @@ function isJsonType(type: string): boolean {
   return /^\s*application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type);
 }
 
+/** What an empty body reads as: `{}` where the body may be left out, else a 400. */
+function emptyBody(optional: boolean): Record<string, never> {
+  if (optional) return {};
+  throw new HttpError(400, 'The body is empty: this request takes a JSON object.');
+}
+
 function parseJson(text: string): unknown {
-  if (text.trim() === '') return {};
   let value: unknown;
   try {
     // V8's parser does not recurse, so deep nesting is safe here; it is refused just after.

@@ -75,7 +75,7 @@ export async function updateAgent(context: RequestContext): Promise<Response> {
 /** `DELETE /agents/{id}` (4.3): the deleted agent; its conversations go with it. */
 export async function deleteAgent(context: RequestContext): Promise<Response> {
   const id = context.params.id!;
-  valid(checkEmptyBody(await readJson(context.request)));
+  valid(checkEmptyBody(await readJson(context.request, { optional: true })));
   const row = reachable(context.store.agents.get(id), context.caller, 'agent', id, 'write');
   const conversations = [...context.store.conversations.values()].filter((conversation) => conversation.agentId === id);
   context.store.commit([...conversations.map((conversation) => ({ delete: 'conversation' as const, id: conversation.id })), { delete: 'agent', id }]);

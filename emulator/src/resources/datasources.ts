@@ -94,7 +94,7 @@ export function getDatasource(context: RequestContext): Response {
 /** `DELETE /datasources/{id}` (4.4a): the deleted datasource; a web site's pages go with it. */
 export async function deleteDatasource(context: RequestContext): Promise<Response> {
   const id = context.params.id!;
-  valid(checkEmptyBody(await readJson(context.request)));
+  valid(checkEmptyBody(await readJson(context.request, { optional: true })));
   const row = reachable(context.store.datasources.get(id), context.caller, 'datasource', id, 'write');
   context.store.commit(datasourceRemoval(context.store, id));
   context.store.files.deleteFile(id);

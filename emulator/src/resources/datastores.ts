@@ -65,7 +65,7 @@ export async function updateDatastore(context: RequestContext): Promise<Response
 /** `DELETE /datastores/{id}` (4.6): the datastore, its datasources and fragments; agents stop answering from it. */
 export async function deleteDatastore(context: RequestContext): Promise<Response> {
   const id = context.params.id!;
-  valid(checkEmptyBody(await readJson(context.request)));
+  valid(checkEmptyBody(await readJson(context.request, { optional: true })));
   const row = reachable(context.store.datastores.get(id), context.caller, 'datastore', id, 'write');
   const changes: Change[] = [];
   for (const datasource of context.store.datasourcesOf(id)) changes.push(...datasourceRemoval(context.store, datasource.id, false));

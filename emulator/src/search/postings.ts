@@ -45,7 +45,9 @@ class Ints {
     return at;
   }
   push(value: number): void {
-    this.data[this.reserve(1)] = value;
+    // Not `this.data[this.reserve(1)] = value`: that reads `data` before a growth replaces it, so the value went to the old array.
+    const at = this.reserve(1);
+    this.data[at] = value;
   }
   /** Gives back the room beyond its values. */
   trim(): void {
