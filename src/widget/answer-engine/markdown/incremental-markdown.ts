@@ -120,7 +120,7 @@ const RENDER_SHARE = 0.1;
  */
 export class IncrementalMarkdown {
   readonly element: HTMLElement;
-  readonly stats: RenderStats = { renders: 0, lexedChars: 0, maxLexedChars: 0, plainRenders: 0, unchangedRenders: 0 };
+  readonly stats: RenderStats;
   #options: IncrementalMarkdownOptions;
   #text = '';
   /** Fragments received since the last render, as they came (taking them must cost next to nothing). */
@@ -160,6 +160,8 @@ export class IncrementalMarkdown {
   constructor(element: HTMLElement, options: IncrementalMarkdownOptions = {}) {
     this.element = element;
     this.#options = options;
+    // Set here, not as a field: with `useDefineForClassFields: false` a public field's initialiser moves every private field's into the constructor too.
+    this.stats = { renders: 0, lexedChars: 0, maxLexedChars: 0, plainRenders: 0, unchangedRenders: 0 };
   }
 
   /** The markdown received so far. */
