@@ -75,6 +75,6 @@ export function loadSanitizer(): Promise<void> {
  */
 export function sanitizeToNodes(html: string): Node[] {
   const sanitize = found();
-  if (!sanitize) throw new Error('kagent-chat: the markdown sanitizer is not here yet: await loadAnswerEngine() first.');
+  if (!sanitize) throw new Error('kagent-chat: no markdown sanitizer yet: await loadAnswerEngine() first.');
   return sanitize(html);
 }
