@@ -231,8 +231,7 @@ export class IncrementalMarkdown {
       }, wait);
       return;
     }
-    const schedule = this.#options.schedule ?? ((render) => requestAnimationFrame(render));
-    this.#frame = schedule(() => {
+    this.#frame = (this.#options.schedule ?? requestAnimationFrame)(() => {
       this.#frame = undefined;
       this.#render();
     });
