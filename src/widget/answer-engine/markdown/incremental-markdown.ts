@@ -1,6 +1,6 @@
 import { getDefaults, Lexer, Parser, Renderer, type MarkedOptions, type Token, type Tokens } from 'marked';
 import { healOpenBlocks, unlinkUnfinishedAddress } from './heal.js';
-import { morphNodes } from './morph.js';
+import { ELEMENT_NODE, TEXT_NODE, morphNodes } from './morph.js';
 import { sanitizeToNodes } from './sanitize.js';
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -378,7 +378,7 @@ export class IncrementalMarkdown {
     if (!frozen.length) return [[], this.#toNodes(open)];
     const nodes = this.#toNodes([...frozen, ...open]);
     const split = 2 * contentBlocks(frozen);
-    const paired = nodes.every((node, i) => (i % 2 ? node.nodeType === Node.TEXT_NODE && node.nodeValue === '\n' : node.nodeType === Node.ELEMENT_NODE));
+    const paired = nodes.every((node, i) => (i % 2 ? node.nodeType === TEXT_NODE && node.nodeValue === '\n' : node.nodeType === ELEMENT_NODE));
     if (paired && nodes.length === split + 2 * contentBlocks(open)) return [nodes.slice(0, split), nodes.slice(split)];
     return [this.#toNodes(frozen), this.#toNodes(open)];
   }
