@@ -9,6 +9,12 @@ const HAS_MARKER = /\[\d{1,3}\]/;
 /** Text inside these is left as written: code shows `[1]` literally, a link cannot hold a link. */
 const SKIP = new Set(['A', 'CODE', 'PRE']);
 
+// NodeFilter's constants, as their values: the build writes these in place, not `NodeFilter.SHOW_TEXT`.
+const SHOW_TEXT = 4;
+const FILTER_ACCEPT = 1;
+const FILTER_REJECT = 2;
+const FILTER_SKIP = 3;
+
 /** Markers are linked a slice per frame, each slice about this long, so a long answer never makes one long task. */
 const SLICE_MS = 8;
 
@@ -23,12 +29,12 @@ const SLICE_MS = 8;
 export async function linkCitationMarkers(root: Element, citations: readonly CitationLink[], list?: Element): Promise<void> {
   if (!citations.length) return;
   const document = root.ownerDocument;
-  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
+  const walker = document.createTreeWalker(root, SHOW_TEXT, {
     acceptNode(node) {
       for (let parent = node.parentElement; parent && parent !== root; parent = parent.parentElement) {
-        if (SKIP.has(parent.tagName)) return NodeFilter.FILTER_REJECT;
+        if (SKIP.has(parent.tagName)) return FILTER_REJECT;
       }
-      return HAS_MARKER.test(node.nodeValue ?? '') ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP;
+      return HAS_MARKER.test(node.nodeValue ?? '') ? FILTER_ACCEPT : FILTER_SKIP;
     },
   });
   const nodes: Text[] = [];
