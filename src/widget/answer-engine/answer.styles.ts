@@ -89,8 +89,6 @@ export const answerCss = css`
   }
   .sources {
     margin: 6px 0 0;
-    padding: 0;
-    list-style: none;
     font-size: 13px;
     color: var(--kagent-muted);
   }
