@@ -7,7 +7,7 @@ import { makeElement } from './make-element.js';
 const MARKER = /\[(\d{1,3})\]/g;
 const HAS_MARKER = /\[\d{1,3}\]/;
 /** Text inside these is left as written: code shows `[1]` literally, a link cannot hold a link. */
-const SKIP = new Set(['A', 'CODE', 'PRE']);
+const SKIP = 'a,code,pre';
 
 // NodeFilter's constants, as their values: the build writes these in place, not `NodeFilter.SHOW_TEXT`.
 const SHOW_TEXT = 4;
@@ -31,9 +31,8 @@ export async function linkCitationMarkers(root: Element, citations: readonly Cit
   const document = root.ownerDocument;
   const walker = document.createTreeWalker(root, SHOW_TEXT, {
     acceptNode(node) {
-      for (let parent = node.parentElement; parent && parent !== root; parent = parent.parentElement) {
-        if (SKIP.has(parent.tagName)) return FILTER_REJECT;
-      }
+      const skip = node.parentElement!.closest(SKIP);
+      if (skip && skip !== root && root.contains(skip)) return FILTER_REJECT;
       return HAS_MARKER.test(node.nodeValue ?? '') ? FILTER_ACCEPT : FILTER_SKIP;
     },
   });
