@@ -24,7 +24,8 @@ const TO_FINISH = 'a,img,input,[class]';
  */
 export function nativeSanitizer(): Sanitize | undefined {
   const Native = (globalThis as { Sanitizer?: SanitizerConstructor }).Sanitizer;
-  if (typeof Native !== 'function' || typeof Element === 'undefined' || typeof (Element.prototype as Partial<SettableElement>).setHTML !== 'function') return undefined;
+  // (Where there is a Sanitizer there is an Element: the API is the window's, with the DOM's.)
+  if (typeof Native !== 'function' || typeof (Element.prototype as Partial<SettableElement>).setHTML !== 'function') return undefined;
   let sanitizer: object;
   try {
     sanitizer = new Native({ elements: ALLOWED_TAGS, attributes: ALLOWED_ATTR, comments: false, dataAttributes: false });
