@@ -19,7 +19,8 @@ type Links = Record<string, { href: string | null; title: string | null }>;
 
 /** The renderer's HTML for `text`, before it is sanitized. */
 export function markdownHtml(text: string): string {
-  return Parser.parse(Lexer.lex(normalizeNewlines(text), options), options);
+  // (marked's lexer makes every line end a \n itself.)
+  return Parser.parse(Lexer.lex(text, options), options);
 }
 
 /** Renders markdown to sanitized DOM nodes in one go. */
