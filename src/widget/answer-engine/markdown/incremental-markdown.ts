@@ -12,8 +12,9 @@ const renderer = new Renderer();
 renderer.html = (token: Tokens.HTML | Tokens.Tag) => ('block' in token && token.block ? `<p>${escapeHtml(token.text.trim())}</p>\n` : escapeHtml(token.text));
 // marked's Lexer and Parser, not its Marked class: the class adds extensions,
 // hooks and async parsing, which the chat never uses, to what a visitor loads.
-// `pedantic` and `breaks` stay off: the script-tag build leaves out their rule sets (scripts/trim-libraries.ts).
-const options: MarkedOptions = { ...getDefaults(), gfm: true, breaks: false, async: false, renderer };
+// marked's defaults: GitHub-flavoured, `pedantic` and `breaks` off (the script-tag build leaves out their rule sets,
+// and fails should a marked release change those defaults: scripts/trim-libraries.ts).
+const options: MarkedOptions = { ...getDefaults(), renderer };
 
 type Links = Record<string, { href: string | null; title: string | null }>;
 
