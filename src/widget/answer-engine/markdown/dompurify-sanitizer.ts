@@ -28,5 +28,5 @@ export function domPurifySanitizer({ tags, attributes, finishElement }: Markdown
   });
   purifier.addHook('afterSanitizeAttributes', finishElement as (node: Node) => void);
   // With a config set, DOMPurify sanitizes by it alone (a fragment), whatever config a call gives.
-  return (html) => Array.from((purifier.sanitize(html) as unknown as DocumentFragment).childNodes);
+  return (html) => [...(purifier.sanitize(html) as unknown as DocumentFragment).childNodes];
 }

@@ -57,5 +57,5 @@ function morph(old: Node, node: Node): void {
     const { name, value } = b.attributes[i]!;
     if (a.getAttribute(name) !== value) a.setAttribute(name, value);
   }
-  morphNodes(a, Array.from(a.childNodes), Array.from(b.childNodes), null);
+  morphNodes(a, [...a.childNodes], [...b.childNodes], null);
 }

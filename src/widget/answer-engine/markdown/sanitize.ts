@@ -38,7 +38,7 @@ export function nativeSanitizer(): Sanitize | undefined {
     holder.setHTML(html, { sanitizer });
     for (const element of holder.querySelectorAll(TO_FINISH)) finishElement(element);
     // Copied out first: adopting a node takes it out of the live list.
-    const nodes = Array.from(holder.childNodes);
+    const nodes = [...holder.childNodes];
     for (const node of nodes) document.adoptNode(node);
     return nodes;
   };
