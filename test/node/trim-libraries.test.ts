@@ -44,7 +44,7 @@ const marked = () => {
   const cut = build(markedWithoutDefaultInstance(), [[MARKED, readFileSync(MARKED, 'utf8')]]);
   return cut[MARKED]!;
 };
-const CHAT_MARKED_IMPORT = `import { getDefaults, Lexer, Parser } from 'marked';\nconst options = { ...getDefaults(), gfm: true, breaks: false };\nexport const html = (text) => Parser.parse(Lexer.lex(text, options), options);`;
+const CHAT_MARKED_IMPORT = `import { getDefaults, Lexer, Parser } from 'marked';\nconst options = { ...getDefaults() };\nexport const html = (text) => Parser.parse(Lexer.lex(text, options), options);`;
 
 test("marked's reads of pedantic, extensions, hooks and silent become the defaults' values", () => {
   const code = marked();
@@ -58,9 +58,12 @@ test("marked's reads of pedantic, extensions, hooks and silent become the defaul
 test('the marked trim fails if its defaults change, if its defaults may still be set, or if an importer names a folded option', () => {
   const code = marked();
   assert.throws(() => build(markedWithDefaultOptionsFolded(), [[MARKED, code.replace('pedantic:!1', 'pedantic:!0')]]), /defaults changed/);
+  // The chat takes GitHub-flavoured markdown without `breaks` from the defaults.
+  assert.throws(() => build(markedWithDefaultOptionsFolded(), [[MARKED, code.replace('gfm:!0', 'gfm:!1')]]), /defaults changed/);
+  assert.throws(() => build(markedWithDefaultOptionsFolded(), [[MARKED, code.replace('breaks:!1', 'breaks:!0')]]), /defaults changed/);
   // Without the cut of the default instance, its setOptions still writes the defaults.
   assert.throws(() => build(markedWithDefaultOptionsFolded(), [[MARKED, readFileSync(MARKED, 'utf8')]]), /defaults changed/);
-  const naming = CHAT_MARKED_IMPORT.replace('gfm: true', 'gfm: true, pedantic: false');
+  const naming = CHAT_MARKED_IMPORT.replace('...getDefaults()', '...getDefaults(), pedantic: false');
   assert.throws(() => build(markedWithDefaultOptionsFolded(), [[CHAT_MARKDOWN, naming], [MARKED, code]], { [MARKED]: [CHAT_MARKDOWN] }), /incremental-markdown\.ts names pedantic/);
   // An importer the trim never saw fails too.
   assert.throws(() => build(markedWithDefaultOptionsFolded(), [[MARKED, code]], { [MARKED]: ['/node_modules/some-marked-extension/index.js'] }), /some-marked-extension/);

@@ -5,12 +5,13 @@
 const css = String.raw;
 
 export const answerCss = css`
+  /* Markdown's elements are styled by tag alone: in the chat's shadow root only answers and the welcome message draw them. */
   /*
    * A code block or a table scrolls inside the chat and never widens it: inline-size containment leaves their
    * width out of the chat's own minimum (a column sized by its content would grow to a long line of code).
    * Code reads left to right from its start on a right-to-left page too.
    */
-  .markdown pre {
+  pre {
     contain: inline-size;
     direction: ltr;
     text-align: left;
@@ -19,28 +20,28 @@ export const answerCss = css`
     padding: 8px 10px;
     border-radius: 6px;
   }
-  .markdown code {
+  code {
     font-size: 0.9em;
     direction: ltr;
     unicode-bidi: isolate;
   }
-  .markdown table {
+  table {
     border-collapse: collapse;
     display: block;
     contain: inline-size;
     overflow-x: auto;
   }
-  .markdown th,
-  .markdown td {
+  th,
+  td {
     border: 1px solid var(--kagent-border);
     padding: 3px 8px;
     /* Words stay whole in a cell: a wide table scrolls rather than breaking them mid-letter. */
     overflow-wrap: normal;
   }
-  .markdown img {
+  img {
     max-width: 100%;
   }
-  .markdown blockquote {
+  blockquote {
     margin: 0;
     padding-inline-start: 10px;
     border-inline-start: 3px solid var(--kagent-border);
@@ -89,8 +90,6 @@ export const answerCss = css`
   }
   .sources {
     margin: 6px 0 0;
-    padding: 0;
-    list-style: none;
     font-size: 13px;
     color: var(--kagent-muted);
   }

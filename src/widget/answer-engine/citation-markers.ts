@@ -7,7 +7,10 @@ import { makeElement } from './make-element.js';
 const MARKER = /\[(\d{1,3})\]/g;
 const HAS_MARKER = /\[\d{1,3}\]/;
 /** Text inside these is left as written: code shows `[1]` literally, a link cannot hold a link. */
-const SKIP = new Set(['A', 'CODE', 'PRE']);
+const SKIP = 'a,code,pre';
+
+// NodeFilter.SHOW_TEXT, as its value: the build writes it in place.
+const SHOW_TEXT = 4;
 
 /** Markers are linked a slice per frame, each slice about this long, so a long answer never makes one long task. */
 const SLICE_MS = 8;
@@ -23,23 +26,20 @@ const SLICE_MS = 8;
 export async function linkCitationMarkers(root: Element, citations: readonly CitationLink[], list?: Element): Promise<void> {
   if (!citations.length) return;
   const document = root.ownerDocument;
-  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
-    acceptNode(node) {
-      for (let parent = node.parentElement; parent && parent !== root; parent = parent.parentElement) {
-        if (SKIP.has(parent.tagName)) return NodeFilter.FILTER_REJECT;
-      }
-      return HAS_MARKER.test(node.nodeValue ?? '') ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_SKIP;
-    },
-  });
+  // The text nodes with a marker, found before any is replaced.
+  const walker = document.createTreeWalker(root, SHOW_TEXT);
   const nodes: Text[] = [];
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) nodes.push(node as Text);
+  for (let node; (node = walker.nextNode() as Text | null); ) {
+    const skip = node.parentElement!.closest(SKIP);
+    if (!(skip && skip !== root && root.contains(skip)) && HAS_MARKER.test(node.data)) nodes.push(node);
+  }
   let sliceEnds = performance.now() + SLICE_MS;
   for (const node of nodes) {
     if (performance.now() > sliceEnds) {
       await new Promise(requestAnimationFrame);
       sliceEnds = performance.now() + SLICE_MS;
     }
-    const value = node.nodeValue ?? '';
+    const value = node.data;
     const pieces: (string | Node)[] = [];
     let last = 0;
     for (const match of value.matchAll(MARKER)) {

@@ -39,7 +39,7 @@ export function chatPolicy(): ChatPolicy | null {
       createScriptURL: (url) => (url === scriptUrl ? url : 'about:invalid#kagent-chat'),
     });
   } catch (error) {
-    console.error(`kagent-chat: the Trusted Types policy "${TRUSTED_TYPES_POLICY_NAME}" could not be created; add it to the page's trusted-types directive (with 'allow-duplicates' if two copies of the chat load).`, error);
+    console.error(`kagent-chat: list "${TRUSTED_TYPES_POLICY_NAME}" in the page's trusted-types directive ('allow-duplicates' too if the chat loads twice)`, error);
     policy = null;
   }
   return policy;

@@ -43,7 +43,7 @@ export type AnswerEngineStatus = 'initial' | 'pending' | 'complete' | 'error';
  * question do.
  */
 export class AnswerEngineController implements ReactiveController {
-  status: AnswerEngineStatus = 'initial';
+  status: AnswerEngineStatus;
   /** The second part, once `complete`. */
   value: AnswerEngine | undefined;
   /** Why it could not be fetched, once `error`. */
@@ -55,6 +55,8 @@ export class AnswerEngineController implements ReactiveController {
   #scheduled?: boolean;
 
   constructor(host: AnswerEngineHost) {
+    // Set here, not as a field: with `useDefineForClassFields: false` a public field's initialiser moves every private field's into the constructor too.
+    this.status = 'initial';
     this.#host = host;
     host.addController(this);
     host.addEventListener('pointerover', this.#want);

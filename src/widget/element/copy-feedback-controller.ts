@@ -38,14 +38,14 @@ export class CopyFeedbackController implements ReactiveController {
     this.#host.requestUpdate();
     // A later copy has its own two seconds.
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(this.hostDisconnected, COPIED_MS);
+    this.#timer = setTimeout(() => this.hostDisconnected(), COPIED_MS);
   }
 
   /** Back to "Copy" (also for a chat taken off the page: it says "Copy" when put back). */
-  hostDisconnected = (): void => {
+  hostDisconnected(): void {
     clearTimeout(this.#timer);
     if (this.#copied === undefined) return;
     this.#copied = undefined;
     this.#host.requestUpdate();
-  };
+  }
 }

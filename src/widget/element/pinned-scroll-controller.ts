@@ -26,10 +26,10 @@ export class PinnedScrollController implements ReactiveController {
   }
 
   /** Scrolls to the end if pinned: after an update, and whenever the box's content grows outside one. */
-  follow = (): void => {
+  follow(): void {
     const box = this.#box();
     if (box && this.#pinned) box.scrollTop = box.scrollHeight;
-  };
+  }
 
   hostConnected(): void {
     // `scroll` does not bubble: heard on its way down, in the capture phase.

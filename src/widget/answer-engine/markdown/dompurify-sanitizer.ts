@@ -15,8 +15,9 @@ import type { MarkdownPolicy } from './policy.js';
 export function domPurifySanitizer({ tags, attributes, finishElement }: MarkdownPolicy, trustedTypesPolicy: ChatPolicy | null): (html: string) => Node[] {
   const purifier = createDOMPurify(window);
   purifier.setConfig({
-    ALLOWED_TAGS: [...tags],
-    ALLOWED_ATTR: [...attributes],
+    // (Read into DOMPurify's own sets, never changed: the tags and attributes are in lower case.)
+    ALLOWED_TAGS: tags as string[],
+    ALLOWED_ATTR: attributes as string[],
     ALLOW_DATA_ATTR: false,
     ALLOW_ARIA_ATTR: false,
     // DOMPurify's own address rule stays (it also judges plain values such as type="checkbox");
@@ -25,6 +26,7 @@ export function domPurifySanitizer({ tags, attributes, finishElement }: Markdown
     // On a page that enforces Trusted Types, DOMPurify parses with the chat's own named policy.
     TRUSTED_TYPES_POLICY: (trustedTypesPolicy ?? undefined) as Config['TRUSTED_TYPES_POLICY'],
   });
-  purifier.addHook('afterSanitizeAttributes', (node) => finishElement(node as Element));
-  return (html) => Array.from(purifier.sanitize(html, { RETURN_DOM_FRAGMENT: true }).childNodes);
+  purifier.addHook('afterSanitizeAttributes', finishElement as (node: Node) => void);
+  // With a config set, DOMPurify sanitizes by it alone (a fragment), whatever config a call gives.
+  return (html) => [...(purifier.sanitize(html) as unknown as DocumentFragment).childNodes];
 }

@@ -1,6 +1,6 @@
 import { getDefaults, Lexer, Parser, Renderer, type MarkedOptions, type Token, type Tokens } from 'marked';
 import { healOpenBlocks, unlinkUnfinishedAddress } from './heal.js';
-import { morphNodes } from './morph.js';
+import { ELEMENT_NODE, TEXT_NODE, morphNodes } from './morph.js';
 import { sanitizeToNodes } from './sanitize.js';
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -12,14 +12,16 @@ const renderer = new Renderer();
 renderer.html = (token: Tokens.HTML | Tokens.Tag) => ('block' in token && token.block ? `<p>${escapeHtml(token.text.trim())}</p>\n` : escapeHtml(token.text));
 // marked's Lexer and Parser, not its Marked class: the class adds extensions,
 // hooks and async parsing, which the chat never uses, to what a visitor loads.
-// `pedantic` and `breaks` stay off: the script-tag build leaves out their rule sets (scripts/trim-libraries.ts).
-const options: MarkedOptions = { ...getDefaults(), gfm: true, breaks: false, async: false, renderer };
+// marked's defaults: GitHub-flavoured, `pedantic` and `breaks` off (the script-tag build leaves out their rule sets,
+// and fails should a marked release change those defaults: scripts/trim-libraries.ts).
+const options: MarkedOptions = { ...getDefaults(), renderer };
 
 type Links = Record<string, { href: string | null; title: string | null }>;
 
 /** The renderer's HTML for `text`, before it is sanitized. */
 export function markdownHtml(text: string): string {
-  return Parser.parse(Lexer.lex(normalizeNewlines(text), options), options);
+  // (marked's lexer makes every line end a \n itself.)
+  return Parser.parse(Lexer.lex(text, options), options);
 }
 
 /** Renders markdown to sanitized DOM nodes in one go. */
@@ -120,7 +122,7 @@ const RENDER_SHARE = 0.1;
  */
 export class IncrementalMarkdown {
   readonly element: HTMLElement;
-  readonly stats: RenderStats = { renders: 0, lexedChars: 0, maxLexedChars: 0, plainRenders: 0, unchangedRenders: 0 };
+  readonly stats: RenderStats;
   #options: IncrementalMarkdownOptions;
   #text = '';
   /** Fragments received since the last render, as they came (taking them must cost next to nothing). */
@@ -160,6 +162,8 @@ export class IncrementalMarkdown {
   constructor(element: HTMLElement, options: IncrementalMarkdownOptions = {}) {
     this.element = element;
     this.#options = options;
+    // Set here, not as a field: with `useDefineForClassFields: false` a public field's initialiser moves every private field's into the constructor too.
+    this.stats = { renders: 0, lexedChars: 0, maxLexedChars: 0, plainRenders: 0, unchangedRenders: 0 };
   }
 
   /** The markdown received so far. */
@@ -229,8 +233,7 @@ export class IncrementalMarkdown {
       }, wait);
       return;
     }
-    const schedule = this.#options.schedule ?? ((render) => requestAnimationFrame(render));
-    this.#frame = schedule(() => {
+    this.#frame = (this.#options.schedule ?? requestAnimationFrame)(() => {
       this.#frame = undefined;
       this.#render();
     });
@@ -377,7 +380,7 @@ export class IncrementalMarkdown {
     if (!frozen.length) return [[], this.#toNodes(open)];
     const nodes = this.#toNodes([...frozen, ...open]);
     const split = 2 * contentBlocks(frozen);
-    const paired = nodes.every((node, i) => (i % 2 ? node.nodeType === Node.TEXT_NODE && node.nodeValue === '\n' : node.nodeType === Node.ELEMENT_NODE));
+    const paired = nodes.every((node, i) => (i % 2 ? node.nodeType === TEXT_NODE && node.nodeValue === '\n' : node.nodeType === ELEMENT_NODE));
     if (paired && nodes.length === split + 2 * contentBlocks(open)) return [nodes.slice(0, split), nodes.slice(split)];
     return [this.#toNodes(frozen), this.#toNodes(open)];
   }

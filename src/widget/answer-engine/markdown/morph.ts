@@ -2,6 +2,11 @@
 // so a streamed block that grew by a few words costs the browser a few words of
 // style and layout, not the whole block again.
 
+// Node's type constants, as their values: the build writes these in place, not `Node.ELEMENT_NODE`.
+export const ELEMENT_NODE = 1;
+export const TEXT_NODE = 3;
+const COMMENT_NODE = 8;
+
 /**
  * Makes the nodes `shown` (children of `parent`, in order, ending before
  * `before`) equal to `fresh`, and returns the nodes now in their place. Nodes
@@ -33,7 +38,7 @@ export function morphNodes(parent: Node, shown: readonly Node[], fresh: readonly
 /** Same kind of node; elements also with the same attribute names in the same order. */
 function morphable(old: Node, node: Node): boolean {
   if (old.nodeType !== node.nodeType) return false;
-  if (old.nodeType !== Node.ELEMENT_NODE) return old.nodeType === Node.TEXT_NODE || old.nodeType === Node.COMMENT_NODE;
+  if (old.nodeType !== ELEMENT_NODE) return old.nodeType === TEXT_NODE || old.nodeType === COMMENT_NODE;
   const a = old as Element;
   const b = node as Element;
   if (a.localName !== b.localName || a.namespaceURI !== b.namespaceURI || a.attributes.length !== b.attributes.length) return false;
@@ -42,7 +47,7 @@ function morphable(old: Node, node: Node): boolean {
 }
 
 function morph(old: Node, node: Node): void {
-  if (old.nodeType !== Node.ELEMENT_NODE) {
+  if (old.nodeType !== ELEMENT_NODE) {
     if (old.nodeValue !== node.nodeValue) old.nodeValue = node.nodeValue;
     return;
   }
@@ -52,5 +57,5 @@ function morph(old: Node, node: Node): void {
     const { name, value } = b.attributes[i]!;
     if (a.getAttribute(name) !== value) a.setAttribute(name, value);
   }
-  morphNodes(a, Array.from(a.childNodes), Array.from(b.childNodes), null);
+  morphNodes(a, [...a.childNodes], [...b.childNodes], null);
 }

@@ -24,7 +24,8 @@ const TO_FINISH = 'a,img,input,[class]';
  */
 export function nativeSanitizer(): Sanitize | undefined {
   const Native = (globalThis as { Sanitizer?: SanitizerConstructor }).Sanitizer;
-  if (typeof Native !== 'function' || typeof Element === 'undefined' || typeof (Element.prototype as Partial<SettableElement>).setHTML !== 'function') return undefined;
+  // (Where there is a Sanitizer there is an Element: the API is the window's, with the DOM's.)
+  if (typeof Native !== 'function' || typeof (Element.prototype as Partial<SettableElement>).setHTML !== 'function') return undefined;
   let sanitizer: object;
   try {
     sanitizer = new Native({ elements: ALLOWED_TAGS, attributes: ALLOWED_ATTR, comments: false, dataAttributes: false });
@@ -37,7 +38,7 @@ export function nativeSanitizer(): Sanitize | undefined {
     holder.setHTML(html, { sanitizer });
     for (const element of holder.querySelectorAll(TO_FINISH)) finishElement(element);
     // Copied out first: adopting a node takes it out of the live list.
-    const nodes = Array.from(holder.childNodes);
+    const nodes = [...holder.childNodes];
     for (const node of nodes) document.adoptNode(node);
     return nodes;
   };
@@ -75,6 +76,6 @@ export function loadSanitizer(): Promise<void> {
  */
 export function sanitizeToNodes(html: string): Node[] {
   const sanitize = found();
-  if (!sanitize) throw new Error('kagent-chat: the markdown sanitizer is not here yet: await loadAnswerEngine() first.');
+  if (!sanitize) throw new Error('kagent-chat: no markdown sanitizer yet: await loadAnswerEngine() first.');
   return sanitize(html);
 }
