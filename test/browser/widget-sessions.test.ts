@@ -229,23 +229,6 @@ describe('<kagent-chat> with visitor sessions: one answer at a time per session'
     expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200', 'query 200']);
     expect((await agentLog(scope)).bodies.map((body) => body.query)).to.deep.equal(['Who goes first?', 'And who after?']);
   });
-
-  it("a question waiting for the other chat's answer can be stopped: it is never sent, and the other answer goes on", async () => {
-    const scope = uniqueAgent('sessions-turn-stop');
-    const first = await mountSessionChat('held', scope);
-    const second = await mountSessionChat('held', scope);
-    await ask(first, 'Who goes first?');
-    await waitFor(() => lastAnswer(first)?.textContent?.includes('First words'), 'the first answer under way');
-    await ask(second, 'Never mind?');
-    (part(second, 'stop') as HTMLButtonElement).click();
-    await settled(second, 30_000);
-    expect(part(second, 'note')!.textContent).to.contain('You stopped this answer.');
-    await fetch(`/scripted/widget-release/${scope}?bytes=0`, { method: 'POST' });
-    await settled(first, 30_000);
-    expect(lastAnswer(first)!.textContent).to.contain('The end.');
-    expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
-    expect((await agentLog(scope)).bodies.map((body) => body.query)).to.deep.equal(['Who goes first?']);
-  });
 });
 
 /** Counts the Workers the page starts and stops (the solver makes its Workers from `globalThis.Worker` when it starts them). */
