@@ -42,6 +42,7 @@ export const CROSS_BROWSER_FILES = [
   'test/browser/widget-sanitizers.test.ts',
   'test/browser/widget-sessions.test.ts',
   'test/browser/widget-sessions-hosts.test.ts',
+  'test/browser/widget-sessions-turns.test.ts',
   'test/browser/widget-sessions-words.test.ts',
 ];
 
