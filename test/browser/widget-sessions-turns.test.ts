@@ -1,5 +1,6 @@
 import { expect } from '@open-wc/testing';
 import '../../src/widget/index.js';
+import type { KagentChat } from '../../src/widget/index.js';
 import { failureText, mountSessionChat, removeChatsAndFrames, routes, sessionLog } from './session-helpers.js';
 import { agentLog, ask, lastAnswer, part, settled, uniqueAgent, waitFor } from './widget-helpers.js';
 
@@ -8,15 +9,21 @@ import { agentLog, ask, lastAnswer, part, settled, uniqueAgent, waitFor } from '
 // holds each answer after its first words until the test lets it go. A file of its own: in WebKit, a page that ran
 // these before widget-sessions.test.ts's Worker-counting test saw that test count no Workers (not understood yet).
 
+/** Two chats asking one proxy (preset `held`), the first's answer ('Who goes first?') streaming and held after its first words. */
+async function oneStreaming(name: string): Promise<{ scope: string; first: KagentChat; second: KagentChat }> {
+  const scope = uniqueAgent(name);
+  const first = await mountSessionChat('held', scope);
+  const second = await mountSessionChat('held', scope);
+  await ask(first, 'Who goes first?');
+  await waitFor(() => lastAnswer(first)?.textContent?.includes('First words'), 'the first answer under way');
+  return { scope, first, second };
+}
+
 describe('<kagent-chat> with visitor sessions: two chats of one page take turns', () => {
   afterEach(removeChatsAndFrames);
 
   it("two chats of one page asking the same proxy take turns: the second question waits for the first answer, then goes once and is answered, never refused as busy", async () => {
-    const scope = uniqueAgent('sessions-turns');
-    const first = await mountSessionChat('held', scope);
-    const second = await mountSessionChat('held', scope);
-    await ask(first, 'Who goes first?');
-    await waitFor(() => lastAnswer(first)?.textContent?.includes('First words'), 'the first answer under way');
+    const { scope, first, second } = await oneStreaming('sessions-turns');
     // Asked while the first answer streams on the page's one session: not sent meanwhile (a chat that does not wait
     // sends it within a millisecond, as its send handler runs: two frames later it would have gone).
     const queries: string[] = [];
@@ -44,11 +51,7 @@ describe('<kagent-chat> with visitor sessions: two chats of one page take turns'
   });
 
   it("a question waiting for the other chat's answer can be stopped: it is never sent, and the other answer goes on", async () => {
-    const scope = uniqueAgent('sessions-turn-stop');
-    const first = await mountSessionChat('held', scope);
-    const second = await mountSessionChat('held', scope);
-    await ask(first, 'Who goes first?');
-    await waitFor(() => lastAnswer(first)?.textContent?.includes('First words'), 'the first answer under way');
+    const { scope, first, second } = await oneStreaming('sessions-turn-stop');
     await ask(second, 'Never mind?');
     (part(second, 'stop') as HTMLButtonElement).click();
     await settled(second, 30_000);
