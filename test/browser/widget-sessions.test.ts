@@ -65,30 +65,26 @@ describe('<kagent-chat> with visitor sessions on at the proxy', () => {
     expect(log.requests[2]!.token).to.equal(kept(sessionStorage, 'on', scope)!.token);
   });
 
-  it('sessions off: one 404 from the challenge route, remembered; questions go without a token, as before', async () => {
-    const scope = uniqueAgent('sessions-off');
-    const chat = await mountSessionChat('off', scope);
-    await askAndSettle(chat, 'First');
-    await askAndSettle(chat, 'Second');
-    expect(parts(chat, 'answer-text')).to.have.length(2);
-    const log = await sessionLog(scope);
-    expect(routes(log)).to.deep.equal(['challenge 404', 'query 200', 'query 200']);
-    expect(log.requests.map((r) => r.token)).to.deep.equal([null, null, null]);
-    expect((await agentLog(scope)).posts).to.equal(2);
-  });
-
-  it("sessions off behind a host's catch-all route (the challenge route answers the site's page, 200 text/html): remembered as off; questions go without a token", async () => {
-    const scope = uniqueAgent('sessions-fallback');
-    const chat = await mountSessionChat('fallback', scope);
-    await askAndSettle(chat, 'First');
-    await askAndSettle(chat, 'Second');
-    expect(parts(chat, 'answer-text')).to.have.length(2);
-    expect(parts(chat, 'failure')).to.have.length(0);
-    const log = await sessionLog(scope);
-    expect(routes(log)).to.deep.equal(['challenge 200', 'query 200', 'query 200']);
-    expect(log.requests.map((r) => r.token)).to.deep.equal([null, null, null]);
-    expect((await agentLog(scope)).posts).to.equal(2);
-  });
+  // A proxy without sessions (404), or a host's catch-all route in front of it answering the site's page (200
+  // text/html, as a single-page app's fallback to index.html does): either is remembered as off, once, and questions
+  // go without a token, as before.
+  for (const [preset, challenge, title] of [
+    ['off', 'challenge 404', 'sessions off: one 404 from the challenge route, remembered; questions go without a token, as before'],
+    ['fallback', 'challenge 200', "sessions off behind a host's catch-all route (the challenge route answers the site's page, 200 text/html): remembered as off; questions go without a token"],
+  ] as const) {
+    it(title, async () => {
+      const scope = uniqueAgent(`sessions-${preset}`);
+      const chat = await mountSessionChat(preset, scope);
+      await askAndSettle(chat, 'First');
+      await askAndSettle(chat, 'Second');
+      expect(parts(chat, 'answer-text')).to.have.length(2);
+      expect(parts(chat, 'failure')).to.have.length(0);
+      const log = await sessionLog(scope);
+      expect(routes(log)).to.deep.equal([challenge, 'query 200', 'query 200']);
+      expect(log.requests.map((r) => r.token)).to.deep.equal([null, null, null]);
+      expect((await agentLog(scope)).posts).to.equal(2);
+    });
+  }
 
   it('a token that expired mid-conversation (the proxy refuses it): a new session, and the question sent exactly once more', async () => {
     const scope = uniqueAgent('sessions-expired');
