@@ -1,7 +1,8 @@
-import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { minify } from 'terser';
 import { defineConfig, type Plugin } from 'vite';
+import { KEEPER_FOR_DOMPURIFY_PART, dompurifyInside, keeperSolvesInItsWorker, removeOldAnswerChunks, secondPartWithDomPurify } from './scripts/script-tag-chunks.js';
 import { dompurifyEntriesWithoutBabelDestructuring, dompurifyWithoutDefaultAllowLists, dompurifyWithoutUnusedOptionsAndMethods, dropUnusedPrototypeHelpers, markedWithDefaultOptionsFolded, markedWithoutDefaultInstance, markedWithoutUnusedModes } from './scripts/trim-libraries.js';
 import { LICENSES_BANNER, carriesLibraries, thirdPartyLicenses } from './scripts/third-party-licenses.js';
 
@@ -23,29 +24,6 @@ const minifyCss = (css: string) =>
     .replace(/\s*\/\s*/g, '/')
     .trim();
 
-/** The script-tag build's second part, `kagent-chat-answers-<hash>.js`, DOMPurify's chunk, `kagent-chat-sanitizer-<hash>.js`, the session keeper's, `kagent-chat-sessions-<hash>.js`, its Turnstile check's, `kagent-chat-human-check-<hash>.js`, beside `kagent-chat.js` (and the solver Worker's chunk, `kagent-chat-solver-<hash>.js`, that earlier builds made). */
-const ANSWERS_CHUNK = /^kagent-chat-(?:answers|sanitizer|sessions|human-check|solver)-[\w-]+\.js(?:\.map)?$/;
-
-/** dist/ is not emptied (tsc writes there too): a build removes the second parts earlier builds left there, so only the one its kagent-chat.js imports ships. */
-const removeOldAnswerChunks = (): Plugin => {
-  let outDir = '';
-  return {
-    name: 'kagent-remove-old-answer-chunks',
-    apply: 'build',
-    configResolved(config) {
-      outDir = config.build.outDir;
-    },
-    buildStart() {
-      let names: string[];
-      try {
-        names = readdirSync(outDir);
-      } catch {
-        return;
-      }
-      for (const name of names) if (ANSWERS_CHUNK.test(name)) rmSync(`${outDir}/${name}`, { force: true });
-    },
-  };
-};
 
 /**
  * Squeezes the indentation out of Lit `html` and `svg` templates, which minifiers leave as written:
@@ -110,38 +88,6 @@ const terserPass = (): Plugin => ({
   },
 });
 
-/**
- * The session keeper's chunk is its solver Worker's script too (src/widget/answer-engine/session-solver.ts,
- * `SOLVER_IN_THIS_FILE`): the page has just fetched it, so the Worker starts with no file of its own to fetch (one
- * round trip less before the solve) and the solve loop ships once (0.6 KB gzipped less than a Worker chunk). The
- * build turns the flag on and writes the Worker's address as the module's own; it fails if either is not there as
- * expected, or if the keeper's chunk imports another statically (a Worker would fetch and run it too).
- */
-const keeperSolvesInItsWorker = (): Plugin => {
-  const solver = '/src/widget/answer-engine/session-solver.ts';
-  const edits: [string, string][] = [
-    ['const SOLVER_IN_THIS_FILE = false;', 'const SOLVER_IN_THIS_FILE = true;'],
-    ["new URL('./session-solver.worker.js', import.meta.url)", 'new URL(import.meta.url)'],
-  ];
-  return {
-    name: 'kagent-keeper-solves-in-its-worker',
-    apply: 'build',
-    enforce: 'pre',
-    transform(code, id) {
-      if (!id.endsWith(solver)) return undefined;
-      let out = code;
-      for (const [from, to] of edits) {
-        if (out.split(from).length !== 2) this.error(`${solver} no longer says \`${from}\` once: see keeperSolvesInItsWorker in vite.config.ts`);
-        out = out.replace(from, to);
-      }
-      return { code: out, map: null };
-    },
-    generateBundle(_, bundle) {
-      const keeper = Object.values(bundle).find((chunk) => chunk.type === 'chunk' && chunk.moduleIds.some((id) => id.endsWith(solver)));
-      if (keeper?.type === 'chunk' && keeper.imports.length) this.error(`The session keeper's chunk (${keeper.fileName}) imports ${keeper.imports.join(', ')}: its solver Worker would run that too`);
-    },
-  };
-};
 
 // `vite` serves the demo page from demo/; `vite build` makes the script-tag
 // build: dist/kagent-chat.js, an ES module (Lit and the element: what draws
@@ -185,7 +131,8 @@ export default defineConfig(({ command }) => ({
     },
     squeezeTemplates(),
     terserPass(),
-    thirdPartyLicenses(),
+    // (The second part with DOMPurify bundles nothing the first build's licences file leaves out.)
+    ...(KEEPER_FOR_DOMPURIFY_PART ? [dompurifyInside(KEEPER_FOR_DOMPURIFY_PART)] : [thirdPartyLicenses()]),
     markedWithoutDefaultInstance(),
     markedWithoutUnusedModes(),
     // After the cut of marked's default instance, which alone sets its defaults.
@@ -194,8 +141,7 @@ export default defineConfig(({ command }) => ({
     dompurifyWithoutUnusedOptionsAndMethods(),
     dompurifyEntriesWithoutBabelDestructuring(),
     dropUnusedPrototypeHelpers(/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/),
-    ...(singleFile ? [] : [keeperSolvesInItsWorker()]),
-    ...(singleFile ? [] : [removeOldAnswerChunks()]),
+    ...(singleFile || KEEPER_FOR_DOMPURIFY_PART ? [] : [keeperSolvesInItsWorker(), removeOldAnswerChunks(), secondPartWithDomPurify()]),
   ],
   // The visitor-session solver's Worker (src/widget/answer-engine/session-solver.worker.ts) as a chunk of its own, kagent-chat-solver-<hash>.js:
   // only the single-file build makes it; the split build starts the keeper's own chunk (keeperSolvesInItsWorker).
@@ -212,9 +158,11 @@ export default defineConfig(({ command }) => ({
     emptyOutDir: false,
     target: 'es2022',
     sourcemap: true,
-    lib: singleFile
-      ? { entry: here('./src/widget/index.ts'), name: 'KagentChat', formats: ['iife'], fileName: () => 'kagent-chat.js' }
-      : { entry: here('./src/widget/script-tag.ts'), formats: ['es'], fileName: () => 'kagent-chat.js' },
+    lib: KEEPER_FOR_DOMPURIFY_PART
+      ? { entry: here('./src/widget/answer-engine/index.ts'), formats: ['es'], fileName: () => 'kagent-chat-answers-dompurify-[hash].js' }
+      : singleFile
+        ? { entry: here('./src/widget/index.ts'), name: 'KagentChat', formats: ['iife'], fileName: () => 'kagent-chat.js' }
+        : { entry: here('./src/widget/script-tag.ts'), formats: ['es'], fileName: () => 'kagent-chat.js' },
     rolldownOptions: {
       // Only the entry defines anything; every other module is pure, so what the widget doesn't use is dropped.
       treeshake: { moduleSideEffects: (id: string) => id.endsWith('/src/widget/index.ts') },

@@ -1,7 +1,7 @@
 // `npm run bench -- widget-load`: what a page pays for <kagent-chat>, measured in Chromium.
 //   1. Sizes, gzip -9: the first part (dist/kagent-chat.js: draws the chat, takes a question;
 //      budget 15 KB), everything a full chat loads (with the second part; budget 39 KB with the
-//      browser's own sanitizer, 47 KB with DOMPurify's chunk where there is none), and
+//      browser's own sanitizer, 47 KB with the second part with DOMPurify inside where there is none), and
 //      today's single file built from the same source (KAGENT_SINGLE_FILE=1), each split into
 //      the libraries' shares and our own code's.
 //   2. What a bubble page whose visitor does nothing fetches before the browser is idle (budget:
@@ -37,14 +37,14 @@ vite({});
 mkdirSync(singleDir, { recursive: true });
 vite({ KAGENT_SINGLE_FILE: '1' }, '--outDir', singleDir.pathname);
 
-const secondName = readdirSync(new URL('dist/', root)).find((name) => /^kagent-chat-answers-[\w-]+\.js$/.test(name));
+const secondName = readdirSync(new URL('dist/', root)).find((name) => /^kagent-chat-answers-(?!dompurify-)[\w-]+\.js$/.test(name));
 if (!secondName) throw new Error('The build made no second part (dist/kagent-chat-answers-*.js)');
-const sanitizerName = readdirSync(new URL('dist/', root)).find((name) => /^kagent-chat-sanitizer-[\w-]+\.js$/.test(name));
-if (!sanitizerName) throw new Error("The build made no DOMPurify chunk (dist/kagent-chat-sanitizer-*.js)");
+const withDomPurifyName = readdirSync(new URL('dist/', root)).find((name) => /^kagent-chat-answers-dompurify-[\w-]+\.js$/.test(name));
+if (!withDomPurifyName) throw new Error('The build made no second part with DOMPurify (dist/kagent-chat-answers-dompurify-*.js)');
 const first = readBuilt(new URL('dist/', root), 'kagent-chat.js');
 const second = readBuilt(new URL('dist/', root), secondName);
-// DOMPurify: fetched only by a browser without a sanitizer of its own (Safari today), never in the Chromium runs below.
-const sanitizer = readBuilt(new URL('dist/', root), sanitizerName);
+// Fetched instead of the second part only by a browser without a sanitizer of its own (Safari today), never in the Chromium runs below.
+const withDomPurify = readBuilt(new URL('dist/', root), withDomPurifyName);
 const single = readBuilt(singleDir, 'kagent-chat.js');
 rmSync(singleDir, { recursive: true, force: true });
 
@@ -197,9 +197,10 @@ try {
   console.log('| Measure | Result | Budget |\n|---|---|---|');
   console.log(`| First part, \`dist/kagent-chat.js\` (draws the chat, takes a question) | ${kb(first.code.length)} minified, **${kb(first.gzip.length)} gzipped** (${bytes(first.gzip.length)}, level 9) | ≤ 15 KB: ${first.gzip.length <= FIRST_PART_BUDGET ? 'met' : 'NOT met'} |`);
   console.log(`| Second part, \`dist/${second.name}\` (request, markdown, sanitizer, citations) | ${kb(second.code.length)} minified, ${kb(second.gzip.length)} gzipped (${bytes(second.gzip.length)}) | fetched on first need or at idle |`);
-  console.log(`| DOMPurify, \`dist/${sanitizer.name}\` (fetched by the second part only where the browser has no sanitizer of its own) | ${kb(sanitizer.code.length)} minified, ${kb(sanitizer.gzip.length)} gzipped (${bytes(sanitizer.gzip.length)}) | never in Chromium or Firefox |`);
+  console.log(`| Second part with DOMPurify inside, \`dist/${withDomPurify.name}\` (fetched instead of the second part where the browser has no sanitizer of its own) | ${kb(withDomPurify.code.length)} minified, ${kb(withDomPurify.gzip.length)} gzipped (${bytes(withDomPurify.gzip.length)}) | never in Chromium or Firefox |`);
   console.log(`| Everything for a full chat in Chromium and Firefox (both parts, the browser's own sanitizer) | **${kb(whole)} gzipped** (${bytes(whole)}) | ≤ 39 KB: ${whole <= NATIVE_WHOLE_BUDGET ? 'met' : 'NOT met'} |`);
-  console.log(`| Everything for a full chat without a sanitizer of the browser's own (Safari: both parts and DOMPurify) | **${kb(whole + sanitizer.gzip.length)} gzipped** (${bytes(whole + sanitizer.gzip.length)}) | ≤ 47 KB: ${whole + sanitizer.gzip.length <= WHOLE_BUDGET ? 'met' : 'NOT met'} |`);
+  const safari = first.gzip.length + withDomPurify.gzip.length;
+  console.log(`| Everything for a full chat without a sanitizer of the browser's own (Safari: the first part and the second with DOMPurify) | **${kb(safari)} gzipped** (${bytes(safari)}) | ≤ 47 KB: ${safari <= WHOLE_BUDGET ? 'met' : 'NOT met'} |`);
   console.log(`| Today's single file from the same source (IIFE, \`KAGENT_SINGLE_FILE=1\`) | ${kb(single.code.length)} minified, ${kb(single.gzip.length)} gzipped (${bytes(single.gzip.length)}) | for comparison |`);
   // Asked for before the load event: before the browser could be idle.
   const beforeIdle = alone.files.filter((file) => file.at < alone.loadAt);

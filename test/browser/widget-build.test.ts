@@ -59,15 +59,18 @@ describe('dist/kagent-chat.js through a plain <script type="module"> tag', () =>
       'img[src="https://example.com/w.png"][alt="v"][title="x"]']) {
       expect(box.querySelector(selector), selector).not.to.equal(null);
     }
-    // DOMPurify's chunk is fetched only by a browser without a sanitizer of its own.
+    // A browser without a sanitizer of its own fetches the second part with DOMPurify inside, one file; one with a
+    // sanitizer, the second part alone. Neither fetches DOMPurify's own chunk.
     const native = typeof (globalThis as { Sanitizer?: unknown }).Sanitizer === 'function' && 'setHTML' in Element.prototype;
-    const fetched = performance.getEntriesByType('resource').filter((entry) => /\/kagent-chat-sanitizer-[\w-]+\.js$/.test(entry.name));
-    expect(fetched, native ? 'no DOMPurify where the browser sanitizes' : 'DOMPurify where it does not').to.have.length(native ? 0 : 1);
+    const fetched = (pattern: RegExp) => performance.getEntriesByType('resource').filter((entry) => pattern.test(new URL(entry.name).pathname)).length;
+    expect(fetched(/\/kagent-chat-answers-dompurify-[\w-]+\.js$/), native ? 'no DOMPurify where the browser sanitizes' : 'the second part with DOMPurify where it does not').to.equal(native ? 0 : 1);
+    expect(fetched(/\/kagent-chat-answers-(?!dompurify-)[\w-]+\.js$/), 'the second part alone').to.equal(native ? 1 : 0);
+    expect(fetched(/\/kagent-chat-sanitizer-[\w-]+\.js$/), "DOMPurify's own chunk").to.equal(0);
   });
 
   it('the second part is a file beside the first that imports nothing from it, DOMPurify a third that imports nothing either, and the first holds no markdown engine', async () => {
     const first = await (await fetch('/dist/kagent-chat.js')).text();
-    const chunk = /import\(["'`]\.\/(kagent-chat-answers-[\w-]+\.js)["'`]\)/.exec(first)?.[1];
+    const chunk = /import\(["'`]\.\/(kagent-chat-answers-(?!dompurify-)[\w-]+\.js)["'`]\)/.exec(first)?.[1];
     expect(chunk, 'the first part imports the second from its own address').to.be.a('string');
     const second = await (await fetch(`/dist/${chunk}`)).text();
     expect(second).to.match(/export\s*\{/);
@@ -84,5 +87,23 @@ describe('dist/kagent-chat.js through a plain <script type="module"> tag', () =>
     expect(second).to.contain('Infinite loop on byte');
     for (const file of [first, second]) expect(file).not.to.contain('DOMPurify');
     expect(sanitizer).to.contain('DOMPurify');
+  });
+
+  it('the second part with DOMPurify inside is a file beside the first that imports nothing statically, and what the second part imports but DOMPurify', async () => {
+    const first = await (await fetch('/dist/kagent-chat.js')).text();
+    const named = (pattern: RegExp) => pattern.exec(first)?.[1];
+    const secondName = named(/import\(["'`]\.\/(kagent-chat-answers-(?!dompurify-)[\w-]+\.js)["'`]\)/)!;
+    const insideName = named(/import\(["'`]\.\/(kagent-chat-answers-dompurify-[\w-]+\.js)["'`]\)/);
+    expect(insideName, 'the first part imports it from its own address').to.be.a('string');
+    const [second, inside] = (await Promise.all([secondName, insideName].map(async (name) => (await fetch(`/dist/${name}`)).text()))) as [string, string];
+    expect(inside).not.to.match(/(^|[;}\s])import\s*[{*\w"'`]/);
+    expect(inside).to.contain('Infinite loop on byte');
+    expect(inside).to.contain('DOMPurify');
+    // The session keeper's chunk is the one the first build made (one keeper in dist/, one Worker script).
+    const dynamicImports = (code: string) => [...code.matchAll(/import\(["'`]\.\/(kagent-chat-[\w-]+\.js)["'`]\)/g)].map((match) => match[1]!);
+    expect(dynamicImports(inside)).to.deep.equal(dynamicImports(second).filter((file) => !file.startsWith('kagent-chat-sanitizer-')));
+    // It offers the first part what the second part does.
+    const [plain, withDomPurify] = (await Promise.all([secondName, insideName].map((name) => import(/* @vite-ignore */ `${location.origin}/dist/${name}`)))) as [object, object];
+    expect(Object.keys(withDomPurify).sort()).to.deep.equal([...Object.keys(plain), 'domPurifySanitizer'].sort());
   });
 });

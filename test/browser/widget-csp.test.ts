@@ -61,8 +61,8 @@ describe('<kagent-chat> on a page with a strict Content-Security-Policy and Trus
     expect(answer.querySelector('strong')?.textContent).to.equal('Settings');
     expect(answer.querySelectorAll('.citation').length).to.be.at.least(2);
     expect(parts(inline, 'source')).to.have.length(2);
-    // The path under test: DOMPurify's chunk only on a page without the browser's own sanitizer.
-    const domPurifyFetched = win.performance.getEntriesByType('resource').some((entry) => /\/kagent-chat-sanitizer-[\w-]+\.js$/.test(entry.name));
+    // The path under test: DOMPurify (in the second part with DOMPurify inside) only on a page without the browser's own sanitizer.
+    const domPurifyFetched = win.performance.getEntriesByType('resource').some((entry) => /\/kagent-chat-answers-dompurify-[\w-]+\.js$/.test(entry.name));
     expect(domPurifyFetched).to.equal(!('setHTML' in win.Element.prototype));
 
     inline.endpoint = '/scripted/widget/status-500';

@@ -155,14 +155,15 @@ test('a question gets a streamed answer whose sources name the seeded documents'
   await page.close();
 });
 
-test('in a browser without a sanitizer of its own, the page serves DOMPurify\'s chunk and the answer shows', { timeout: 60_000 }, async () => {
+test('in a browser without a sanitizer of its own, the page serves the second part with DOMPurify inside and the answer shows', { timeout: 60_000 }, async () => {
   // The chat may fetch its chunks at idle time, before the visitor asks: every response from the start is kept.
   const responses: { url: string; status: number }[] = [];
   const page = await openPage(pageUrl, { hideNativeSanitizer: true, responses });
   await ask(page, 'How do I deploy the proxy to Cloudflare Workers?');
   await waitInChat(page, 'li[part="source"]');
-  const chunks = responses.filter((response) => /\/kagent-chat-sanitizer-[\w-]+\.js$/.test(response.url));
-  assert.deepEqual(chunks.map((chunk) => chunk.status), [200], `DOMPurify's chunk fetched once: ${JSON.stringify(chunks)}`);
+  const fetched = (pattern: RegExp) => responses.filter((response) => pattern.test(new URL(response.url).pathname)).map((response) => response.status);
+  assert.deepEqual(fetched(/\/kagent-chat-answers-dompurify-[\w-]+\.js$/), [200], `the second part with DOMPurify fetched once: ${JSON.stringify(responses)}`);
+  assert.deepEqual(fetched(/\/kagent-chat-(answers-(?!dompurify-)|sanitizer-)[\w-]+\.js$/), [], 'neither the second part alone nor DOMPurify alone');
   const answer = (await texts(page, '[part="answer"]')).join('\n');
   assert.ok(answer.length > 40, `a real answer: ${answer}`);
   assert.deepEqual(await texts(page, '[part="failure"]'), []);

@@ -206,10 +206,11 @@ describe('the packed tarballs, installed in a fresh app outside the repository',
   test("the script-tag build ships the bundled libraries' licences: each file with a library's code names the file that holds them all", () => {
     const dist = join(nodeModules, 'kagent-chat', 'dist');
     const first = readFileSync(join(dist, 'kagent-chat.js'), 'utf8');
-    const second = readFileSync(join(dist, /kagent-chat-answers-[\w-]+\.js/.exec(first)![0]), 'utf8');
+    const second = readFileSync(join(dist, /kagent-chat-answers-(?!dompurify-)[\w-]+\.js/.exec(first)![0]), 'utf8');
+    const withDomPurify = readFileSync(join(dist, /kagent-chat-answers-dompurify-[\w-]+\.js/.exec(first)![0]), 'utf8');
     const sanitizer = readFileSync(join(dist, /kagent-chat-sanitizer-[\w-]+\.js/.exec(second)![0]), 'utf8');
-    // Lit in the first part; marked and fetch-event-source in the second; DOMPurify in its own.
-    for (const [name, file] of [['first part', first], ['second part', second], ['DOMPurify chunk', sanitizer]]) {
+    // Lit in the first part; marked and fetch-event-source in the second; DOMPurify in its own, and with them in the second part with DOMPurify.
+    for (const [name, file] of [['first part', first], ['second part', second], ['second part with DOMPurify', withDomPurify], ['DOMPurify chunk', sanitizer]]) {
       assert.equal(file!.split('\n')[0], '/*! Licenses: kagent-chat.licenses.txt */', `the ${name} names the licences' file`);
     }
     const text = readFileSync(join(dist, 'kagent-chat.licenses.txt'), 'utf8');

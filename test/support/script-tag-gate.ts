@@ -1,7 +1,7 @@
 // The script-tag build (dist/kagent-chat.js and the second part beside it),
 // served through a gate each browser test controls, over real HTTP:
 //
-//   GET  /split/<id>/<file>       dist/<file>; the second part (kagent-chat-answers-*.js)
+//   GET  /split/<id>/<file>       dist/<file>; the second part (kagent-chat-answers-*.js, or -answers-dompurify-*.js)
 //                                 as the gate of <id> says: served, failed (503), or held
 //   POST /split-gate/<id>?answers=open|fail|hold   sets the gate (a held file is then sent or failed)
 //   GET  /split-gate/<id>         { requests: [file, ...] } in the order they came

@@ -3,6 +3,13 @@ import type { AskOptions, AskOutcome } from '../answer-engine/answer-request.js'
 /** The chat's second part, as `import('../answer-engine/index.js')` gives it. */
 export type AnswerEngine = typeof import('../answer-engine/index.js');
 
+/**
+ * The script-tag build's second part with DOMPurify inside, for a browser without a sanitizer of its own (Safari
+ * today): one file to fetch where it would fetch two in turn. That build names it here (vite.config.ts,
+ * `secondPartWithDomPurify`); a bundler building the chat from npm gets the second part and DOMPurify's chunk.
+ */
+const WITH_DOMPURIFY: string | undefined = undefined;
+
 // One load per page, shared by every <kagent-chat> on it.
 let loading: Promise<AnswerEngine> | undefined;
 let loaded: AnswerEngine | undefined;
@@ -14,7 +21,8 @@ let loaded: AnswerEngine | undefined;
  * the next call tries again.
  */
 export function loadAnswerEngine(): Promise<AnswerEngine> {
-  loading ??= import('../answer-engine/index.js').then(
+  // (A browser with a `Sanitizer` whose shape the second part cannot use fetches DOMPurify's chunk after it, as before.)
+  loading ??= (WITH_DOMPURIFY && !('Sanitizer' in globalThis) ? (import(/* @vite-ignore */ WITH_DOMPURIFY) as Promise<AnswerEngine>) : import('../answer-engine/index.js')).then(
     // Ready once its sanitizer is (where the browser has none, DOMPurify comes in a chunk of its own); it starts on visitor sessions too.
     (engine) => engine.ready().then(() => (loaded = engine)),
     (error: unknown) => {
