@@ -146,9 +146,10 @@ export class VisitorSession {
 
   /** "n questions left" once `FEW_QUESTIONS_LEFT` or fewer are left in the session's window (an answer's `headers` say). */
   questionsLeft(headers: Headers): string | undefined {
-    const left = Number(headers.get(this.#needs.questionsLeftHeader) ?? NaN);
-    if (!Number.isInteger(left) || left < 0 || left > FEW_QUESTIONS_LEFT) return undefined;
-    return left ? this.#say('questionsLeft')(left) : this.#say('lastQuestion');
+    const left = headers.get(this.#needs.questionsLeftHeader)!;
+    // A whole number, digits only (an absent or empty header says nothing).
+    if (!/^\d+$/.test(left) || +left > FEW_QUESTIONS_LEFT) return undefined;
+    return +left ? this.#say('questionsLeft')(+left) : this.#say('lastQuestion');
   }
 
   /**
