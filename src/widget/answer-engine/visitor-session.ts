@@ -31,16 +31,20 @@ export const SESSION_WORDS = {
 } satisfies Partial<ChatStrings>;
 type SessionWords = typeof SESSION_WORDS;
 
-/** The entry of `SESSION_WORDS` that words each of the proxy's refusals (the rest get `noSession`). */
-const WORDS_BY_CODE: Record<string, keyof SessionWords> = {
-  SESSION_LIMITED: 'sessionLimited',
-  SESSION_BUSY: 'sessionBusy',
-  SESSION_MINT_LIMITED: 'sessionMintLimited',
-  HUMAN_CHECK_FAILED: 'humanCheckFailed',
-  HUMAN_CHECK_UNAVAILABLE: 'humanCheckUnavailable',
-} satisfies Partial<Record<SessionErrorCode, keyof SessionWords>>;
-/** Refusals that are limits: said in their own words even where a query was refused for them (`explain`). */
-const LIMITS = ['sessionLimited', 'sessionBusy', 'sessionMintLimited'];
+/**
+ * The entry of `SESSION_WORDS` named after a refusal's code (`SESSION_MINT_LIMITED`: `sessionMintLimited`), if it has
+ * one: the session's limits (`SESSION_*`) and the human check's refusals (`HUMAN_CHECK_*`); the rest get `noSession`.
+ */
+function wordsFor(code = ''): RefusalWords | undefined {
+  const key = code.toLowerCase().replace(/_(.)/g, (_, letter: string) => letter.toUpperCase());
+  return /^(session|human)/.test(key) && key in SESSION_WORDS ? (key as RefusalWords) : undefined;
+}
+type RefusalWords = Extract<keyof SessionWords, `session${string}` | `human${string}`>;
+/** `sessionMintLimited` as `SESSION_MINT_LIMITED`. */
+type CodeOf<Key extends string> = Key extends `${infer First}${infer Rest}` ? `${First extends Lowercase<First> ? '' : '_'}${Uppercase<First>}${CodeOf<Rest>}` : '';
+/** Fails the type check should an entry of `RefusalWords` be named after no code of the proxy's. */
+type NamedAfterCodes<Codes extends SessionErrorCode> = Codes;
+type _RefusalCodes = NamedAfterCodes<CodeOf<RefusalWords>>;
 
 /** A new session is earned once less than this share of the token's life is left. */
 const RENEW_SHARE = 0.2;
@@ -135,8 +139,9 @@ export class VisitorSession {
 
   /** `failure` in the visitor's words where it is one of the session's limits (the chat adds its count-down). */
   explain(failure: ChatFailure): ChatFailure {
-    const words = failure.code && WORDS_BY_CODE[failure.code];
-    return !failure.message && words && LIMITS.includes(words) ? { ...failure, message: this.#say(words) as string } : failure;
+    // Refusals that are limits (`SESSION_*`) are said in their own words even where a query was refused for them.
+    const words = wordsFor(failure.code);
+    return !failure.message && words?.startsWith('session') ? { ...failure, message: this.#say(words) as string } : failure;
   }
 
   /** A query refused for want of a session even with a fresh one: said plainly (the question is kept for Retry). */
@@ -168,7 +173,7 @@ export class VisitorSession {
 
   /** Why a visitor session could not be earned (so the question was not sent), in the visitor's words. */
   #unearned(failure: ChatFailure): ChatFailure {
-    return { ...failure, message: failure.message ?? this.#say((failure.code && WORDS_BY_CODE[failure.code]) || 'noSession') as string };
+    return { ...failure, message: failure.message ?? this.#say(wordsFor(failure.code) ?? 'noSession') as string };
   }
 
   /**
