@@ -95,6 +95,9 @@ const SOLVED_MARGIN_MS = 30_000;
 export class VisitorSession {
   readonly #base: string;
   readonly #needs: KeeperNeeds;
+  /** Where the tab keeps the token (or that sessions are off), and the challenge solved in idle time. */
+  readonly #tokenKey: string;
+  readonly #solvedKey: string;
   #off = false;
   /** The last try failed (a limit, a refused check): idle time and focus wait for a question to try again. */
   #failed = false;
@@ -121,6 +124,8 @@ export class VisitorSession {
     this.#base = base;
     this.#needs = needs;
     this.#firstChallenge = firstChallenge;
+    this.#tokenKey = needs.storageKey(base);
+    this.#solvedKey = needs.solvedKey(base);
     try {
       const kept = JSON.parse(sessionStorage.getItem(this.#tokenKey) ?? 'null') as (HeldToken & { off?: true }) | null;
       if (kept?.off) this.#off = true;
@@ -331,14 +336,6 @@ export class VisitorSession {
     const checking = import('./human-check.js').then(({ humanCheck: check }) => check(turnstileSiteKey ?? '', () => this.#chatNow(), this.#base, signal, this.#needs.trustedScriptUrl));
     checking.catch(() => {});
     return checking;
-  }
-
-  get #solvedKey(): string {
-    return this.#needs.solvedKey(this.#base);
-  }
-
-  get #tokenKey(): string {
-    return this.#needs.storageKey(this.#base);
   }
 
   /**
