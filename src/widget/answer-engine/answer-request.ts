@@ -1,4 +1,4 @@
-import { INCOMPLETE_STREAM, SESSION_HEADER, describeProblems, needsNewSession, readAgentQueryAnswer, readAgentStream, type AgentQueryAnswer } from '../../protocol/index.js';
+import { INCOMPLETE_STREAM, QUESTIONS_LEFT_HEADER, SESSION_HEADER, describeProblems, needsNewSession, readAgentQueryAnswer, readAgentStream, type AgentQueryAnswer } from '../../protocol/index.js';
 import type { ChatFailure } from '../element/failure-kinds.js';
 import { failureFromNetworkError, failureFromResponse, failureFromStreamError } from './failures.js';
 import { nextTask } from './next-task.js';
@@ -85,7 +85,7 @@ async function askWith(options: AskOptions, token: string | undefined, session: 
     return { type: 'failed', failure: session?.explain(failure) ?? failure, partialAnswer: '' };
   }
   const outcome = await (streaming ? readStreamed(response, options) : readJson(response, options));
-  const note = outcome.type === 'answered' && session?.questionsLeft(response.headers);
+  const note = outcome.type === 'answered' && session?.questionsLeft(response.headers.get(QUESTIONS_LEFT_HEADER));
   if (note) (outcome as { note?: string }).note = note;
   return outcome;
 }

@@ -2,7 +2,7 @@
 // address asks for visitor sessions, learned with one request, so that the
 // session keeper and its solver (a chunk of their own) are fetched only from a
 // proxy that has sessions on: a site without them pays one 404, not the code.
-import { QUESTIONS_LEFT_HEADER, SESSION_ROUTES } from '../../protocol/sessions.js';
+import { SESSION_ROUTES } from '../../protocol/sessions.js';
 import { inUse, type PageChat } from './chat-in-use.js';
 import { failureFromNetworkError, failureFromResponse } from './failures.js';
 import { nextTask } from './next-task.js';
@@ -19,7 +19,7 @@ export const solvedStorageKey = (base: string) => `${sessionStorageKey(base)} so
  * imports nothing from this chunk: an import between them would make this chunk, which every visitor fetches,
  * export its inner names, wrap its own exports in a namespace object and keep all of SESSION_ERROR_CODES (0.3 KB gzipped).
  */
-const keeperNeeds = { failureFromResponse, failureFromNetworkError, storageKey: sessionStorageKey, solvedKey: solvedStorageKey, nextTask, trustedScriptUrl, routes: SESSION_ROUTES, questionsLeftHeader: QUESTIONS_LEFT_HEADER, inUse };
+const keeperNeeds = { failureFromResponse, failureFromNetworkError, storageKey: sessionStorageKey, solvedKey: solvedStorageKey, nextTask, trustedScriptUrl, routes: SESSION_ROUTES, inUse };
 export type KeeperNeeds = typeof keeperNeeds;
 
 const keepers = new Map<string, Promise<VisitorSession | undefined>>();

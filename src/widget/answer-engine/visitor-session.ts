@@ -154,12 +154,12 @@ export class VisitorSession {
     return { ...failure, message: this.#say('noSession') };
   }
 
-  /** "n questions left" once `FEW_QUESTIONS_LEFT` or fewer are left in the session's window (an answer's `headers` say). */
-  questionsLeft(headers: Headers): string | undefined {
-    const left = headers.get(this.#needs.questionsLeftHeader)!;
-    // A whole number, digits only (an absent or empty header says nothing).
-    if (!/^\d+$/.test(left) || +left > FEW_QUESTIONS_LEFT) return undefined;
-    return +left ? this.#say('questionsLeft')(+left) : this.#say('lastQuestion');
+  /** "n questions left" once `FEW_QUESTIONS_LEFT` or fewer are left in the session's window (`header`: an answer's `Kagent-Questions-Left`). */
+  questionsLeft(header: string | null): string | undefined {
+    const left = +header!;
+    // Digits only (null is tested as "null"): an absent, empty or malformed header says nothing.
+    if (!/^\d+$/.test(header!) || left > FEW_QUESTIONS_LEFT) return undefined;
+    return left ? this.#say('questionsLeft')(left) : this.#say('lastQuestion');
   }
 
   /**
