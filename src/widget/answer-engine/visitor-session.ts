@@ -177,8 +177,8 @@ export class VisitorSession {
   }
 
   /** Why a visitor session could not be earned (so the question was not sent), in the visitor's words. */
-  #unearned(failure: ChatFailure): ChatFailure {
-    return { ...failure, message: failure.message ?? this.#say(wordsFor(failure.code) ?? 'noSession') as string };
+  #unearned(failure: ChatFailure): SessionTicket {
+    return { failure: { ...failure, message: failure.message ?? this.#say(wordsFor(failure.code) ?? 'noSession') as string } };
   }
 
   /**
@@ -283,9 +283,9 @@ export class VisitorSession {
             this.#store(this.#tokenKey, { off: true });
             return { token: undefined };
           }
-          if (!asked.ok) return { failure: this.#unearned(await failureFromResponse(asked)) };
+          if (!asked.ok) return this.#unearned(await failureFromResponse(asked));
           const answer = (await asked.json().catch(() => undefined)) as { challenge?: SessionChallenge; humanCheck?: unknown; turnstileSiteKey?: string; expiresInSeconds?: number } | undefined;
-          if (!isChallenge(answer?.challenge)) return { failure: this.#unreadable(asked, 'challenge') };
+          if (!isChallenge(answer?.challenge)) return this.#unreadable(asked, 'challenge');
           // The proxy asks for Cloudflare Turnstile too: for a session started now, a fresh token got while the challenge is solved.
           const check = { humanCheck: answer.humanCheck, turnstileSiteKey: answer.turnstileSiteKey };
           if (this.#start) checking = this.#check(check, stop.signal);
@@ -298,7 +298,7 @@ export class VisitorSession {
           if (!this.#start) return SOLVED_ONLY;
         }
         const checked = await (checking ?? this.#check(solved.check, stop.signal));
-        if (checked && 'failure' in checked) return { failure: this.#unearned(checked.failure) };
+        if (checked && 'failure' in checked) return this.#unearned(checked.failure);
         // Spent now, whatever the answer: a solution is accepted once.
         this.#store(this.#solvedKey, (this.#solved = undefined));
         const { challenge, solution, solvedBy: by } = solved;
@@ -306,7 +306,7 @@ export class VisitorSession {
         if (granted.ok) {
           const grant = (await granted.json().catch(() => undefined)) as { token?: unknown; expiresInSeconds?: unknown } | undefined;
           if (typeof grant?.token !== 'string' || typeof grant.expiresInSeconds !== 'number') {
-            return { failure: this.#unreadable(granted, 'session') };
+            return this.#unreadable(granted, 'session');
           }
           const now = Date.now();
           const life = grant.expiresInSeconds * 1000;
@@ -315,7 +315,7 @@ export class VisitorSession {
           return { token: grant.token };
         }
         const failure = await failureFromResponse(granted);
-        if (attempt > 0 || !needsNewChallenge(failure.code)) return { failure: this.#unearned(failure) };
+        if (attempt > 0 || !needsNewChallenge(failure.code)) return this.#unearned(failure);
       }
     } catch (error) {
       return { failure: this.#needs.failureFromNetworkError(error) };
@@ -352,7 +352,7 @@ export class VisitorSession {
   }
 
   /** A proxy's answer this chat could not read, as the reason no session was earned. */
-  #unreadable(response: Response, what: string): ChatFailure {
+  #unreadable(response: Response, what: string): SessionTicket {
     return this.#unearned({ kind: 'unreadable', status: response.status, detail: `The proxy sent a ${what} this chat could not read` });
   }
 
