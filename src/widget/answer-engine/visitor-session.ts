@@ -137,11 +137,6 @@ export class VisitorSession {
     }
   }
 
-  /** Whether sessions are known to be off for this proxy (its challenge route answered 404). */
-  get off(): boolean {
-    return this.#off;
-  }
-
   /** `failure` in the visitor's words where it is one of the session's limits (the chat adds its count-down). */
   explain(failure: ChatFailure): ChatFailure {
     // Refusals that are limits (`SESSION_*`) are said in their own words even where a query was refused for them.
