@@ -127,9 +127,10 @@ export class VisitorSession {
     this.#tokenKey = needs.storageKey(base);
     this.#solvedKey = needs.solvedKey(base);
     try {
-      const kept = JSON.parse(sessionStorage.getItem(this.#tokenKey) ?? 'null') as (HeldToken & { off?: true }) | null;
-      if (kept?.off) this.#off = true;
-      else if (typeof kept?.token === 'string' && kept.expiresAt > Date.now()) this.#held = kept;
+      // (A tab that remembers sessions off gets no keeper: session-gate.ts reads that, and makes one only once a
+      // query is refused for want of a session, which `renew` then earns.)
+      const kept = JSON.parse(sessionStorage.getItem(this.#tokenKey) ?? 'null') as HeldToken | null;
+      if (typeof kept?.token === 'string' && kept.expiresAt > Date.now()) this.#held = kept;
       const solved = JSON.parse(sessionStorage.getItem(this.#solvedKey) ?? 'null') as SolvedChallenge | null;
       if (isChallenge(solved?.challenge) && solved.check) this.#solved = solved;
     } catch {
