@@ -225,11 +225,11 @@ export class VisitorSession {
   }
 
   /** The proxy refused the token a question carried (or its lack of one): forget it, and earn a new one for the one more try. */
-  renew(refused: string | undefined, signal: AbortSignal): Promise<SessionTicket> {
+  async renew(refused: string | undefined, signal: AbortSignal): Promise<SessionTicket> {
     this.#off = false;
     if (this.#held?.token === refused) this.#store(this.#tokenKey, (this.#held = undefined));
     // Already renewed meanwhile (another question, or the renewal near the end): that one is tried.
-    else if (this.#held && Date.now() < this.#held.expiresAt) return Promise.resolve({ token: this.#held.token });
+    else if (this.#held && Date.now() < this.#held.expiresAt) return { token: this.#held.token };
     return this.#wait(signal);
   }
 
@@ -238,7 +238,7 @@ export class VisitorSession {
     try {
       let ticket: SessionTicket;
       // An earning in idle time that ended as the question came has left its solved challenge: start the session from it.
-      do ticket = await this.#earn(true);
+      do ticket = await this.#earn();
       while (ticket === SOLVED_ONLY);
       return ticket;
     } finally {
@@ -248,7 +248,7 @@ export class VisitorSession {
 
   /** Challenge, solve and (`start`) session: one at a time, shared by whoever asks meanwhile. */
   #earn(start = true): Promise<SessionTicket> {
-    if (start) this.#start = true;
+    this.#start ||= start;
     return (this.#earning ??= this.#challengeAndSolve().then((ticket) => {
       this.#earning = undefined;
       this.#start = false;
