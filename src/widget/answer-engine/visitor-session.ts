@@ -98,9 +98,9 @@ export class VisitorSession {
   /** Where the tab keeps the token (or that sessions are off), and the challenge solved in idle time. */
   readonly #tokenKey: string;
   readonly #solvedKey: string;
-  #off = false;
+  #off?: boolean;
   /** The last try failed (a limit, a refused check): idle time and focus wait for a question to try again. */
-  #failed = false;
+  #failed?: boolean;
   #held: HeldToken | undefined;
   /**
    * Solved in idle time, not yet a session: a session is started only once a visitor shows they want the chat
@@ -110,7 +110,7 @@ export class VisitorSession {
   #solved: SolvedChallenge | undefined;
   #earning: Promise<SessionTicket> | undefined;
   /** Whether the earning under way is to end with a session (someone wants one), not only a solved challenge. */
-  #start = false;
+  #start?: boolean;
   /** What wants the session being earned: chats on the page, and questions waiting for it. It stops once none is left. */
   #wanted = new Set<Element | AbortSignal>();
   /** The challenge route's answer that showed sessions are on (session-gate.ts): the first challenge to solve. */
