@@ -353,7 +353,7 @@ export class VisitorSession {
   }
 
   #post(route: string, body: unknown, signal: AbortSignal): Promise<Response> {
-    return fetch(`${this.#base}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
+    return fetch(this.#base + route, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
   }
 }
 
