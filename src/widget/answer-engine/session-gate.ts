@@ -64,7 +64,7 @@ async function probe(base: string): Promise<Response | null | undefined> {
   }
   if (kept?.off) return null;
   if (known) return undefined;
-  const asked = await fetch(`${base}${SESSION_ROUTES.challenge}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const asked = await fetch(base + SESSION_ROUTES.challenge, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   // Off: a 404, or a page instead of JSON (a host's catch-all route, such as a single-page app's fallback to its
   // index.html, in front of a proxy without sessions). Were they on after all, the first query's refusal says so.
   if (asked.status != 404 && /json/.test(asked.headers.get('content-type')!)) return asked;
