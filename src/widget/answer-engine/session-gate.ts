@@ -10,9 +10,9 @@ import { trustedScriptUrl } from './trusted-types.js';
 import type { VisitorSession } from './visitor-session.js';
 
 /** The key under which the page's tab keeps what it learned of `base`'s sessions (sessionStorage: the tab's only, gone with it). */
-export const sessionStorageKey = (base: string) => `kagent-chat-session ${base}`;
+export const sessionStorageKey = (base: string) => 'kagent-chat-session ' + base;
 /** The key of a challenge solved in idle time and not yet spent (the keeper's), kept for the tab's next pages. */
-export const solvedStorageKey = (base: string) => `${sessionStorageKey(base)} solved`;
+export const solvedStorageKey = (base: string) => sessionStorageKey(base) + ' solved';
 
 /**
  * What the keeper's chunk uses of this one, handed to it (as DOMPurify's chunk is handed its policy) so that it
