@@ -24,8 +24,6 @@ export type KeeperNeeds = typeof keeperNeeds;
 
 const keepers = new Map<string, Promise<VisitorSession | undefined>>();
 
-const baseOf = (endpoint: string) => endpoint.replace(/\/+$/, '');
-
 /**
  * The session keeper of the proxy at `endpoint`, or `undefined` where its
  * sessions are off (its challenge route answered 404 or a page, now or earlier in this
@@ -33,7 +31,7 @@ const baseOf = (endpoint: string) => endpoint.replace(/\/+$/, '');
  * whatever was learned before.
  */
 export function sessionFor(endpoint: string, on = false): Promise<VisitorSession | undefined> {
-  const base = baseOf(endpoint);
+  const base = endpoint.replace(/\/+$/, '');
   const known = keepers.get(base);
   if (known && !on) return known;
   const keeper = (on ? Promise.resolve(undefined) : probe(base)).then(async (challenge) => {
