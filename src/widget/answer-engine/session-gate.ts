@@ -51,17 +51,14 @@ export function sessionFor(endpoint: string, on = false): Promise<VisitorSession
  * known); a Response the keeper takes as its first challenge.
  */
 async function probe(base: string): Promise<Response | null | undefined> {
-  let kept: { off?: true; token?: string } | null = null;
-  let known = false;
   try {
-    kept = JSON.parse(sessionStorage.getItem(sessionStorageKey(base)) ?? 'null');
+    const kept = JSON.parse(sessionStorage.getItem(sessionStorageKey(base)) ?? 'null') as { off?: true; token?: string } | null;
+    if (kept?.off) return null;
     // A token, or a challenge already solved (an earlier page of this tab): the keeper needs no challenge yet.
-    known = Boolean(kept?.token || sessionStorage.getItem(solvedStorageKey(base)));
+    if (kept?.token || sessionStorage.getItem(solvedStorageKey(base))) return undefined;
   } catch {
     // No storage (a sandboxed frame) or a damaged entry: ask the proxy.
   }
-  if (kept?.off) return null;
-  if (known) return undefined;
   const asked = await fetch(base + SESSION_ROUTES.challenge, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   // Off: a 404, or a page instead of JSON (a host's catch-all route, such as a single-page app's fallback to its
   // index.html, in front of a proxy without sessions). Were they on after all, the first query's refusal says so.
