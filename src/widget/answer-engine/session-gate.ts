@@ -34,11 +34,10 @@ export function sessionFor(endpoint: string, on = false): Promise<VisitorSession
   const base = endpoint.replace(/\/+$/, '');
   const known = keepers.get(base);
   if (known && !on) return known;
-  const keeper = (on ? Promise.resolve(undefined) : probe(base)).then(async (challenge) => {
-    if (challenge === null) return undefined;
-    const { visitorSessionFor } = await import('./visitor-session.js');
-    return visitorSessionFor(base, keeperNeeds, challenge);
-  });
+  const keeper = (async () => {
+    const challenge = on ? undefined : await probe(base);
+    if (challenge !== null) return (await import('./visitor-session.js')).visitorSessionFor(base, keeperNeeds, challenge);
+  })();
   keepers.set(base, keeper);
   // A network failure says nothing: the next question asks again.
   keeper.catch(() => keepers.delete(base));
