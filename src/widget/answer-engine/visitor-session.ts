@@ -60,20 +60,20 @@ interface HeldToken {
   solvedBy?: SolvedBy;
 }
 
-/** A challenge solved in idle time and not yet turned into a session, with when it runs out (this page's clock). */
-interface SolvedChallenge {
+/** The challenge route's answer: the challenge, and its word on the human check (done when the session is started). */
+interface ChallengeAnswer {
+  challenge?: SessionChallenge;
+  humanCheck?: unknown;
+  turnstileSiteKey?: string;
+  expiresInSeconds?: number;
+}
+
+/** A challenge solved in idle time and not yet turned into a session: the route's answer, with the solution and when it runs out (this page's clock). */
+interface SolvedChallenge extends ChallengeAnswer {
   challenge: SessionChallenge;
   solution: SessionSolution;
   solvedBy: SolvedBy;
   expiresAt: number;
-  /** What the challenge's answer said of the human check, done when the session is started. */
-  check: AskedCheck;
-}
-
-/** The challenge answer's word on the human check. */
-interface AskedCheck {
-  humanCheck?: unknown;
-  turnstileSiteKey?: string;
 }
 
 /** What a question waits for: a token to send, none (sessions are off), or why none could be earned. */
@@ -132,7 +132,7 @@ export class VisitorSession {
       const kept = JSON.parse(sessionStorage.getItem(this.#tokenKey) ?? 'null') as HeldToken | null;
       if (typeof kept?.token === 'string' && kept.expiresAt > Date.now()) this.#held = kept;
       const solved = JSON.parse(sessionStorage.getItem(this.#solvedKey) ?? 'null') as SolvedChallenge | null;
-      if (isChallenge(solved?.challenge) && solved.check) this.#solved = solved;
+      if (isChallenge(solved?.challenge)) this.#solved = solved;
     } catch {
       // No storage (a sandboxed frame) or a damaged entry: start afresh.
     }
@@ -280,20 +280,19 @@ export class VisitorSession {
             return { token: undefined };
           }
           if (!asked.ok) return this.#unearned(await failureFromResponse(asked));
-          const answer = (await asked.json().catch(() => undefined)) as { challenge?: SessionChallenge; humanCheck?: unknown; turnstileSiteKey?: string; expiresInSeconds?: number } | undefined;
+          const answer = (await asked.json().catch(() => undefined)) as ChallengeAnswer | undefined;
           if (!isChallenge(answer?.challenge)) return this.#unreadable(asked, 'challenge');
           // The proxy asks for Cloudflare Turnstile too: for a session started now, a fresh token got while the challenge is solved.
-          const check = { humanCheck: answer.humanCheck, turnstileSiteKey: answer.turnstileSiteKey };
-          if (this.#start) checking = this.#check(check, stop.signal);
+          if (this.#start) checking = this.#check(answer, stop.signal);
           const expiresAt = Date.now() + (answer.expiresInSeconds ?? 300) * 1000;
           const { solution, by } = await solveChallenge(answer.challenge, stop.signal, this.#needs);
           if (!solution) return { failure: { kind: 'unreachable', detail: 'Stopped earning a visitor session: no chat on the page wants it any more' } };
-          solved = { challenge: answer.challenge, solution, solvedBy: by, expiresAt, check };
+          solved = { ...answer, challenge: answer.challenge, solution, solvedBy: by, expiresAt };
           this.#store(this.#solvedKey, (this.#solved = solved));
           // Solved in idle time, nobody has asked for a session yet: it is started when somebody does.
           if (!this.#start) return SOLVED_ONLY;
         }
-        const checked = await (checking ?? this.#check(solved.check, stop.signal));
+        const checked = await (checking ?? this.#check(solved, stop.signal));
         if (checked && 'failure' in checked) return this.#unearned(checked.failure);
         // Spent now, whatever the answer: a solution is accepted once.
         this.#store(this.#solvedKey, (this.#solved = undefined));
@@ -327,7 +326,7 @@ export class VisitorSession {
   }
 
   /** The human check's token for a session started now, where the proxy asks for one. */
-  #check({ humanCheck, turnstileSiteKey }: AskedCheck, signal: AbortSignal): Promise<HumanCheck> | undefined {
+  #check({ humanCheck, turnstileSiteKey }: ChallengeAnswer, signal: AbortSignal): Promise<HumanCheck> | undefined {
     if (humanCheck !== 'turnstile') return undefined;
     const checking = import('./human-check.js').then(({ humanCheck: check }) => check(turnstileSiteKey ?? '', () => this.#chatNow(), this.#base, signal, this.#needs.trustedScriptUrl));
     checking.catch(() => {});
