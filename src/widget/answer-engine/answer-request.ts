@@ -45,7 +45,7 @@ export function queryUrl(endpoint: string, agentId: string): string {
  * the question sent once more, never twice.
  */
 export async function askAgent(options: AskOptions): Promise<AskOutcome> {
-  let session = await sessionFor(options.endpoint).catch(() => undefined);
+  let session = await sessionFor(options.endpoint);
   // One answer at a time per session: this page's other chats asking the same proxy wait for it (the keeper's `turn`).
   const endTurn = await session?.turn(options.signal);
   try {
@@ -58,7 +58,7 @@ export async function askAgent(options: AskOptions): Promise<AskOutcome> {
       // Refused twice (a second try is only made with a keeper): said plainly, the question kept for Retry.
       if (attempt > 0) return session ? { ...outcome, failure: session.refusedAgain(outcome.failure) } : outcome;
       // Sessions are on after all (the tab remembered them off): the keeper's chunk comes now.
-      session ??= await sessionFor(options.endpoint, true).catch(() => undefined);
+      session ??= await sessionFor(options.endpoint, true);
       if (!session) return outcome;
       ticket = await session.renew(ticket.token, options.signal);
     }

@@ -28,19 +28,22 @@ const keepers = new Map<string, Promise<VisitorSession | undefined>>();
  * The session keeper of the proxy at `endpoint`, or `undefined` where its
  * sessions are off (its challenge route answered 404 or a page, now or earlier in this
  * tab). `on`: the proxy refused a query for want of a session, so they are on
- * whatever was learned before.
+ * whatever was learned before. Never rejects: with the proxy out of reach, `undefined`.
  */
 export function sessionFor(endpoint: string, on = false): Promise<VisitorSession | undefined> {
   const base = endpoint.replace(/\/+$/, '');
   const known = keepers.get(base);
   if (known && !on) return known;
   const keeper = (async () => {
-    const challenge = on ? undefined : await probe(base);
-    if (challenge !== null) return (await import('./visitor-session.js')).visitorSessionFor(base, keeperNeeds, challenge);
+    try {
+      const challenge = on ? undefined : await probe(base);
+      if (challenge !== null) return (await import('./visitor-session.js')).visitorSessionFor(base, keeperNeeds, challenge);
+    } catch {
+      // A network failure says nothing (this question goes without a session): the next question asks again.
+      keepers.delete(base);
+    }
   })();
   keepers.set(base, keeper);
-  // A network failure says nothing: the next question asks again.
-  keeper.catch(() => keepers.delete(base));
   return keeper;
 }
 
@@ -80,7 +83,7 @@ export function joinSessions(chat: PageChat): void {
     // (Idle time may come after the chat left the page.)
     if (!chat.isConnected) return;
     inUse.chat = chat;
-    if (chat.endpoint) sessionFor(chat.endpoint).then((keeper) => keeper?.prepare(chat, start), () => {});
+    if (chat.endpoint) void sessionFor(chat.endpoint).then((keeper) => keeper?.prepare(chat, start));
   };
   chat.addEventListener('focusin', () => use(true));
   inUse.chat = chat;
