@@ -56,7 +56,7 @@ export async function askAgent(options: AskOptions): Promise<AskOutcome> {
       const outcome = await askWith(options, ticket.token, session);
       if (outcome.type !== 'failed' || !needsNewSession(outcome.failure.code)) return outcome;
       // Refused twice (a second try is only made with a keeper): said plainly, the question kept for Retry.
-      if (attempt > 0) return session ? { ...outcome, failure: session.refusedAgain(outcome.failure) } : outcome;
+      if (attempt > 0) return { ...outcome, failure: session!.refusedAgain(outcome.failure) };
       // Sessions are on after all (the tab remembered them off): the keeper's chunk comes now.
       session ??= await sessionFor(options.endpoint, true);
       if (!session) return outcome;
