@@ -262,7 +262,7 @@ export class VisitorSession {
     const stop = new AbortController();
     // Nobody left to use it (every chat removed, every waiting question stopped): the work stops.
     const watch = setInterval(() => {
-      for (const wanted of this.#wanted) if (wanted instanceof AbortSignal ? !wanted.aborted : wanted.isConnected) return;
+      for (const wanted of this.#wanted) if ('aborted' in wanted ? !wanted.aborted : wanted.isConnected) return;
       stop.abort();
     }, WATCH_MS);
     try {
