@@ -286,7 +286,7 @@ export class VisitorSession {
           if (this.#start) checking = this.#check(answer, stop.signal);
           const expiresAt = Date.now() + (answer.expiresInSeconds ?? 300) * 1000;
           const { solution, by } = await solveChallenge(answer.challenge, stop.signal, this.#needs);
-          if (!solution) return { failure: { kind: 'unreachable', detail: 'Stopped earning a visitor session: no chat on the page wants it any more' } };
+          if (!solution) return { failure: { kind: 'unreachable', detail: 'Stopped: no chat on the page wants the session any more' } };
           solved = { ...answer, challenge: answer.challenge, solution, solvedBy: by, expiresAt };
           this.#store(this.#solvedKey, (this.#solved = solved));
           // Solved in idle time, nobody has asked for a session yet: it is started when somebody does.
