@@ -49,7 +49,7 @@ export async function askAgent(options: AskOptions): Promise<AskOutcome> {
   // One answer at a time per session: this page's other chats asking the same proxy wait for it (the keeper's `turn`).
   const endTurn = await session?.turn(options.signal);
   try {
-    let ticket: SessionTicket = session ? await session.ticket(options.signal) : { token: undefined };
+    let ticket: SessionTicket = (await session?.ticket(options.signal)) ?? { token: undefined };
     for (let attempt = 0; ; attempt++) {
       if (options.signal.aborted) return { type: 'stopped', partialAnswer: '' };
       if ('failure' in ticket) return { type: 'failed', failure: ticket.failure, partialAnswer: '' };
