@@ -19,7 +19,7 @@ export const solvedStorageKey = (base: string) => sessionStorageKey(base) + ' so
  * imports nothing from this chunk: an import between them would make this chunk, which every visitor fetches,
  * export its inner names, wrap its own exports in a namespace object and keep all of SESSION_ERROR_CODES (0.3 KB gzipped).
  */
-const keeperNeeds = { failureFromResponse, failureFromNetworkError, storageKey: sessionStorageKey, solvedKey: solvedStorageKey, nextTask, trustedScriptUrl, routes: SESSION_ROUTES, inUse };
+const keeperNeeds = { readFailure: failureFromResponse, networkFailure: failureFromNetworkError, storageKey: sessionStorageKey, solvedKey: solvedStorageKey, nextTask, trustedScriptUrl, routes: SESSION_ROUTES, inUse };
 export type KeeperNeeds = typeof keeperNeeds;
 
 const keepers = new Map<string, Promise<VisitorSession | undefined>>();

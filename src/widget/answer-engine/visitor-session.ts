@@ -258,7 +258,7 @@ export class VisitorSession {
   }
 
   async #challengeAndSolve(): Promise<SessionTicket> {
-    const { routes, failureFromResponse } = this.#needs;
+    const { routes, readFailure } = this.#needs;
     const stop = new AbortController();
     // Nobody left to use it (every chat removed, every waiting question stopped): the work stops.
     const watch = setInterval(() => {
@@ -279,7 +279,7 @@ export class VisitorSession {
             this.#store(this.#tokenKey, { off: true });
             return { token: undefined };
           }
-          if (!asked.ok) return this.#unearned(await failureFromResponse(asked));
+          if (!asked.ok) return this.#unearned(await readFailure(asked));
           const answer = (await asked.json().catch(() => undefined)) as ChallengeAnswer | undefined;
           if (!isChallenge(answer?.challenge)) return this.#unreadable(asked, 'challenge');
           // The proxy asks for Cloudflare Turnstile too: for a session started now, a fresh token got while the challenge is solved.
@@ -309,11 +309,11 @@ export class VisitorSession {
           this.#store(this.#tokenKey, this.#held);
           return { token: grant.token };
         }
-        const failure = await failureFromResponse(granted);
+        const failure = await readFailure(granted);
         if (attempt > 0 || !needsNewChallenge(failure.code)) return this.#unearned(failure);
       }
     } catch (error) {
-      return { failure: this.#needs.failureFromNetworkError(error) };
+      return { failure: this.#needs.networkFailure(error) };
     } finally {
       clearInterval(watch);
       this.#wanted.clear();
