@@ -305,8 +305,7 @@ export class VisitorSession {
           }
           const now = Date.now();
           const life = grant.expiresInSeconds * 1000;
-          this.#held = { token: grant.token, renewAt: now + life * (1 - RENEW_SHARE), expiresAt: now + life, solvedBy: by };
-          this.#store(this.#tokenKey, this.#held);
+          this.#store(this.#tokenKey, (this.#held = { token: grant.token, renewAt: now + life * (1 - RENEW_SHARE), expiresAt: now + life, solvedBy: by }));
           return { token: grant.token };
         }
         const failure = await readFailure(granted);
