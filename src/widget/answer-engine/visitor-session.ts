@@ -296,8 +296,7 @@ export class VisitorSession {
         if (checked && 'failure' in checked) return this.#unearned(checked.failure);
         // Spent now, whatever the answer: a solution is accepted once.
         this.#store(this.#solvedKey, (this.#solved = undefined));
-        const { challenge, solution, solvedBy: by } = solved;
-        const granted = await this.#post(routes.session, { challenge, solution, turnstileToken: checked?.token }, stop.signal);
+        const granted = await this.#post(routes.session, { challenge: solved.challenge, solution: solved.solution, turnstileToken: checked?.token }, stop.signal);
         if (granted.ok) {
           const grant = (await granted.json().catch(() => undefined)) as { token?: unknown; expiresInSeconds?: unknown } | undefined;
           if (typeof grant?.token !== 'string' || typeof grant.expiresInSeconds !== 'number') {
@@ -305,7 +304,7 @@ export class VisitorSession {
           }
           const now = Date.now();
           const life = grant.expiresInSeconds * 1000;
-          this.#store(this.#tokenKey, (this.#held = { token: grant.token, renewAt: now + life * (1 - RENEW_SHARE), expiresAt: now + life, solvedBy: by }));
+          this.#store(this.#tokenKey, (this.#held = { token: grant.token, renewAt: now + life * (1 - RENEW_SHARE), expiresAt: now + life, solvedBy: solved.solvedBy }));
           return { token: grant.token };
         }
         const failure = await readFailure(granted);
