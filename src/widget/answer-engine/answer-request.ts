@@ -1,4 +1,4 @@
-import { INCOMPLETE_STREAM, SESSION_HEADER, describeProblems, needsNewSession, readAgentQueryAnswer, readAgentStream, type AgentQueryAnswer } from '../../protocol/index.js';
+import { INCOMPLETE_STREAM, QUESTIONS_LEFT_HEADER, SESSION_HEADER, describeProblems, needsNewSession, readAgentQueryAnswer, readAgentStream, type AgentQueryAnswer } from '../../protocol/index.js';
 import type { ChatFailure } from '../element/failure-kinds.js';
 import { failureFromNetworkError, failureFromResponse, failureFromStreamError } from './failures.js';
 import { nextTask } from './next-task.js';
@@ -45,20 +45,20 @@ export function queryUrl(endpoint: string, agentId: string): string {
  * the question sent once more, never twice.
  */
 export async function askAgent(options: AskOptions): Promise<AskOutcome> {
-  let session = await sessionFor(options.endpoint).catch(() => undefined);
+  let session = await sessionFor(options.endpoint);
   // One answer at a time per session: this page's other chats asking the same proxy wait for it (the keeper's `turn`).
   const endTurn = await session?.turn(options.signal);
   try {
-    let ticket: SessionTicket = session ? await session.ticket(options.signal) : { token: undefined };
+    let ticket: SessionTicket = (await session?.ticket(options.signal)) ?? { token: undefined };
     for (let attempt = 0; ; attempt++) {
       if (options.signal.aborted) return { type: 'stopped', partialAnswer: '' };
       if ('failure' in ticket) return { type: 'failed', failure: ticket.failure, partialAnswer: '' };
       const outcome = await askWith(options, ticket.token, session);
       if (outcome.type !== 'failed' || !needsNewSession(outcome.failure.code)) return outcome;
       // Refused twice (a second try is only made with a keeper): said plainly, the question kept for Retry.
-      if (attempt > 0) return session ? { ...outcome, failure: session.refusedAgain(outcome.failure) } : outcome;
+      if (attempt > 0) return { ...outcome, failure: session!.refusedAgain(outcome.failure) };
       // Sessions are on after all (the tab remembered them off): the keeper's chunk comes now.
-      session ??= await sessionFor(options.endpoint, true).catch(() => undefined);
+      session ??= await sessionFor(options.endpoint, true);
       if (!session) return outcome;
       ticket = await session.renew(ticket.token, options.signal);
     }
@@ -85,7 +85,7 @@ async function askWith(options: AskOptions, token: string | undefined, session: 
     return { type: 'failed', failure: session?.explain(failure) ?? failure, partialAnswer: '' };
   }
   const outcome = await (streaming ? readStreamed(response, options) : readJson(response, options));
-  const note = outcome.type === 'answered' && session?.questionsLeft(response.headers);
+  const note = outcome.type === 'answered' && session?.questionsLeft(response.headers.get(QUESTIONS_LEFT_HEADER));
   if (note) (outcome as { note?: string }).note = note;
   return outcome;
 }

@@ -71,6 +71,7 @@ export function failureFromStreamError(event: StreamErrorEvent): ChatFailure {
 
 /** fetch failed before any response: offline, or the endpoint is unreachable. */
 export function failureFromNetworkError(error: unknown): ChatFailure {
-  const kind = typeof navigator !== 'undefined' && navigator.onLine === false ? 'offline' : 'unreachable';
+  // (This part runs in browsers only, where navigator.onLine is always a boolean.)
+  const kind = navigator.onLine ? 'unreachable' : 'offline';
   return { kind, detail: error instanceof Error ? error.message : String(error) };
 }

@@ -2,7 +2,7 @@
 // address asks for visitor sessions, learned with one request, so that the
 // session keeper and its solver (a chunk of their own) are fetched only from a
 // proxy that has sessions on: a site without them pays one 404, not the code.
-import { QUESTIONS_LEFT_HEADER, SESSION_ROUTES } from '../../protocol/sessions.js';
+import { SESSION_ROUTES } from '../../protocol/sessions.js';
 import { inUse, type PageChat } from './chat-in-use.js';
 import { failureFromNetworkError, failureFromResponse } from './failures.js';
 import { nextTask } from './next-task.js';
@@ -10,40 +10,40 @@ import { trustedScriptUrl } from './trusted-types.js';
 import type { VisitorSession } from './visitor-session.js';
 
 /** The key under which the page's tab keeps what it learned of `base`'s sessions (sessionStorage: the tab's only, gone with it). */
-export const sessionStorageKey = (base: string) => `kagent-chat-session ${base}`;
+export const sessionStorageKey = (base: string) => 'kagent-chat-session ' + base;
 /** The key of a challenge solved in idle time and not yet spent (the keeper's), kept for the tab's next pages. */
-export const solvedStorageKey = (base: string) => `${sessionStorageKey(base)} solved`;
+export const solvedStorageKey = (base: string) => sessionStorageKey(base) + ' solved';
 
 /**
  * What the keeper's chunk uses of this one, handed to it (as DOMPurify's chunk is handed its policy) so that it
  * imports nothing from this chunk: an import between them would make this chunk, which every visitor fetches,
  * export its inner names, wrap its own exports in a namespace object and keep all of SESSION_ERROR_CODES (0.3 KB gzipped).
  */
-const keeperNeeds = { failureFromResponse, failureFromNetworkError, storageKey: sessionStorageKey, solvedKey: solvedStorageKey, nextTask, trustedScriptUrl, routes: SESSION_ROUTES, questionsLeftHeader: QUESTIONS_LEFT_HEADER, inUse };
+const keeperNeeds = { readFailure: failureFromResponse, networkFailure: failureFromNetworkError, storageKey: sessionStorageKey, solvedKey: solvedStorageKey, nextTask, trustedScriptUrl, routes: SESSION_ROUTES, inUse };
 export type KeeperNeeds = typeof keeperNeeds;
 
 const keepers = new Map<string, Promise<VisitorSession | undefined>>();
-
-const baseOf = (endpoint: string) => endpoint.replace(/\/+$/, '');
 
 /**
  * The session keeper of the proxy at `endpoint`, or `undefined` where its
  * sessions are off (its challenge route answered 404 or a page, now or earlier in this
  * tab). `on`: the proxy refused a query for want of a session, so they are on
- * whatever was learned before.
+ * whatever was learned before. Never rejects: with the proxy out of reach, `undefined`.
  */
 export function sessionFor(endpoint: string, on = false): Promise<VisitorSession | undefined> {
-  const base = baseOf(endpoint);
+  const base = endpoint.replace(/\/+$/, '');
   const known = keepers.get(base);
   if (known && !on) return known;
-  const keeper = (on ? Promise.resolve(undefined) : probe(base)).then(async (challenge) => {
-    if (challenge === null) return undefined;
-    const { visitorSessionFor } = await import('./visitor-session.js');
-    return visitorSessionFor(base, keeperNeeds, challenge);
-  });
+  const keeper = (async () => {
+    try {
+      const challenge = on ? undefined : await probe(base);
+      if (challenge !== null) return (await import('./visitor-session.js')).visitorSessionFor(base, keeperNeeds, challenge);
+    } catch {
+      // A network failure says nothing (this question goes without a session): the next question asks again.
+      keepers.delete(base);
+    }
+  })();
   keepers.set(base, keeper);
-  // A network failure says nothing: the next question asks again.
-  keeper.catch(() => keepers.delete(base));
   return keeper;
 }
 
@@ -53,18 +53,15 @@ export function sessionFor(endpoint: string, on = false): Promise<VisitorSession
  * known); a Response the keeper takes as its first challenge.
  */
 async function probe(base: string): Promise<Response | null | undefined> {
-  let kept: { off?: true; token?: string } | null = null;
-  let known = false;
   try {
-    kept = JSON.parse(sessionStorage.getItem(sessionStorageKey(base)) ?? 'null');
+    const kept = JSON.parse(sessionStorage.getItem(sessionStorageKey(base)) ?? 'null') as { off?: true; token?: string } | null;
+    if (kept?.off) return null;
     // A token, or a challenge already solved (an earlier page of this tab): the keeper needs no challenge yet.
-    known = Boolean(kept?.token || sessionStorage.getItem(solvedStorageKey(base)));
+    if (kept?.token || sessionStorage.getItem(solvedStorageKey(base))) return undefined;
   } catch {
     // No storage (a sandboxed frame) or a damaged entry: ask the proxy.
   }
-  if (kept?.off) return null;
-  if (known) return undefined;
-  const asked = await fetch(`${base}${SESSION_ROUTES.challenge}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const asked = await fetch(base + SESSION_ROUTES.challenge, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   // Off: a 404, or a page instead of JSON (a host's catch-all route, such as a single-page app's fallback to its
   // index.html, in front of a proxy without sessions). Were they on after all, the first query's refusal says so.
   if (asked.status != 404 && /json/.test(asked.headers.get('content-type')!)) return asked;
@@ -86,7 +83,7 @@ export function joinSessions(chat: PageChat): void {
     // (Idle time may come after the chat left the page.)
     if (!chat.isConnected) return;
     inUse.chat = chat;
-    if (chat.endpoint) sessionFor(chat.endpoint).then((keeper) => keeper?.prepare(chat, start), () => {});
+    if (chat.endpoint) void sessionFor(chat.endpoint).then((keeper) => keeper?.prepare(chat, start));
   };
   chat.addEventListener('focusin', () => use(true));
   inUse.chat = chat;

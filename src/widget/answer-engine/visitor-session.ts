@@ -31,16 +31,20 @@ export const SESSION_WORDS = {
 } satisfies Partial<ChatStrings>;
 type SessionWords = typeof SESSION_WORDS;
 
-/** The entry of `SESSION_WORDS` that words each of the proxy's refusals (the rest get `noSession`). */
-const WORDS_BY_CODE: Record<string, keyof SessionWords> = {
-  SESSION_LIMITED: 'sessionLimited',
-  SESSION_BUSY: 'sessionBusy',
-  SESSION_MINT_LIMITED: 'sessionMintLimited',
-  HUMAN_CHECK_FAILED: 'humanCheckFailed',
-  HUMAN_CHECK_UNAVAILABLE: 'humanCheckUnavailable',
-} satisfies Partial<Record<SessionErrorCode, keyof SessionWords>>;
-/** Refusals that are limits: said in their own words even where a query was refused for them (`explain`). */
-const LIMITS = ['sessionLimited', 'sessionBusy', 'sessionMintLimited'];
+/**
+ * The entry of `SESSION_WORDS` named after a refusal's code (`SESSION_MINT_LIMITED`: `sessionMintLimited`), if it has
+ * one: the session's limits (`SESSION_*`) and the human check's refusals (`HUMAN_CHECK_*`); the rest get `noSession`.
+ */
+function wordsFor(code = ''): RefusalWords | undefined {
+  const key = code.toLowerCase().replace(/_(.)/g, (_, letter: string) => letter.toUpperCase());
+  return /^(session|human)/.test(key) && key in SESSION_WORDS ? (key as RefusalWords) : undefined;
+}
+type RefusalWords = Extract<keyof SessionWords, `session${string}` | `human${string}`>;
+/** `sessionMintLimited` as `SESSION_MINT_LIMITED`. */
+type CodeOf<Key extends string> = Key extends `${infer First}${infer Rest}` ? `${First extends Lowercase<First> ? '' : '_'}${Uppercase<First>}${CodeOf<Rest>}` : '';
+/** Fails the type check should an entry of `RefusalWords` be named after no code of the proxy's. */
+type NamedAfterCodes<Codes extends SessionErrorCode> = Codes;
+type _RefusalCodes = NamedAfterCodes<CodeOf<RefusalWords>>;
 
 /** A new session is earned once less than this share of the token's life is left. */
 const RENEW_SHARE = 0.2;
@@ -56,20 +60,20 @@ interface HeldToken {
   solvedBy?: SolvedBy;
 }
 
-/** A challenge solved in idle time and not yet turned into a session, with when it runs out (this page's clock). */
-interface SolvedChallenge {
+/** The challenge route's answer: the challenge, and its word on the human check (done when the session is started). */
+interface ChallengeAnswer {
+  challenge?: SessionChallenge;
+  humanCheck?: unknown;
+  turnstileSiteKey?: string;
+  expiresInSeconds?: number;
+}
+
+/** A challenge solved in idle time and not yet turned into a session: the route's answer, with the solution and when it runs out (this page's clock). */
+interface SolvedChallenge extends ChallengeAnswer {
   challenge: SessionChallenge;
   solution: SessionSolution;
   solvedBy: SolvedBy;
   expiresAt: number;
-  /** What the challenge's answer said of the human check, done when the session is started. */
-  check: AskedCheck;
-}
-
-/** The challenge answer's word on the human check. */
-interface AskedCheck {
-  humanCheck?: unknown;
-  turnstileSiteKey?: string;
 }
 
 /** What a question waits for: a token to send, none (sessions are off), or why none could be earned. */
@@ -91,9 +95,12 @@ const SOLVED_MARGIN_MS = 30_000;
 export class VisitorSession {
   readonly #base: string;
   readonly #needs: KeeperNeeds;
-  #off = false;
+  /** Where the tab keeps the token (or that sessions are off), and the challenge solved in idle time. */
+  readonly #tokenKey: string;
+  readonly #solvedKey: string;
+  #off?: boolean;
   /** The last try failed (a limit, a refused check): idle time and focus wait for a question to try again. */
-  #failed = false;
+  #failed?: boolean;
   #held: HeldToken | undefined;
   /**
    * Solved in idle time, not yet a session: a session is started only once a visitor shows they want the chat
@@ -103,7 +110,7 @@ export class VisitorSession {
   #solved: SolvedChallenge | undefined;
   #earning: Promise<SessionTicket> | undefined;
   /** Whether the earning under way is to end with a session (someone wants one), not only a solved challenge. */
-  #start = false;
+  #start?: boolean;
   /** What wants the session being earned: chats on the page, and questions waiting for it. It stops once none is left. */
   #wanted = new Set<Element | AbortSignal>();
   /** The challenge route's answer that showed sessions are on (session-gate.ts): the first challenge to solve. */
@@ -117,26 +124,25 @@ export class VisitorSession {
     this.#base = base;
     this.#needs = needs;
     this.#firstChallenge = firstChallenge;
+    this.#tokenKey = needs.storageKey(base);
+    this.#solvedKey = needs.solvedKey(base);
     try {
-      const kept = JSON.parse(sessionStorage.getItem(this.#tokenKey) ?? 'null') as (HeldToken & { off?: true }) | null;
-      if (kept?.off) this.#off = true;
-      else if (typeof kept?.token === 'string' && kept.expiresAt > Date.now()) this.#held = kept;
+      // (A tab that remembers sessions off gets no keeper: session-gate.ts reads that, and makes one only once a
+      // query is refused for want of a session, which `renew` then earns.)
+      const kept = JSON.parse(sessionStorage.getItem(this.#tokenKey) ?? 'null') as HeldToken | null;
+      if (typeof kept?.token === 'string' && kept.expiresAt > Date.now()) this.#held = kept;
       const solved = JSON.parse(sessionStorage.getItem(this.#solvedKey) ?? 'null') as SolvedChallenge | null;
-      if (isChallenge(solved?.challenge) && solved.check) this.#solved = solved;
+      if (isChallenge(solved?.challenge)) this.#solved = solved;
     } catch {
       // No storage (a sandboxed frame) or a damaged entry: start afresh.
     }
   }
 
-  /** Whether sessions are known to be off for this proxy (its challenge route answered 404). */
-  get off(): boolean {
-    return this.#off;
-  }
-
   /** `failure` in the visitor's words where it is one of the session's limits (the chat adds its count-down). */
   explain(failure: ChatFailure): ChatFailure {
-    const words = failure.code && WORDS_BY_CODE[failure.code];
-    return !failure.message && words && LIMITS.includes(words) ? { ...failure, message: this.#say(words) as string } : failure;
+    // Refusals that are limits (`SESSION_*`) are said in their own words even where a query was refused for them.
+    const words = wordsFor(failure.code);
+    return !failure.message && words?.startsWith('session') ? { ...failure, message: this.#say(words) as string } : failure;
   }
 
   /** A query refused for want of a session even with a fresh one: said plainly (the question is kept for Retry). */
@@ -144,10 +150,11 @@ export class VisitorSession {
     return { ...failure, message: this.#say('noSession') };
   }
 
-  /** "n questions left" once `FEW_QUESTIONS_LEFT` or fewer are left in the session's window (an answer's `headers` say). */
-  questionsLeft(headers: Headers): string | undefined {
-    const left = Number(headers.get(this.#needs.questionsLeftHeader) ?? NaN);
-    if (!Number.isInteger(left) || left < 0 || left > FEW_QUESTIONS_LEFT) return undefined;
+  /** "n questions left" once `FEW_QUESTIONS_LEFT` or fewer are left in the session's window (`header`: an answer's `Kagent-Questions-Left`). */
+  questionsLeft(header: string | null): string | undefined {
+    const left = +header!;
+    // Digits only (null is tested as "null"): an absent, empty or malformed header says nothing.
+    if (!/^\d+$/.test(header!) || left > FEW_QUESTIONS_LEFT) return undefined;
     return left ? this.#say('questionsLeft')(left) : this.#say('lastQuestion');
   }
 
@@ -166,8 +173,8 @@ export class VisitorSession {
   }
 
   /** Why a visitor session could not be earned (so the question was not sent), in the visitor's words. */
-  #unearned(failure: ChatFailure): ChatFailure {
-    return { ...failure, message: failure.message ?? this.#say((failure.code && WORDS_BY_CODE[failure.code]) || 'noSession') as string };
+  #unearned(failure: ChatFailure): SessionTicket {
+    return { failure: { ...failure, message: failure.message ?? this.#say(wordsFor(failure.code) ?? 'noSession') as string } };
   }
 
   /**
@@ -218,11 +225,11 @@ export class VisitorSession {
   }
 
   /** The proxy refused the token a question carried (or its lack of one): forget it, and earn a new one for the one more try. */
-  renew(refused: string | undefined, signal: AbortSignal): Promise<SessionTicket> {
+  async renew(refused: string | undefined, signal: AbortSignal): Promise<SessionTicket> {
     this.#off = false;
     if (this.#held?.token === refused) this.#store(this.#tokenKey, (this.#held = undefined));
     // Already renewed meanwhile (another question, or the renewal near the end): that one is tried.
-    else if (this.#held && Date.now() < this.#held.expiresAt) return Promise.resolve({ token: this.#held.token });
+    else if (this.#held && Date.now() < this.#held.expiresAt) return { token: this.#held.token };
     return this.#wait(signal);
   }
 
@@ -231,7 +238,7 @@ export class VisitorSession {
     try {
       let ticket: SessionTicket;
       // An earning in idle time that ended as the question came has left its solved challenge: start the session from it.
-      do ticket = await this.#earn(true);
+      do ticket = await this.#earn();
       while (ticket === SOLVED_ONLY);
       return ticket;
     } finally {
@@ -241,7 +248,7 @@ export class VisitorSession {
 
   /** Challenge, solve and (`start`) session: one at a time, shared by whoever asks meanwhile. */
   #earn(start = true): Promise<SessionTicket> {
-    if (start) this.#start = true;
+    this.#start ||= start;
     return (this.#earning ??= this.#challengeAndSolve().then((ticket) => {
       this.#earning = undefined;
       this.#start = false;
@@ -251,11 +258,11 @@ export class VisitorSession {
   }
 
   async #challengeAndSolve(): Promise<SessionTicket> {
-    const { routes, failureFromResponse } = this.#needs;
+    const { routes, readFailure } = this.#needs;
     const stop = new AbortController();
     // Nobody left to use it (every chat removed, every waiting question stopped): the work stops.
     const watch = setInterval(() => {
-      for (const wanted of this.#wanted) if (wanted instanceof AbortSignal ? !wanted.aborted : wanted.isConnected) return;
+      for (const wanted of this.#wanted) if ('aborted' in wanted ? !wanted.aborted : wanted.isConnected) return;
       stop.abort();
     }, WATCH_MS);
     try {
@@ -272,42 +279,39 @@ export class VisitorSession {
             this.#store(this.#tokenKey, { off: true });
             return { token: undefined };
           }
-          if (!asked.ok) return { failure: this.#unearned(await failureFromResponse(asked)) };
-          const answer = (await asked.json().catch(() => undefined)) as { challenge?: SessionChallenge; humanCheck?: unknown; turnstileSiteKey?: string; expiresInSeconds?: number } | undefined;
-          if (!isChallenge(answer?.challenge)) return { failure: this.#unreadable(asked, 'challenge') };
+          if (!asked.ok) return this.#unearned(await readFailure(asked));
+          const answer = (await asked.json().catch(() => undefined)) as ChallengeAnswer | undefined;
+          if (!isChallenge(answer?.challenge)) return this.#unreadable(asked, 'challenge');
           // The proxy asks for Cloudflare Turnstile too: for a session started now, a fresh token got while the challenge is solved.
-          const check = { humanCheck: answer.humanCheck, turnstileSiteKey: answer.turnstileSiteKey };
-          if (this.#start) checking = this.#check(check, stop.signal);
+          if (this.#start) checking = this.#check(answer, stop.signal);
           const expiresAt = Date.now() + (answer.expiresInSeconds ?? 300) * 1000;
           const { solution, by } = await solveChallenge(answer.challenge, stop.signal, this.#needs);
-          if (!solution) return { failure: { kind: 'unreachable', detail: 'Stopped earning a visitor session: no chat on the page wants it any more' } };
-          solved = { challenge: answer.challenge, solution, solvedBy: by, expiresAt, check };
+          if (!solution) return { failure: { kind: 'unreachable', detail: 'Stopped: no chat on the page wants the session any more' } };
+          solved = { ...answer, challenge: answer.challenge, solution, solvedBy: by, expiresAt };
           this.#store(this.#solvedKey, (this.#solved = solved));
           // Solved in idle time, nobody has asked for a session yet: it is started when somebody does.
           if (!this.#start) return SOLVED_ONLY;
         }
-        const checked = await (checking ?? this.#check(solved.check, stop.signal));
-        if (checked && 'failure' in checked) return { failure: this.#unearned(checked.failure) };
+        const checked = await (checking ?? this.#check(solved, stop.signal));
+        if (checked && 'failure' in checked) return this.#unearned(checked.failure);
         // Spent now, whatever the answer: a solution is accepted once.
         this.#store(this.#solvedKey, (this.#solved = undefined));
-        const { challenge, solution, solvedBy: by } = solved;
-        const granted = await this.#post(routes.session, { challenge, solution, turnstileToken: checked?.token }, stop.signal);
+        const granted = await this.#post(routes.session, { challenge: solved.challenge, solution: solved.solution, turnstileToken: checked?.token }, stop.signal);
         if (granted.ok) {
           const grant = (await granted.json().catch(() => undefined)) as { token?: unknown; expiresInSeconds?: unknown } | undefined;
           if (typeof grant?.token !== 'string' || typeof grant.expiresInSeconds !== 'number') {
-            return { failure: this.#unreadable(granted, 'session') };
+            return this.#unreadable(granted, 'session');
           }
           const now = Date.now();
           const life = grant.expiresInSeconds * 1000;
-          this.#held = { token: grant.token, renewAt: now + life * (1 - RENEW_SHARE), expiresAt: now + life, solvedBy: by };
-          this.#store(this.#tokenKey, this.#held);
+          this.#store(this.#tokenKey, (this.#held = { token: grant.token, renewAt: now + life * (1 - RENEW_SHARE), expiresAt: now + life, solvedBy: solved.solvedBy }));
           return { token: grant.token };
         }
-        const failure = await failureFromResponse(granted);
-        if (attempt > 0 || !needsNewChallenge(failure.code)) return { failure: this.#unearned(failure) };
+        const failure = await readFailure(granted);
+        if (attempt > 0 || !needsNewChallenge(failure.code)) return this.#unearned(failure);
       }
     } catch (error) {
-      return { failure: this.#needs.failureFromNetworkError(error) };
+      return { failure: this.#needs.networkFailure(error) };
     } finally {
       clearInterval(watch);
       this.#wanted.clear();
@@ -320,19 +324,11 @@ export class VisitorSession {
   }
 
   /** The human check's token for a session started now, where the proxy asks for one. */
-  #check({ humanCheck, turnstileSiteKey }: AskedCheck, signal: AbortSignal): Promise<HumanCheck> | undefined {
+  #check({ humanCheck, turnstileSiteKey }: ChallengeAnswer, signal: AbortSignal): Promise<HumanCheck> | undefined {
     if (humanCheck !== 'turnstile') return undefined;
     const checking = import('./human-check.js').then(({ humanCheck: check }) => check(turnstileSiteKey ?? '', () => this.#chatNow(), this.#base, signal, this.#needs.trustedScriptUrl));
     checking.catch(() => {});
     return checking;
-  }
-
-  get #solvedKey(): string {
-    return this.#needs.solvedKey(this.#base);
-  }
-
-  get #tokenKey(): string {
-    return this.#needs.storageKey(this.#base);
   }
 
   /**
@@ -349,12 +345,12 @@ export class VisitorSession {
   }
 
   /** A proxy's answer this chat could not read, as the reason no session was earned. */
-  #unreadable(response: Response, what: string): ChatFailure {
+  #unreadable(response: Response, what: string): SessionTicket {
     return this.#unearned({ kind: 'unreadable', status: response.status, detail: `The proxy sent a ${what} this chat could not read` });
   }
 
   #post(route: string, body: unknown, signal: AbortSignal): Promise<Response> {
-    return fetch(`${this.#base}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
+    return fetch(this.#base + route, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
   }
 }
 
