@@ -53,8 +53,10 @@ export async function failureFromResponse(response: Response): Promise<ChatFailu
 /** `DAILY_BUDGET_SPENT`: the site's questions for today are used up; back at the time `Retry-After` names (in the words of the chat in use, or English). */
 function budgetSpent(seconds: number): string {
   const at = new Date(Date.now() + seconds * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-  const hours = Math.floor(seconds / 3600);
-  const minutes = Math.ceil((seconds % 3600) / 60);
+  // Whole minutes first, rounded up, then hours: 3,599 s is "1 h", not "60 min".
+  const inMinutes = Math.ceil(seconds / 60);
+  const hours = Math.floor(inMinutes / 60);
+  const minutes = inMinutes % 60;
   const words = inUse.chat?.strings.dailyBudgetSpent;
   if (words) return words(at, hours, minutes);
   return `This site's questions for today are used up. Please come back after ${at} (in ${hours ? `${hours} h${minutes ? ` ${minutes} min` : ''}` : `${Math.max(1, minutes)} min`}).`;
