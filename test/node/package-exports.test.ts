@@ -34,7 +34,7 @@ const PROTOCOL = [
   'decodeFragment', 'describeProblems', 'endpointResponseEvent', 'errorBody', 'errorCodeForStatus', 'errorLine',
   'isKnownModelName', 'isUploadMimeType', 'isValidQueryId', 'jsonObject', 'listOf', 'needsNewChallenge', 'needsNewSession',
   'oneOf', 'parseRetryAfter', 'queryIdFieldsNamed', 'queryIdRule', 'readAgentQueryAnswer', 'readAgentStream', 'readErrorBody',
-  'solveSessionChallenge', 'textList', 'toolCallEvent', 'uploadMimeTypeOf', 'webCryptoPbkdf2',
+  'solveSessionChallenge', 'solveSessionChallenges', 'textList', 'toolCallEvent', 'uploadMimeTypeOf', 'webCryptoPbkdf2',
 ];
 
 const EXPECTED: Record<string, string[]> = {

@@ -56,9 +56,15 @@ export async function solveInLanes({ challenge, start, step }: SolverTask, signa
   }
 }
 
-/** A solver Worker's answer to the page: the solution of the counters it was given, or null. */
+/** The search under way in this Worker: the page's next task (the next part) stops it. */
+let searching: AbortController | undefined;
+
+/** A solver Worker's answer to the page: the solution of the counters it was given, or null; none once a new task stopped it. */
 export async function answerInWorker(event: MessageEvent<SolverTask>): Promise<void> {
-  postMessage(await solveInLanes(event.data));
+  searching?.abort();
+  const mine = (searching = new AbortController());
+  const solution = await solveInLanes(event.data, mine.signal);
+  if (!mine.signal.aborted) postMessage(solution);
 }
 
 if (SOLVER_IN_THIS_FILE && inWorker()) addEventListener('message', answerInWorker);
@@ -69,36 +75,49 @@ function inWorker(): boolean {
 }
 
 /**
- * Solves `challenge` in Workers (off the main thread); where none may run (a
- * `worker-src` that leaves out the chat's script, a script from another origin,
- * a construction error, a worker's error event), in small slices on the main
- * thread. Resolves with `null` once `signal` aborts.
+ * Solves a challenge's parts, one after another, in Workers (off the main
+ * thread); where none may run (a `worker-src` that leaves out the chat's
+ * script, a script from another origin, a construction error, a worker's error
+ * event), in small slices on the main thread. Resolves with `null` once
+ * `signal` aborts.
  */
-export async function solveChallenge(challenge: SessionChallenge, signal: AbortSignal, { nextTask, trustedScriptUrl }: Pick<KeeperNeeds, 'nextTask' | 'trustedScriptUrl'>): Promise<{ solution: SessionSolution | null; by: SolvedBy }> {
+export async function solveChallenge(challenges: SessionChallenge[], signal: AbortSignal, { nextTask, trustedScriptUrl }: Pick<KeeperNeeds, 'nextTask' | 'trustedScriptUrl'>): Promise<{ solutions: SessionSolution[] | null; by: SolvedBy }> {
   if (!workersRefused) {
-    const solution = await solveInWorkers(challenge, signal, trustedScriptUrl);
-    if (solution !== undefined) return { solution, by: 'worker' };
+    const solutions = await solveInWorkers(challenges, signal, trustedScriptUrl);
+    if (solutions !== undefined) return { solutions, by: 'worker' };
     workersRefused = true;
   }
   // The same search on the main thread: each key is derived asynchronously, and the thread is given back every few milliseconds.
   let sliceStart = performance.now();
-  const solution = await solveInLanes({ challenge, start: 0, step: 1 }, signal, async (...args) => {
-    if (performance.now() - sliceStart >= SLICE_MS) {
-      await nextTask();
-      sliceStart = performance.now();
-    }
-    return webCryptoPbkdf2(...args);
-  });
-  return { solution, by: 'main-thread' };
+  const solutions: SessionSolution[] = [];
+  for (const challenge of challenges) {
+    const solution = await solveInLanes({ challenge, start: 0, step: 1 }, signal, async (...args) => {
+      if (performance.now() - sliceStart >= SLICE_MS) {
+        await nextTask();
+        sliceStart = performance.now();
+      }
+      return webCryptoPbkdf2(...args);
+    });
+    if (!solution) return { solutions: null, by: 'main-thread' };
+    solutions.push(solution);
+  }
+  return { solutions, by: 'main-thread' };
 }
 
 /** `undefined` when the Workers could not run (the caller then solves on the main thread). */
-function solveInWorkers(challenge: SessionChallenge, signal: AbortSignal, trustedScriptUrl: KeeperNeeds['trustedScriptUrl']): Promise<SessionSolution | null | undefined> {
+function solveInWorkers(challenges: SessionChallenge[], signal: AbortSignal, trustedScriptUrl: KeeperNeeds['trustedScriptUrl']): Promise<SessionSolution[] | null | undefined> {
   const step = parallel();
   const workers: Worker[] = [];
-  return new Promise<SessionSolution | null | undefined>((resolve) => {
+  const solutions: SessionSolution[] = [];
+  return new Promise<SessionSolution[] | null | undefined>((resolve) => {
     let unsolved = step;
-    const settle = (value: SessionSolution | null | undefined) => {
+    // The next part to the same Workers, each its own counters: it stops their search for the last. Only the Worker
+    // whose counters hold a part's one solution answers it (a key prefix of 16 bytes), so every answer is the current part's.
+    const next = () => {
+      unsolved = step;
+      workers.forEach((worker, start) => worker.postMessage({ challenge: challenges[solutions.length]!, start, step } satisfies SolverTask));
+    };
+    const settle = (value: SessionSolution[] | null | undefined) => {
       for (const worker of workers) worker.terminate();
       signal.removeEventListener('abort', stop);
       resolve(value);
@@ -116,11 +135,13 @@ function solveInWorkers(challenge: SessionChallenge, signal: AbortSignal, truste
           settle(undefined);
         };
         worker.onmessage = (event: MessageEvent<SessionSolution | null>) => {
-          if (event.data) settle(event.data);
-          else if (--unsolved === 0) settle(null);
+          if (!event.data) {
+            if (--unsolved === 0) settle(null);
+          } else if (solutions.push(event.data) < challenges.length) next();
+          else settle(solutions);
         };
-        worker.postMessage({ challenge, start, step } satisfies SolverTask);
       }
+      next();
     } catch {
       // new Worker() refused outright (a script from another origin; some browsers' policy checks).
       settle(undefined);
