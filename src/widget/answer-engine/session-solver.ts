@@ -7,9 +7,9 @@ import type { KeeperNeeds } from './session-gate.js';
 /** Where a challenge was solved: in Workers, or in slices on the main thread where no Worker may run. */
 export type SolvedBy = 'worker' | 'main-thread';
 
-/** What the page asks of a solver Worker: the counters `start`, `start + step`... of `challenge`. */
+/** What the page asks of a solver Worker: the parts `start`, `start + step`... of a challenge's `challenges`. */
 interface SolverTask {
-  challenge: SessionChallenge;
+  challenges: SessionChallenge[];
   start: number;
   step: number;
 }
@@ -38,33 +38,33 @@ let workersRefused = false;
  */
 const SOLVER_IN_THIS_FILE = false;
 
-/** Tries `task`'s counters in `LANES` lanes until one solves it or `signal` aborts; `deriveKey` as for the protocol's solver. */
-export async function solveInLanes({ challenge, start, step }: SolverTask, signal?: AbortSignal, deriveKey?: typeof webCryptoPbkdf2): Promise<SessionSolution | null> {
-  const found = new AbortController();
-  const stop = () => found.abort();
-  signal?.addEventListener('abort', stop);
-  try {
+/**
+ * Solves `task`'s parts one after another, each in `LANES` lanes, until done or `signal` aborts (then `null`); the
+ * solutions at their parts' places. `deriveKey` as for the protocol's solver.
+ */
+export async function solveParts({ challenges, start, step }: SolverTask, signal?: AbortSignal, deriveKey?: typeof webCryptoPbkdf2): Promise<SessionSolution[] | null> {
+  const solutions: SessionSolution[] = [];
+  for (let part = start; part < challenges.length; part += step) {
+    const found = new AbortController();
+    const stop = () => found.abort();
+    signal?.addEventListener('abort', stop);
     const lanes = Array.from({ length: LANES }, (_, lane) =>
-      solveSessionChallenge(challenge, { start: start + lane * step, step: step * LANES, signal: found.signal, deriveKey }).then((solution) => {
+      solveSessionChallenge(challenges[part]!, { start: lane, step: LANES, signal: found.signal, deriveKey }).then((solution) => {
         if (solution) found.abort();
         return solution;
       }),
     );
-    return (await Promise.all(lanes)).find(Boolean) ?? null;
-  } finally {
+    const solution = (await Promise.all(lanes)).find(Boolean);
     signal?.removeEventListener('abort', stop);
+    if (!solution) return null;
+    solutions[part] = solution;
   }
+  return solutions;
 }
 
-/** The search under way in this Worker: the page's next task (the next part) stops it. */
-let searching: AbortController | undefined;
-
-/** A solver Worker's answer to the page: the solution of the counters it was given, or null; none once a new task stopped it. */
+/** A solver Worker's answer to the page: the solutions of the parts it was given, or null. */
 export async function answerInWorker(event: MessageEvent<SolverTask>): Promise<void> {
-  searching?.abort();
-  const mine = (searching = new AbortController());
-  const solution = await solveInLanes(event.data, mine.signal);
-  if (!mine.signal.aborted) postMessage(solution);
+  postMessage(await solveParts(event.data));
 }
 
 if (SOLVER_IN_THIS_FILE && inWorker()) addEventListener('message', answerInWorker);
@@ -75,11 +75,12 @@ function inWorker(): boolean {
 }
 
 /**
- * Solves a challenge's parts, one after another, in Workers (off the main
- * thread); where none may run (a `worker-src` that leaves out the chat's
- * script, a script from another origin, a construction error, a worker's error
- * event), in small slices on the main thread. Resolves with `null` once
- * `signal` aborts.
+ * Solves a challenge's parts in Workers (off the main thread), each Worker its
+ * share of the parts one after another, with no round trip through the page
+ * between parts (the page's thread is at its busiest as it loads); where none
+ * may run (a `worker-src` that leaves out the chat's script, a script from
+ * another origin, a construction error, a worker's error event), in small
+ * slices on the main thread. Resolves with `null` once `signal` aborts.
  */
 export async function solveChallenge(challenges: SessionChallenge[], signal: AbortSignal, { nextTask, trustedScriptUrl }: Pick<KeeperNeeds, 'nextTask' | 'trustedScriptUrl'>): Promise<{ solutions: SessionSolution[] | null; by: SolvedBy }> {
   if (!workersRefused) {
@@ -89,18 +90,13 @@ export async function solveChallenge(challenges: SessionChallenge[], signal: Abo
   }
   // The same search on the main thread: each key is derived asynchronously, and the thread is given back every few milliseconds.
   let sliceStart = performance.now();
-  const solutions: SessionSolution[] = [];
-  for (const challenge of challenges) {
-    const solution = await solveInLanes({ challenge, start: 0, step: 1 }, signal, async (...args) => {
-      if (performance.now() - sliceStart >= SLICE_MS) {
-        await nextTask();
-        sliceStart = performance.now();
-      }
-      return webCryptoPbkdf2(...args);
-    });
-    if (!solution) return { solutions: null, by: 'main-thread' };
-    solutions.push(solution);
-  }
+  const solutions = await solveParts({ challenges, start: 0, step: 1 }, signal, async (...args) => {
+    if (performance.now() - sliceStart >= SLICE_MS) {
+      await nextTask();
+      sliceStart = performance.now();
+    }
+    return webCryptoPbkdf2(...args);
+  });
   return { solutions, by: 'main-thread' };
 }
 
@@ -111,12 +107,6 @@ function solveInWorkers(challenges: SessionChallenge[], signal: AbortSignal, tru
   const solutions: SessionSolution[] = [];
   return new Promise<SessionSolution[] | null | undefined>((resolve) => {
     let unsolved = step;
-    // The next part to the same Workers, each its own counters: it stops their search for the last. Only the Worker
-    // whose counters hold a part's one solution answers it (a key prefix of 16 bytes), so every answer is the current part's.
-    const next = () => {
-      unsolved = step;
-      workers.forEach((worker, start) => worker.postMessage({ challenge: challenges[solutions.length]!, start, step } satisfies SolverTask));
-    };
     const settle = (value: SessionSolution[] | null | undefined) => {
       for (const worker of workers) worker.terminate();
       signal.removeEventListener('abort', stop);
@@ -134,14 +124,13 @@ function solveInWorkers(challenges: SessionChallenge[], signal: AbortSignal, tru
           event.preventDefault();
           settle(undefined);
         };
-        worker.onmessage = (event: MessageEvent<SessionSolution | null>) => {
-          if (!event.data) {
-            if (--unsolved === 0) settle(null);
-          } else if (solutions.push(event.data) < challenges.length) next();
-          else settle(solutions);
+        worker.onmessage = (event: MessageEvent<SessionSolution[] | null>) => {
+          if (!event.data) return settle(null);
+          Object.assign(solutions, event.data);
+          if (--unsolved === 0) settle(solutions);
         };
+        worker.postMessage({ challenges, start, step } satisfies SolverTask);
       }
-      next();
     } catch {
       // new Worker() refused outright (a script from another origin; some browsers' policy checks).
       settle(undefined);
