@@ -8,12 +8,12 @@ import { SESSION_ERROR_CODES, SessionRequestBody, checkWith, describeProblems, t
 import type { RateLimit } from './options.js';
 import type { RateLimitStore } from '../stores/store.js';
 
-/** PBKDF2 iterations per counter tried: enough that a browser's per-call overhead is small, little enough that issuing a challenge (one derivation) costs the proxy about half a millisecond. */
+/** PBKDF2 iterations per counter tried: enough that a browser's per-call overhead is small, little enough that issuing a challenge's part (one derivation) costs the proxy about half a millisecond. */
 export const CHALLENGE_COST = 2000;
 /**
  * Parts a challenge's work comes in, each with its own counter, solved one after another. One part's work is
  * anywhere from none to twice the average; the sum of k parts keeps the average with a spread k^0.5 times
- * narrower, so fewer visitors draw a long wait. Each part costs the proxy one derivation to issue (about 0.5 ms).
+ * narrower, so fewer visitors draw a long wait. Each part costs the proxy one derivation to issue (why 8: docs/proxy.md).
  */
 export const CHALLENGE_PARTS = 8;
 /** How long a challenge is accepted. */
