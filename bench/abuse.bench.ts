@@ -11,7 +11,7 @@
 // visitors each, default 5).
 import { spawn, spawnSync } from 'node:child_process';
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
-import { solveSessionChallenge } from '../src/protocol/index.js';
+import { solveSessionChallenges } from '../src/protocol/index.js';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -167,11 +167,11 @@ console.log(`| with a daily budget, 0 questions over it | ${overs.map((r) => `${
 // What a visitor's page pays for the same work: three challenges at the default difficulty, in Chromium.
 const sessionsForSolve = new Sessions({ secrets: [secret], tokenSeconds: 60, difficulty: DEFAULTS.sessionDifficulty, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore());
 const challenges = [];
-for (let i = 0; i < 3; i++) challenges.push((await sessionsForSolve.challenge(ORIGIN)).challenge);
+for (let i = 0; i < 3; i++) challenges.push((await sessionsForSolve.challenge(ORIGIN)).challenges);
 const nativeMs = [];
 for (const challenge of challenges) {
   const before = process.cpuUsage();
-  await solveSessionChallenge(challenge, { deriveKey: async (password, salt, iterations, length) => pbkdf2Sync(password, salt, iterations, length, 'sha256') });
+  await solveSessionChallenges(challenge, { deriveKey: async (password, salt, iterations, length) => pbkdf2Sync(password, salt, iterations, length, 'sha256') });
   const spent = process.cpuUsage(before);
   nativeMs.push((spent.user + spent.system) / 1000);
 }

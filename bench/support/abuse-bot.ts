@@ -6,7 +6,7 @@
 import { pbkdf2 } from 'node:crypto';
 import { promisify } from 'node:util';
 import { Agent, request } from 'node:http';
-import { SESSION_ERROR_CODES, SESSION_HEADER, solveSessionChallenge, type ChallengeAnswer } from '../../src/protocol/index.js';
+import { SESSION_ERROR_CODES, SESSION_HEADER, solveSessionChallenges, type ChallengeAnswer } from '../../src/protocol/index.js';
 
 const target = new URL(process.env.ABUSE_PROXY_URL!);
 const addresses = process.env.ABUSE_ADDRESSES!.split(',');
@@ -68,8 +68,10 @@ async function earn(slot: (typeof state)[number]): Promise<void> {
     slot.blockedUntil = Date.now() + challenge.retryAfter * 1000;
     return;
   }
-  const solution = await solveSessionChallenge((challenge.json as unknown as ChallengeAnswer).challenge, { deriveKey: timedPbkdf2 });
-  const minted = await post(slot.address, new URL('sessions', target).pathname, { challenge: (challenge.json as unknown as ChallengeAnswer).challenge, solution });
+  // Every part in turn, each derivation counted: the farm pays for the whole.
+  const { challenges } = challenge.json as unknown as ChallengeAnswer;
+  const solutions = await solveSessionChallenges(challenges, { deriveKey: timedPbkdf2 });
+  const minted = await post(slot.address, new URL('sessions', target).pathname, { challenges, solutions });
   if (minted.status !== 201) {
     refused(minted.json.error?.code ?? String(minted.status));
     slot.blockedUntil = Date.now() + minted.retryAfter * 1000;

@@ -13,12 +13,12 @@ import type { SessionChallenge } from '../../src/protocol/index.js';
 export interface BrowserSolve {
   throttle: number;
   where: 'main thread' | 'Worker';
-  /** Milliseconds per challenge, one per challenge given. */
+  /** Milliseconds per challenge (all its parts), one per challenge given. */
   ms: number[];
 }
 
-/** Solves each challenge in Chromium at each CPU throttling rate, on the main thread and in a Worker. */
-export async function browserSolveTimes(challenges: SessionChallenge[], throttles = [1, 4]): Promise<BrowserSolve[]> {
+/** Solves each challenge (its parts in turn) in Chromium at each CPU throttling rate, on the main thread and in a Worker. */
+export async function browserSolveTimes(challenges: SessionChallenge[][], throttles = [1, 4]): Promise<BrowserSolve[]> {
   const solver = (
     await build({
       entryPoints: [fileURLToPath(new URL('../../src/protocol/sessions.ts', import.meta.url))],
@@ -35,7 +35,7 @@ export async function browserSolveTimes(challenges: SessionChallenge[], throttle
   const server = createServer((request, response) => {
     if (request.url === '/solver.js') {
       response.writeHead(200, { 'Content-Type': 'text/javascript' });
-      response.end(`${solver}\nself.onmessage = async (event) => { const started = performance.now(); await kagentSessions.solveSessionChallenge(event.data); self.postMessage(performance.now() - started); };`);
+      response.end(`${solver}\nself.onmessage = async (event) => { const started = performance.now(); await kagentSessions.solveSessionChallenges(event.data); self.postMessage(performance.now() - started); };`);
       return;
     }
     response.writeHead(200, { 'Content-Type': 'text/html' });
@@ -56,7 +56,7 @@ export async function browserSolveTimes(challenges: SessionChallenge[], throttle
         main.push(
           await page.evaluate(async (c) => {
             const started = performance.now();
-            await (window as unknown as { kagentSessions: { solveSessionChallenge(c: unknown): Promise<unknown> } }).kagentSessions.solveSessionChallenge(c);
+            await (window as unknown as { kagentSessions: { solveSessionChallenges(c: unknown): Promise<unknown> } }).kagentSessions.solveSessionChallenges(c);
             return performance.now() - started;
           }, challenge),
         );

@@ -31,7 +31,7 @@ import {
   SessionGrantRecord,
   checkWith,
   SessionRequestBody,
-  solveSessionChallenge,
+  solveSessionChallenges,
   type ChallengeAnswer,
   type SessionGrant,
   type SessionRequest,
@@ -166,7 +166,7 @@ export class KagentClient {
       return this.#read(response, ChallengeAnswerRecord);
     },
 
-    /** `POST /sessions`: a solved challenge turned into a session token. */
+    /** `POST /sessions`: a solved challenge (every part, with its solution) turned into a session token. */
     create: async (body: SessionRequest, options: CallOptions = {}): Promise<SessionGrant> => {
       checked(checkWith(SessionRequestBody, body));
       const response = await this.#send('POST', SESSION_ROUTES.session, { json: body, signal: options.signal });
@@ -179,15 +179,15 @@ export class KagentClient {
      * token is kept and sent with later queries when the `sessions` option is on.
      */
     start: async (options: StartSessionOptions = {}): Promise<SessionGrant> => {
-      const { challenge, humanCheck, turnstileSiteKey } = await this.sessions.challenge(options);
+      const { challenges, humanCheck, turnstileSiteKey } = await this.sessions.challenge(options);
       // Asked while the challenge is solved: the visitor's check and the work overlap.
       const check = options.turnstileToken ?? (humanCheck === 'turnstile' && turnstileSiteKey && this.#turnstileToken ? this.#turnstileToken(turnstileSiteKey, options.signal) : undefined);
       // Its failure is thrown when awaited below, not reported meanwhile as unhandled.
       if (typeof check === 'object') check.catch(() => {});
-      const solution = await solveSessionChallenge(challenge, options.signal ? { signal: options.signal } : {});
-      if (!solution) throw new KagentError({ status: 0, code: 'INVALID_RESPONSE', message: options.signal?.aborted ? 'Stopped before the challenge was solved.' : 'The challenge has no solution.' });
+      const solutions = await solveSessionChallenges(challenges, options.signal ? { signal: options.signal } : {});
+      if (!solutions) throw new KagentError({ status: 0, code: 'INVALID_RESPONSE', message: options.signal?.aborted ? 'Stopped before the challenge was solved.' : 'The challenge has no solution.' });
       const turnstileToken = await check;
-      const grant = await this.sessions.create({ challenge, solution, ...(turnstileToken === undefined ? {} : { turnstileToken }) }, options);
+      const grant = await this.sessions.create({ challenges, solutions, ...(turnstileToken === undefined ? {} : { turnstileToken }) }, options);
       // Renewed when a fifth of its time is left, so a question never goes with a token about to expire.
       this.#session = { token: grant.token, renewAt: Date.now() + grant.expiresInSeconds * 800 };
       return grant;

@@ -48,6 +48,17 @@ export async function solveSessionChallenge(challenge: SessionChallenge, options
   return null;
 }
 
+/** Solves a challenge answer's parts one after another, each as `solveSessionChallenge` does; `null` when stopped or a part has no solution. */
+export async function solveSessionChallenges(challenges: readonly SessionChallenge[], options: SolveOptions = {}): Promise<SessionSolution[] | null> {
+  const solutions: SessionSolution[] = [];
+  for (const challenge of challenges) {
+    const solution = await solveSessionChallenge(challenge, options);
+    if (!solution) return null;
+    solutions.push(solution);
+  }
+  return solutions;
+}
+
 /** One key derivation with WebCrypto's PBKDF2-SHA-256: the solver's default `deriveKey`, for a caller that wraps it (e.g. to yield to the page between keys). */
 export async function webCryptoPbkdf2(password: Uint8Array, salt: Uint8Array, iterations: number, keyLength: number): Promise<Uint8Array> {
   const key = await crypto.subtle.importKey('raw', password as BufferSource, 'PBKDF2', false, ['deriveBits']);

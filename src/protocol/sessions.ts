@@ -85,9 +85,17 @@ export const SessionChallengeRecord = v.object({
 });
 export type SessionChallenge = v.InferOutput<typeof SessionChallengeRecord>;
 
-/** The answer to `POST /sessions/challenge` (an empty JSON object as its body). */
+/** The most parts a challenge may have: the proxy issues fewer, and a session request with more is refused unread. */
+export const MAX_CHALLENGE_PARTS = 32;
+const parts = <T extends v.GenericSchema>(item: T) => v.pipe(v.array(item, 'must be a list'), v.minLength(1, 'must not be empty'), v.maxLength(MAX_CHALLENGE_PARTS, `must have at most ${MAX_CHALLENGE_PARTS} parts`));
+
+/**
+ * The answer to `POST /sessions/challenge` (an empty JSON object as its body). The work comes in parts, each a
+ * challenge of its own signed by the proxy and bound to the others (their `data` names one set, each part's place
+ * and how many there are): a page solves each in turn and sends them all back, in order, with their solutions.
+ */
 export const ChallengeAnswerRecord = v.looseObject({
-  challenge: SessionChallengeRecord,
+  challenges: parts(SessionChallengeRecord),
   /** `'turnstile'`: the session request must also carry a Cloudflare Turnstile token (`turnstileToken`), a fresh one for each session. */
   humanCheck: v.nullable(v.literal('turnstile')),
   /** With `humanCheck: 'turnstile'`: the public site key to render Cloudflare's Turnstile widget with (`turnstile.render(container, { sitekey })`). */
@@ -101,10 +109,12 @@ export type ChallengeAnswer = v.InferOutput<typeof ChallengeAnswerRecord>;
 export const SessionSolutionRecord = v.object({ counter: whole(), derivedKey: hex() });
 export type SessionSolution = v.InferOutput<typeof SessionSolutionRecord>;
 
-/** The body of `POST /sessions`. */
+/** The body of `POST /sessions`: a solved challenge answer. */
 export const SessionRequestBody = v.object({
-  challenge: SessionChallengeRecord,
-  solution: SessionSolutionRecord,
+  /** Every part of one challenge answer, as it came and in its order. */
+  challenges: parts(SessionChallengeRecord),
+  /** The solution of each part, in the same order. */
+  solutions: parts(SessionSolutionRecord),
   turnstileToken: v.optional(v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(2048, 'is too long'))),
 });
 export type SessionRequest = v.InferOutput<typeof SessionRequestBody>;
@@ -121,4 +131,4 @@ export const SessionGrantRecord = v.looseObject({
 export type SessionGrant = v.InferOutput<typeof SessionGrantRecord>;
 
 // The solver is a module of its own, so that code which only needs the names above (a page's request code) does not bring it along.
-export { needsNewChallenge, solveSessionChallenge, webCryptoPbkdf2, type SolveOptions } from './session-challenge.js';
+export { needsNewChallenge, solveSessionChallenge, solveSessionChallenges, webCryptoPbkdf2, type SolveOptions } from './session-challenge.js';

@@ -233,6 +233,25 @@ describe('<kagent-chat> earning its session: what the visitor never sees', () =>
     }
   });
 
+  it("the challenge's parts are solved across several Workers, each started once for all the parts, and the proxy takes every part's solution", async () => {
+    const scope = uniqueAgent('sessions-parts');
+    const workers = trackWorkers();
+    // Four cores: three Workers (one core left to the page), each solving its share of the parts.
+    Object.defineProperty(navigator, 'hardwareConcurrency', { value: 4, configurable: true });
+    try {
+      const chat = await mountSessionChat('on', scope);
+      (part(chat, 'input') as HTMLTextAreaElement).focus();
+      const earned = await waitFor(() => kept(sessionStorage, 'on', scope), 'a session earned on focus');
+      expect(earned.solvedBy).to.equal('worker');
+      expect(workers.started, 'one Worker per core but one, none per part').to.equal(3);
+      expect(workers.stopped, 'all stopped once solved').to.equal(3);
+      expect(routes(await sessionLog(scope)), 'the first session request accepted').to.deep.equal(['challenge 200', 'session 201']);
+    } finally {
+      delete (navigator as { hardwareConcurrency?: number }).hardwareConcurrency;
+      workers.restore();
+    }
+  });
+
   it('a token renewed in the background before it expires: nothing shown meanwhile, and the next question goes with the new one at once', async () => {
     const scope = uniqueAgent('sessions-background');
     // Still valid, but due for renewal by the chat's own clock.

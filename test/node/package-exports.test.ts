@@ -21,7 +21,7 @@ const PROTOCOL = [
   'DatastoreFragmentRecord', 'DatastoreQueryBody', 'DatastoreRecord', 'DatastoreType', 'DatastoreUpdateBody', 'DoneEvent',
   'ERROR_CODES', 'EVENT_STREAM_HEADERS', 'EmptyBody', 'ErrorBody', 'ErrorBodyRecord', 'FAMILY_WORDS', 'FieldProblem',
   'FileDatasourceFields', 'FileUploadFields', 'INCOMPLETE_STREAM', 'KnownModelName', 'ListQuery', 'ListResponse',
-  'MAX_QUERY_ID_LENGTH', 'MODEL_NAMES', 'MODEL_SUFFIXES', 'ModelName', 'PROMPT_TYPES', 'PlainErrorBody', 'PromptType',
+  'MAX_CHALLENGE_PARTS', 'MAX_QUERY_ID_LENGTH', 'MODEL_NAMES', 'MODEL_SUFFIXES', 'ModelName', 'PROMPT_TYPES', 'PlainErrorBody', 'PromptType',
   'QUERY_ID_FIELDS', 'QUESTIONS_LEFT_HEADER', 'QueryIdField', 'SESSION_ERROR_CODES', 'SESSION_HEADER', 'SESSION_ROUTES',
   'SessionChallenge', 'SessionChallengeRecord', 'SessionErrorCode', 'SessionGrant', 'SessionGrantRecord', 'SessionRequest',
   'SessionRequestBody', 'SessionSolution', 'SessionSolutionRecord', 'SolveOptions', 'Source', 'SourceRecord', 'StreamErrorEvent',
@@ -34,7 +34,7 @@ const PROTOCOL = [
   'decodeFragment', 'describeProblems', 'endpointResponseEvent', 'errorBody', 'errorCodeForStatus', 'errorLine',
   'isKnownModelName', 'isUploadMimeType', 'isValidQueryId', 'jsonObject', 'listOf', 'needsNewChallenge', 'needsNewSession',
   'oneOf', 'parseRetryAfter', 'queryIdFieldsNamed', 'queryIdRule', 'readAgentQueryAnswer', 'readAgentStream', 'readErrorBody',
-  'solveSessionChallenge', 'textList', 'toolCallEvent', 'uploadMimeTypeOf', 'webCryptoPbkdf2',
+  'solveSessionChallenge', 'solveSessionChallenges', 'textList', 'toolCallEvent', 'uploadMimeTypeOf', 'webCryptoPbkdf2',
 ];
 
 const EXPECTED: Record<string, string[]> = {

@@ -141,8 +141,8 @@ test('the Cloudflare recipe with visitor sessions: sessions, replays and one ans
   const recipe = await startCloudflareRecipe({ KAGENT_SESSION_SECRET: SESSION_SECRET, KAGENT_SESSION_DIFFICULTY: TEST_DIFFICULTY, KAGENT_RATE_LIMIT_PER_SESSION: '2/minute' });
   try {
     const base = recipe.url.href.replace(/\/$/, '');
-    const { challenge, solution, grant } = await earnSession(base);
-    assert.equal((await mint(base, { challenge: challenge.challenge, solution })).body.error?.code, SESSION_ERROR_CODES.challengeReplayed);
+    const { challenge, solutions, grant } = await earnSession(base);
+    assert.equal((await mint(base, { challenges: challenge.challenges, solutions })).body.error?.code, SESSION_ERROR_CODES.challengeReplayed);
     const statuses: (number | string)[] = [];
     for (let i = 0; i < 3; i++) {
       const response = await recipe.ask({ [SESSION_HEADER]: grant.token });

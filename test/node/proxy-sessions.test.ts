@@ -3,9 +3,9 @@
 // has its own code; budgets hold whatever visitorId says; secrets rotate.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { SESSION_ERROR_CODES, SESSION_HEADER, QUESTIONS_LEFT_HEADER, solveSessionChallenge } from '../../src/protocol/index.js';
+import { SESSION_ERROR_CODES, SESSION_HEADER, QUESTIONS_LEFT_HEADER, solveSessionChallenges } from '../../src/protocol/index.js';
 import { createProxyCore, type VisitorRequest } from '../../src/proxy/core/index.js';
-import { Sessions, loadFactor, CHALLENGE_COST } from '../../src/proxy/core/sessions.js';
+import { Sessions, loadFactor, CHALLENGE_COST, CHALLENGE_PARTS } from '../../src/proxy/core/sessions.js';
 import { MemoryRateLimitStore } from '../../src/proxy/index.js';
 import type { UpstreamCall } from '../../src/proxy/core/upstream.js';
 import { AGENT, SITE, TEST_KEY, startProxyHarness, type ProxyHarness } from '../support/proxy-harness.js';
@@ -83,7 +83,7 @@ describe('visitor sessions, on', () => {
     const { grant, challenge } = await earnSession(h.url);
     assert.equal(challenge.humanCheck, null);
     assert.equal(challenge.turnstileSiteKey, undefined);
-    assert.equal(challenge.challenge.parameters.data?.origin, SITE);
+    assert.equal(challenge.challenges[0]!.parameters.data?.origin, SITE);
     assert.deepEqual(grant.questions, { max: 3, windowSeconds: 60 });
     assert.equal(grant.expiresInSeconds, 30 * 60);
     const answer = await ask(h, grant.token);
@@ -126,24 +126,66 @@ describe('visitor sessions, on', () => {
   });
 
   test('a solution is accepted once: the same one again is refused as replayed', async () => {
-    const { challenge, solution } = await earnSession(h.url);
-    const again = await mint(h.url, { challenge: challenge.challenge, solution });
+    const { challenge, solutions } = await earnSession(h.url);
+    const again = await mint(h.url, { challenges: challenge.challenges, solutions });
     assert.equal(again.response.status, 409);
     assert.equal(again.body.error?.code, SESSION_ERROR_CODES.challengeReplayed);
   });
 
   test('a wrong solution, an altered challenge and one for another origin are refused', async () => {
-    const { challenge } = await getChallenge(h.url);
-    const solution = (await solveSessionChallenge(challenge))!;
-    const wrong = await mint(h.url, { challenge, solution: { counter: solution.counter + 1, derivedKey: solution.derivedKey.replace(/^./, (c) => (c === '0' ? '1' : '0')) } });
+    const { challenges } = await getChallenge(h.url);
+    const solutions = (await solveSessionChallenges(challenges))!;
+    const last = solutions.length - 1;
+    const wrong = await mint(h.url, { challenges, solutions: solutions.map((solution, place) => (place === last ? { counter: solution.counter + 1, derivedKey: solution.derivedKey.replace(/^./, (c) => (c === '0' ? '1' : '0')) } : solution)) });
     assert.equal(wrong.body.error?.code, SESSION_ERROR_CODES.challengeInvalid);
-    const easier = { ...challenge, parameters: { ...challenge.parameters, cost: 1 } };
-    const altered = await mint(h.url, { challenge: easier, solution });
+    const easier = challenges.map((challenge) => ({ ...challenge, parameters: { ...challenge.parameters, cost: 1 } }));
+    const altered = await mint(h.url, { challenges: easier, solutions });
     assert.equal(altered.body.error?.code, SESSION_ERROR_CODES.challengeInvalid);
-    const elsewhere = await mint(h.url, { challenge, solution }, OTHER_SITE);
+    const elsewhere = await mint(h.url, { challenges, solutions }, OTHER_SITE);
     assert.equal(elsewhere.body.error?.code, SESSION_ERROR_CODES.challengeInvalid);
     // Still unspent: the right page can use it.
-    assert.equal((await mint(h.url, { challenge, solution })).response.status, 201);
+    assert.equal((await mint(h.url, { challenges, solutions })).response.status, 201);
+  });
+
+  test("a challenge's parts are bound together: spliced from another, missing, reordered, repeated or solved twice, each is refused, and the whole then still starts its session once", async () => {
+    const [mine, other] = [await getChallenge(h.url), await getChallenge(h.url)];
+    const { challenges } = mine;
+    assert.equal(challenges.length, CHALLENGE_PARTS);
+    const solutions = (await solveSessionChallenges(challenges))!;
+    const theirs = (await solveSessionChallenges(other.challenges))!;
+    const swap = <T>(list: T[]) => [list[1]!, list[0]!, ...list.slice(2)];
+    const cases: [string, unknown][] = [
+      ['a part spliced from another answer, solved', { challenges: [...challenges.slice(0, -1), other.challenges.at(-1)], solutions: [...solutions.slice(0, -1), theirs.at(-1)] }],
+      ['a part missing', { challenges: challenges.slice(0, -1), solutions: solutions.slice(0, -1) }],
+      ['a solution missing', { challenges, solutions: solutions.slice(0, -1) }],
+      ['two parts swapped, with their solutions', { challenges: swap(challenges), solutions: swap(solutions) }],
+      ['a part repeated in place of another, with its solution', { challenges: [challenges[0], ...challenges.slice(0, -1)], solutions: [solutions[0], ...solutions.slice(0, -1)] }],
+      ['a part solved twice: its solution sent for the next part too', { challenges, solutions: [solutions[0], ...solutions.slice(0, -1)] }],
+      ['a part added from another answer', { challenges: [...challenges, other.challenges[0]], solutions: [...solutions, theirs[0]] }],
+    ];
+    for (const [kind, body] of cases) {
+      const refused = await mint(h.url, body);
+      assert.equal(refused.response.status, 400, kind);
+      assert.equal(refused.body.error?.code, SESSION_ERROR_CODES.challengeInvalid, kind);
+    }
+    // None of them spent it: the whole, as issued, starts its session once, and the other answer is untouched.
+    assert.equal((await mint(h.url, { challenges, solutions })).response.status, 201);
+    assert.equal((await mint(h.url, { challenges, solutions })).body.error?.code, SESSION_ERROR_CODES.challengeReplayed);
+    assert.equal((await mint(h.url, { challenges: other.challenges, solutions: theirs })).response.status, 201);
+  });
+
+  test('the check stops at the first part that fails, and its refusal names that part', async () => {
+    const { challenges } = await getChallenge(h.url);
+    const solutions = (await solveSessionChallenges(challenges))!;
+    const unsolved = (place: number) => solutions.map((solution, at) => (at === place ? { ...solution, derivedKey: solution.derivedKey.replace(/^./, (c) => (c === '0' ? '1' : '0')) } : solution));
+    const altered = (place: number) => challenges.map((challenge, at) => (at === place ? { ...challenge, parameters: { ...challenge.parameters, cost: 1 } } : challenge));
+    const parts = challenges.length;
+    const first = await mint(h.url, { challenges: altered(parts - 1), solutions: unsolved(1) });
+    assert.equal(first.body.error?.code, SESSION_ERROR_CODES.challengeInvalid);
+    assert.match((first.body.error as { message?: string }).message ?? '', new RegExp(`does not solve the challenge \\(part 2 of ${parts}\\)`));
+    const then = await mint(h.url, { challenges: altered(2), solutions: unsolved(parts - 1) });
+    assert.match((then.body.error as { message?: string }).message ?? '', new RegExp(`altered \\(part 3 of ${parts}\\)`));
+    assert.equal((await mint(h.url, { challenges, solutions })).response.status, 201);
   });
 
   test("a session's questions are counted whatever visitorId says, and the next waits for the window", async () => {
@@ -197,8 +239,8 @@ describe('visitor sessions, on', () => {
     try {
       await earnSession(limited.url);
       await earnSession(limited.url);
-      const { challenge } = await getChallenge(limited.url);
-      const third = await mint(limited.url, { challenge, solution: await solveSessionChallenge(challenge) });
+      const { challenges } = await getChallenge(limited.url);
+      const third = await mint(limited.url, { challenges, solutions: await solveSessionChallenges(challenges) });
       assert.equal(third.response.status, 429);
       assert.equal(third.body.error?.code, SESSION_ERROR_CODES.mintLimited);
       assert.ok(Number(third.response.headers.get('retry-after')) > 60);
@@ -217,7 +259,7 @@ describe('visitor sessions: secret rotation', () => {
     const rotated = await startProxyHarness({ sessionSecret: SESSION_SECRET, previousSessionSecret: OTHER_SECRET, sessionDifficulty: Number(TEST_DIFFICULTY) });
     try {
       assert.equal((await ask(rotated, grant.token)).status, 200, "the old secret's token");
-      const solved = await mint(rotated.url, { challenge: pending.challenge, solution: await solveSessionChallenge(pending.challenge) });
+      const solved = await mint(rotated.url, { challenges: pending.challenges, solutions: await solveSessionChallenges(pending.challenges) });
       assert.equal(solved.response.status, 201, "the old secret's challenge");
       assert.equal((await ask(rotated, solved.body.token)).status, 200, 'the token it gave, signed with the new secret');
     } finally {
@@ -279,14 +321,14 @@ describe('visitor sessions: the core', () => {
     const sessions = new Sessions({ secrets: [SESSION_SECRET], tokenSeconds: 1800, difficulty: (attempts * CHALLENGE_COST) / 1e6, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore());
     const counters = async () => {
       const found: number[] = [];
-      for (let i = 0; i < 10; i++) found.push((await solveSessionChallenge((await sessions.challenge(SITE)).challenge, { deriveKey }))!.counter);
+      for (let i = 0; i < 10; i++) found.push(total((await solveSessionChallenges((await sessions.challenge(SITE)).challenges, { deriveKey }))!));
       return found;
     };
     for (let i = 0; i < 300; i++) await sessions.challenge(SITE);
-    // 300 challenges asked for in the minute: still at most twice the average work (it was 8 times when they counted).
+    // 300 challenges asked for in the minute: still at most twice the average work in all (it was 8 times when they counted).
     const asked = await counters();
     assert.ok(asked.every((counter) => counter <= 2 * attempts), `counters after 300 challenges: ${asked}`);
-    // 61 sessions started in the minute: the work doubles twice (up to 160 here); ten counters all within 40 would be chance of about 1 in a million.
+    // 61 sessions started in the minute: the work doubles twice (80 on average, up to 160 here); ten sums all within 40 would be chance of about 1 in 10^20.
     for (let i = 0; i < 61; i++) assert.equal(await sessions.countMint(`203.0.113.${i}`), undefined);
     const loaded = await counters();
     assert.ok(loaded.every((counter) => counter <= 8 * attempts) && loaded.some((counter) => counter > 2 * attempts), `counters after 61 sessions: ${loaded}`);
@@ -296,28 +338,39 @@ describe('visitor sessions: the core', () => {
     assert.deepEqual([0, 30, 31, 60, 61, 120, 121, 100_000].map(loadFactor), [1, 1, 2, 2, 4, 4, 8, 8]);
   });
 
-  test('a challenge asks about `difficulty` million iterations on average, with no floor a solver could skip', async () => {
-    // Solved natively here for speed: the counter is secret until solved; its key's prefix is what the solver must find.
+  test('a challenge asks about `difficulty` million iterations on average in all its parts, spread narrower than one part would be, with no floor a solver could skip', async () => {
+    // Solved natively here for speed: each counter is secret until solved; its key's prefix is what the solver must find.
     const { pbkdf2Sync } = await import('node:crypto');
     const deriveKey = async (password: Uint8Array, salt: Uint8Array, iterations: number, length: number) => pbkdf2Sync(password, salt, iterations, length, 'sha256');
     const attempts = 20;
+    const sums: number[] = [];
     const counters: number[] = [];
     for (let i = 0; i < 120; i++) {
       // A proxy of its own each time, so the load factor stays 1.
       const sessions = new Sessions({ secrets: [SESSION_SECRET], tokenSeconds: 1800, difficulty: (attempts * CHALLENGE_COST) / 1e6, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore());
-      const { challenge } = await sessions.challenge(SITE);
-      assert.equal(challenge.parameters.cost, CHALLENGE_COST);
-      const solution = await solveSessionChallenge(challenge, { deriveKey });
-      assert.ok(solution && solution.counter <= 2 * attempts, `counter ${solution?.counter}`);
-      counters.push(solution.counter);
+      const { challenges } = await sessions.challenge(SITE);
+      assert.equal(challenges.length, CHALLENGE_PARTS);
+      assert.ok(challenges.every((challenge) => challenge.parameters.cost === CHALLENGE_COST));
+      const solutions = (await solveSessionChallenges(challenges, { deriveKey }))!;
+      assert.ok(solutions.every((solution) => solution.counter <= (2 * attempts) / CHALLENGE_PARTS), `counters ${solutions.map((s) => s.counter)}`);
+      counters.push(...solutions.map((solution) => solution.counter));
+      sums.push(total(solutions));
     }
-    const mean = counters.reduce((sum, counter) => sum + counter, 0) / counters.length;
-    // 120 draws from [0, 40]: the mean's standard deviation is about 1.1, so 20 ± 4 fails only on a wrong range.
-    assert.ok(Math.abs(mean - attempts) <= 4, `mean counter ${mean}`);
-    // A bot that knew the range could skip its floor: there must be none (each draw is below a quarter of 40 with odds 10/41).
-    assert.ok(counters.some((counter) => counter < attempts / 2), `lowest counter ${Math.min(...counters)}`);
+    const mean = sums.reduce((sum, counter) => sum + counter, 0) / sums.length;
+    const spread = Math.sqrt(sums.reduce((sum, counter) => sum + (counter - mean) ** 2, 0) / (sums.length - 1));
+    // 120 sums of 8 draws from [0, 5]: each sum's standard deviation is about 4.8, the mean's 0.44, so 20 ± 2 fails only on a wrong range.
+    assert.ok(Math.abs(mean - attempts) <= 2, `mean work ${mean}`);
+    // One draw from [0, 40] would spread by 11.8; the 120 sums' own estimate of 4.8 is within ±1 but on a wrong shape.
+    assert.ok(spread > 3 && spread < 7, `spread of the work ${spread}`);
+    // A bot that knew the range could skip its floor: there must be none (of 960 parts, some need no work at all).
+    assert.ok(counters.includes(0), `lowest counter ${Math.min(...counters)}`);
   });
 });
+
+/** The work a challenge's solutions took: the counters of its parts, added. */
+function total(solutions: readonly { counter: number }[]): number {
+  return solutions.reduce((sum, solution) => sum + solution.counter, 0);
+}
 
 describe('visitor sessions: configuration', () => {
   const base = { apiKey: TEST_KEY, upstreamUrl: 'https://api.example.com', agentIds: [AGENT], log: false as const };
@@ -367,10 +420,10 @@ describe('visitor sessions: the Turnstile human check (against a local stand-in 
   }
 
   async function solvedWith(h: ProxyHarness, turnstileToken?: string) {
-    const { challenge, humanCheck, turnstileSiteKey } = await getChallenge(h.url);
+    const { challenges, humanCheck, turnstileSiteKey } = await getChallenge(h.url);
     // The page learns what to render the check with from the challenge itself.
     assert.deepEqual([humanCheck, turnstileSiteKey], ['turnstile', SITE_KEY]);
-    return mint(h.url, { challenge, solution: await solveSessionChallenge(challenge), ...(turnstileToken === undefined ? {} : { turnstileToken }) });
+    return mint(h.url, { challenges, solutions: await solveSessionChallenges(challenges), ...(turnstileToken === undefined ? {} : { turnstileToken }) });
   }
 
   test('a pass from an allowed hostname starts the session; the proxy sends the secret, the token and the address', async () => {
@@ -448,8 +501,8 @@ describe('visitor sessions: two proxies sharing one Redis', { skip: hasRedisServ
   });
 
   test('a solution used on one is refused as replayed on the other', async () => {
-    const { challenge, solution } = await earnSession(a.url);
-    const again = await mint(b.url, { challenge: challenge.challenge, solution });
+    const { challenge, solutions } = await earnSession(a.url);
+    const again = await mint(b.url, { challenges: challenge.challenges, solutions });
     assert.equal(again.body.error?.code, SESSION_ERROR_CODES.challengeReplayed);
   });
 
@@ -464,8 +517,8 @@ describe('visitor sessions: two proxies sharing one Redis', { skip: hasRedisServ
   test('sessions started by one address are counted across both', async () => {
     // Three were started above; the hourly allowance is four.
     await earnSession(b.url);
-    const { challenge } = await getChallenge(a.url);
-    const fifth = await mint(a.url, { challenge, solution: await solveSessionChallenge(challenge) });
+    const { challenges } = await getChallenge(a.url);
+    const fifth = await mint(a.url, { challenges, solutions: await solveSessionChallenges(challenges) });
     assert.equal(fifth.body.error?.code, SESSION_ERROR_CODES.mintLimited);
   });
 });

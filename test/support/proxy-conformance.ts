@@ -247,8 +247,8 @@ export const SESSION_CONFORMANCE: [name: string, run: (ctx: Context) => Promise<
   [
     'a solution is accepted once',
     async (ctx) => {
-      const { challenge, solution } = await earnSession(ctx.url);
-      const again = await mint(ctx.url, { challenge: challenge.challenge, solution });
+      const { challenge, solutions } = await earnSession(ctx.url);
+      const again = await mint(ctx.url, { challenges: challenge.challenges, solutions });
       assert.equal(again.response.status, 409);
       assert.equal(again.body.error?.code, SESSION_ERROR_CODES.challengeReplayed);
     },

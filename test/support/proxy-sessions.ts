@@ -1,7 +1,7 @@
 // Earning a visitor session from a proxy over HTTP, as a page does: ask for a
-// challenge, solve it with the protocol's WebCrypto solver, turn it into a token.
+// challenge, solve its parts with the protocol's WebCrypto solver, turn it into a token.
 import assert from 'node:assert/strict';
-import { ChallengeAnswerRecord, SESSION_HEADER, SessionGrantRecord, solveSessionChallenge, type ChallengeAnswer, type SessionGrant, type SessionSolution } from '../../src/protocol/index.js';
+import { ChallengeAnswerRecord, SESSION_HEADER, SessionGrantRecord, solveSessionChallenges, type ChallengeAnswer, type SessionGrant, type SessionSolution } from '../../src/protocol/index.js';
 import * as v from 'valibot';
 import { SITE } from './proxy-harness.js';
 
@@ -13,7 +13,7 @@ export const TEST_DIFFICULTY = '0.01';
 
 export interface Earned {
   challenge: ChallengeAnswer;
-  solution: SessionSolution;
+  solutions: SessionSolution[];
   grant: SessionGrant;
 }
 
@@ -38,11 +38,11 @@ export async function mint(base: string, body: unknown, origin = SITE): Promise<
 /** Challenge, solution and token, for a page at `origin`. */
 export async function earnSession(base: string, origin = SITE, extra: Record<string, unknown> = {}): Promise<Earned> {
   const challenge = await getChallenge(base, origin);
-  const solution = await solveSessionChallenge(challenge.challenge);
-  assert.ok(solution, 'the challenge has a solution');
-  const { response, body } = await mint(base, { challenge: challenge.challenge, solution, ...extra }, origin);
+  const solutions = await solveSessionChallenges(challenge.challenges);
+  assert.ok(solutions, 'the challenge has a solution');
+  const { response, body } = await mint(base, { challenges: challenge.challenges, solutions, ...extra }, origin);
   assert.equal(response.status, 201, `a session: ${JSON.stringify(body)}`);
-  return { challenge, solution, grant: v.parse(SessionGrantRecord, body) };
+  return { challenge, solutions, grant: v.parse(SessionGrantRecord, body) };
 }
 
 /** Headers of a query with a session token. */

@@ -214,7 +214,7 @@ async function sessionRequest(route: SessionRoute, request: VisitorRequest, { ad
         : errorAnswer(403, 'The human check did not pass. Please try it again.', cors, SESSION_ERROR_CODES.humanCheckFailed);
     }
   }
-  const spent = await storeCall(() => sessions.spend(checked.request.challenge));
+  const spent = await storeCall(() => sessions.spend(checked.request.challenges));
   if (spent) return sessionRefusal(spent, cors, where, log);
   const minted = await storeCall(() => sessions.countMint(address));
   if (minted) return sessionRefusal(minted, cors, where, log);

@@ -8,8 +8,14 @@ import { SESSION_ERROR_CODES, SessionRequestBody, checkWith, describeProblems, t
 import type { RateLimit } from './options.js';
 import type { RateLimitStore } from '../stores/store.js';
 
-/** PBKDF2 iterations per counter tried: enough that a browser's per-call overhead is small, little enough that issuing a challenge (one derivation) costs the proxy about half a millisecond. */
+/** PBKDF2 iterations per counter tried: enough that a browser's per-call overhead is small, little enough that issuing a challenge's part (one derivation) costs the proxy about half a millisecond. */
 export const CHALLENGE_COST = 2000;
+/**
+ * Parts a challenge's work comes in, each with its own counter, solved one after another. One part's work is
+ * anywhere from none to twice the average; the sum of k parts keeps the average with a spread k^0.5 times
+ * narrower, so fewer visitors draw a long wait. Each part costs the proxy one derivation to issue (why 8: docs/proxy.md).
+ */
+export const CHALLENGE_PARTS = 8;
 /** How long a challenge is accepted. */
 export const CHALLENGE_SECONDS = 300;
 /**
@@ -77,47 +83,66 @@ export class Sessions {
     return this.#settings;
   }
 
-  /** A new challenge for a page at `origin` (`''` for a request without one). */
+  /** A new challenge for a page at `origin` (`''` for a request without one): `CHALLENGE_PARTS` parts bound together. */
   async challenge(origin: string, now = Date.now()): Promise<ChallengeAnswer> {
     const [current] = await this.#allKeys();
     const started = now < this.#started.until ? this.#started.count : 0;
     const attempts = Math.max(2, Math.round((this.#settings.difficulty * 1e6) / CHALLENGE_COST)) * loadFactor(started);
-    // Uniform in [0, 2·attempts]: `attempts` on average whichever counters a solver tries first. A range with a floor
-    // (ALTCHA's examples draw from [min, max]) lets a solver that knows the floor start there and skip that work.
-    const counter = randomBelow(2 * attempts + 1);
-    const challenge = await createChallenge({
-      algorithm: 'PBKDF2/SHA-256',
-      cost: CHALLENGE_COST,
-      counter,
-      deriveKey,
-      expiresAt: Math.floor(now / 1000) + CHALLENGE_SECONDS,
-      data: { origin, kid: current!.kid },
-      hmacSignatureSecret: current!.challengeSecret,
-      hmacKeySignatureSecret: current!.challengeKeySecret,
-    });
-    return { challenge: challenge as ChallengeAnswer['challenge'], humanCheck: null, expiresInSeconds: CHALLENGE_SECONDS };
+    // Each part's counter uniform in [0, 2·attempts/parts]: `attempts` on average in all, whichever counters a solver
+    // tries first. A range with a floor (ALTCHA's examples draw from [min, max]) lets a solver that knows the floor
+    // start there and skip that work.
+    const most = Math.max(1, Math.round((2 * attempts) / CHALLENGE_PARTS));
+    // Signed into every part: which set it belongs to, its place and how many there are, so no part fits another answer.
+    const set = base64url(crypto.getRandomValues(new Uint8Array(12)));
+    const expiresAt = Math.floor(now / 1000) + CHALLENGE_SECONDS;
+    const challenges = await Promise.all(
+      Array.from({ length: CHALLENGE_PARTS }, (_, part) =>
+        createChallenge({
+          algorithm: 'PBKDF2/SHA-256',
+          cost: CHALLENGE_COST,
+          counter: randomBelow(most + 1),
+          deriveKey,
+          expiresAt,
+          data: { origin, kid: current!.kid, set, part, parts: CHALLENGE_PARTS },
+          hmacSignatureSecret: current!.challengeSecret,
+          hmacKeySignatureSecret: current!.challengeKeySecret,
+        }),
+      ),
+    );
+    return { challenges: challenges as ChallengeAnswer['challenges'], humanCheck: null, expiresInSeconds: CHALLENGE_SECONDS };
   }
 
   /**
-   * Checks a session request's challenge and solution for a page at
-   * `origin`: signed by this proxy, for this origin, unexpired and solved.
-   * Whether it was used before is `spend`'s to say.
+   * Checks a session request's challenge and solutions for a page at
+   * `origin`: every part of one set signed by this proxy, in its place, for
+   * this origin, unexpired and solved; the check stops at the first part that
+   * fails. Whether it was used before is `spend`'s to say.
    */
   async checkSolution(body: unknown, origin: string): Promise<{ ok: true; request: SessionRequest } | SessionRefusal> {
     const parsed = checkWith(SessionRequestBody, body);
     if (!parsed.ok) return refuse(400, SESSION_ERROR_CODES.challengeInvalid, `The session request is not valid: ${describeProblems(parsed.problems)}.`);
-    const { challenge, solution } = parsed.value;
-    const keys = (await this.#allKeys()).find((k) => k.kid === challenge.parameters.data?.kid);
+    const { challenges, solutions } = parsed.value;
+    const claims = challenges.map((challenge) => challenge.parameters.data ?? {});
+    const { kid, set, parts } = claims[0]!;
+    const keys = (await this.#allKeys()).find((k) => k.kid === kid);
     if (!keys) return refuse(400, SESSION_ERROR_CODES.challengeInvalid, 'This challenge was not issued by this proxy. Ask for a new one.');
-    if (challenge.parameters.data?.origin !== origin) return refuse(400, SESSION_ERROR_CODES.challengeInvalid, 'This challenge was issued for another page. Ask for a new one.');
-    const verified = await verifySolution({ challenge, solution, deriveKey, hmacSignatureSecret: keys.challengeSecret, hmacKeySignatureSecret: keys.challengeKeySecret });
-    if (verified.expired) return refuse(400, SESSION_ERROR_CODES.challengeExpired, 'This challenge has expired. Ask for a new one.');
-    if (!verified.verified) return refuse(400, SESSION_ERROR_CODES.challengeInvalid, verified.invalidSignature ? 'This challenge was altered. Ask for a new one.' : 'This solution does not solve the challenge.');
+    if (claims.some((data) => data.origin !== origin)) return refuse(400, SESSION_ERROR_CODES.challengeInvalid, 'This challenge was issued for another page. Ask for a new one.');
+    // Read before any signature is checked, to refuse cheaply; each part's signature then vouches for what it claims.
+    const together = typeof set === 'string' && challenges.length === parts && solutions.length === parts && claims.every((data, place) => data.set === set && data.part === place && data.parts === parts && data.kid === kid);
+    if (!together) return refuse(400, SESSION_ERROR_CODES.challengeInvalid, "This challenge's parts are not all there, in order, from one challenge. Ask for a new one.");
+    for (const [place, challenge] of challenges.entries()) {
+      const verified = await verifySolution({ challenge, solution: solutions[place]!, deriveKey, hmacSignatureSecret: keys.challengeSecret, hmacKeySignatureSecret: keys.challengeKeySecret });
+      if (verified.expired) return refuse(400, SESSION_ERROR_CODES.challengeExpired, 'This challenge has expired. Ask for a new one.');
+      const which = `part ${place + 1} of ${parts}`;
+      if (!verified.verified) return refuse(400, SESSION_ERROR_CODES.challengeInvalid, verified.invalidSignature ? `This challenge was altered (${which}). Ask for a new one.` : `This solution does not solve the challenge (${which}).`);
+    }
     return { ok: true, request: parsed.value };
   }
 
   /** Marks a checked challenge as used, remembered until it expires; refuses it if it was used before. */
-  async spend(challenge: SessionChallenge, now = Date.now()): Promise<SessionRefusal | undefined> {
+  async spend(challenges: readonly SessionChallenge[], now = Date.now()): Promise<SessionRefusal | undefined> {
+    // The first part's signature names the whole: every part is bound to its set (checkSolution).
+    const challenge = challenges[0]!;
     const msLeft = challenge.parameters.expiresAt * 1000 - now;
     const { count } = await this.#store.hit(`challenge-spent:${challenge.signature}`, Math.max(1000, msLeft + 1000));
     if (count > 1) return refuse(409, SESSION_ERROR_CODES.challengeReplayed, 'This challenge was already used for a session. Ask for a new one.');

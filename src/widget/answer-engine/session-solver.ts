@@ -7,9 +7,9 @@ import type { KeeperNeeds } from './session-gate.js';
 /** Where a challenge was solved: in Workers, or in slices on the main thread where no Worker may run. */
 export type SolvedBy = 'worker' | 'main-thread';
 
-/** What the page asks of a solver Worker: the counters `start`, `start + step`... of `challenge`. */
+/** What the page asks of a solver Worker: the parts `start`, `start + step`... of a challenge's `challenges`. */
 interface SolverTask {
-  challenge: SessionChallenge;
+  challenges: SessionChallenge[];
   start: number;
   step: number;
 }
@@ -38,27 +38,33 @@ let workersRefused = false;
  */
 const SOLVER_IN_THIS_FILE = false;
 
-/** Tries `task`'s counters in `LANES` lanes until one solves it or `signal` aborts; `deriveKey` as for the protocol's solver. */
-export async function solveInLanes({ challenge, start, step }: SolverTask, signal?: AbortSignal, deriveKey?: typeof webCryptoPbkdf2): Promise<SessionSolution | null> {
-  const found = new AbortController();
-  const stop = () => found.abort();
-  signal?.addEventListener('abort', stop);
-  try {
+/**
+ * Solves `task`'s parts one after another, each in `LANES` lanes, until done or `signal` aborts (then `null`); the
+ * solutions at their parts' places. `deriveKey` as for the protocol's solver.
+ */
+export async function solveParts({ challenges, start, step }: SolverTask, signal?: AbortSignal, deriveKey?: typeof webCryptoPbkdf2): Promise<SessionSolution[] | null> {
+  const solutions: SessionSolution[] = [];
+  for (let part = start; part < challenges.length; part += step) {
+    const found = new AbortController();
+    const stop = () => found.abort();
+    signal?.addEventListener('abort', stop);
     const lanes = Array.from({ length: LANES }, (_, lane) =>
-      solveSessionChallenge(challenge, { start: start + lane * step, step: step * LANES, signal: found.signal, deriveKey }).then((solution) => {
+      solveSessionChallenge(challenges[part]!, { start: lane, step: LANES, signal: found.signal, deriveKey }).then((solution) => {
         if (solution) found.abort();
         return solution;
       }),
     );
-    return (await Promise.all(lanes)).find(Boolean) ?? null;
-  } finally {
+    const solution = (await Promise.all(lanes)).find(Boolean);
     signal?.removeEventListener('abort', stop);
+    if (!solution) return null;
+    solutions[part] = solution;
   }
+  return solutions;
 }
 
-/** A solver Worker's answer to the page: the solution of the counters it was given, or null. */
+/** A solver Worker's answer to the page: the solutions of the parts it was given, or null. */
 export async function answerInWorker(event: MessageEvent<SolverTask>): Promise<void> {
-  postMessage(await solveInLanes(event.data));
+  postMessage(await solveParts(event.data));
 }
 
 if (SOLVER_IN_THIS_FILE && inWorker()) addEventListener('message', answerInWorker);
@@ -69,36 +75,39 @@ function inWorker(): boolean {
 }
 
 /**
- * Solves `challenge` in Workers (off the main thread); where none may run (a
- * `worker-src` that leaves out the chat's script, a script from another origin,
- * a construction error, a worker's error event), in small slices on the main
- * thread. Resolves with `null` once `signal` aborts.
+ * Solves a challenge's parts in Workers (off the main thread), each Worker its
+ * share of the parts one after another, with no round trip through the page
+ * between parts (the page's thread is at its busiest as it loads); where none
+ * may run (a `worker-src` that leaves out the chat's script, a script from
+ * another origin, a construction error, a worker's error event), in small
+ * slices on the main thread. Resolves with `null` once `signal` aborts.
  */
-export async function solveChallenge(challenge: SessionChallenge, signal: AbortSignal, { nextTask, trustedScriptUrl }: Pick<KeeperNeeds, 'nextTask' | 'trustedScriptUrl'>): Promise<{ solution: SessionSolution | null; by: SolvedBy }> {
+export async function solveChallenge(challenges: SessionChallenge[], signal: AbortSignal, { nextTask, trustedScriptUrl }: Pick<KeeperNeeds, 'nextTask' | 'trustedScriptUrl'>): Promise<{ solutions: SessionSolution[] | null; by: SolvedBy }> {
   if (!workersRefused) {
-    const solution = await solveInWorkers(challenge, signal, trustedScriptUrl);
-    if (solution !== undefined) return { solution, by: 'worker' };
+    const solutions = await solveInWorkers(challenges, signal, trustedScriptUrl);
+    if (solutions !== undefined) return { solutions, by: 'worker' };
     workersRefused = true;
   }
   // The same search on the main thread: each key is derived asynchronously, and the thread is given back every few milliseconds.
   let sliceStart = performance.now();
-  const solution = await solveInLanes({ challenge, start: 0, step: 1 }, signal, async (...args) => {
+  const solutions = await solveParts({ challenges, start: 0, step: 1 }, signal, async (...args) => {
     if (performance.now() - sliceStart >= SLICE_MS) {
       await nextTask();
       sliceStart = performance.now();
     }
     return webCryptoPbkdf2(...args);
   });
-  return { solution, by: 'main-thread' };
+  return { solutions, by: 'main-thread' };
 }
 
 /** `undefined` when the Workers could not run (the caller then solves on the main thread). */
-function solveInWorkers(challenge: SessionChallenge, signal: AbortSignal, trustedScriptUrl: KeeperNeeds['trustedScriptUrl']): Promise<SessionSolution | null | undefined> {
+function solveInWorkers(challenges: SessionChallenge[], signal: AbortSignal, trustedScriptUrl: KeeperNeeds['trustedScriptUrl']): Promise<SessionSolution[] | null | undefined> {
   const step = parallel();
   const workers: Worker[] = [];
-  return new Promise<SessionSolution | null | undefined>((resolve) => {
+  const solutions: SessionSolution[] = [];
+  return new Promise<SessionSolution[] | null | undefined>((resolve) => {
     let unsolved = step;
-    const settle = (value: SessionSolution | null | undefined) => {
+    const settle = (value: SessionSolution[] | null | undefined) => {
       for (const worker of workers) worker.terminate();
       signal.removeEventListener('abort', stop);
       resolve(value);
@@ -115,11 +124,12 @@ function solveInWorkers(challenge: SessionChallenge, signal: AbortSignal, truste
           event.preventDefault();
           settle(undefined);
         };
-        worker.onmessage = (event: MessageEvent<SessionSolution | null>) => {
-          if (event.data) settle(event.data);
-          else if (--unsolved === 0) settle(null);
+        worker.onmessage = (event: MessageEvent<SessionSolution[] | null>) => {
+          if (!event.data) return settle(null);
+          Object.assign(solutions, event.data);
+          if (--unsolved === 0) settle(solutions);
         };
-        worker.postMessage({ challenge, start, step } satisfies SolverTask);
+        worker.postMessage({ challenges, start, step } satisfies SolverTask);
       }
     } catch {
       // new Worker() refused outright (a script from another origin; some browsers' policy checks).

@@ -60,18 +60,18 @@ interface HeldToken {
   solvedBy?: SolvedBy;
 }
 
-/** The challenge route's answer: the challenge, and its word on the human check (done when the session is started). */
+/** The challenge route's answer: the challenge's parts, and its word on the human check (done when the session is started). */
 interface ChallengeAnswer {
-  challenge?: SessionChallenge;
+  challenges?: SessionChallenge[];
   humanCheck?: unknown;
   turnstileSiteKey?: string;
   expiresInSeconds?: number;
 }
 
-/** A challenge solved in idle time and not yet turned into a session: the route's answer, with the solution and when it runs out (this page's clock). */
+/** A challenge solved in idle time and not yet turned into a session: the route's answer, with the solutions and when it runs out (this page's clock). */
 interface SolvedChallenge extends ChallengeAnswer {
-  challenge: SessionChallenge;
-  solution: SessionSolution;
+  challenges: SessionChallenge[];
+  solutions: SessionSolution[];
   solvedBy: SolvedBy;
   expiresAt: number;
 }
@@ -132,7 +132,7 @@ export class VisitorSession {
       const kept = JSON.parse(sessionStorage.getItem(this.#tokenKey) ?? 'null') as HeldToken | null;
       if (typeof kept?.token === 'string' && kept.expiresAt > Date.now()) this.#held = kept;
       const solved = JSON.parse(sessionStorage.getItem(this.#solvedKey) ?? 'null') as SolvedChallenge | null;
-      if (isChallenge(solved?.challenge)) this.#solved = solved;
+      if (isChallenge(solved?.challenges)) this.#solved = solved;
     } catch {
       // No storage (a sandboxed frame) or a damaged entry: start afresh.
     }
@@ -281,13 +281,13 @@ export class VisitorSession {
           }
           if (!asked.ok) return this.#unearned(await readFailure(asked));
           const answer = (await asked.json().catch(() => undefined)) as ChallengeAnswer | undefined;
-          if (!isChallenge(answer?.challenge)) return this.#unreadable(asked, 'challenge');
+          if (!isChallenge(answer?.challenges)) return this.#unreadable(asked, 'challenge');
           // The proxy asks for Cloudflare Turnstile too: for a session started now, a fresh token got while the challenge is solved.
           if (this.#start) checking = this.#check(answer, stop.signal);
           const expiresAt = Date.now() + (answer.expiresInSeconds ?? 300) * 1000;
-          const { solution, by } = await solveChallenge(answer.challenge, stop.signal, this.#needs);
-          if (!solution) return { failure: { kind: 'unreachable', detail: 'Stopped: no chat on the page wants the session any more' } };
-          solved = { ...answer, challenge: answer.challenge, solution, solvedBy: by, expiresAt };
+          const { solutions, by } = await solveChallenge(answer.challenges, stop.signal, this.#needs);
+          if (!solutions) return { failure: { kind: 'unreachable', detail: 'Stopped: no chat on the page wants the session any more' } };
+          solved = { ...answer, challenges: answer.challenges, solutions, solvedBy: by, expiresAt };
           this.#store(this.#solvedKey, (this.#solved = solved));
           // Solved in idle time, nobody has asked for a session yet: it is started when somebody does.
           if (!this.#start) return SOLVED_ONLY;
@@ -296,7 +296,7 @@ export class VisitorSession {
         if (checked && 'failure' in checked) return this.#unearned(checked.failure);
         // Spent now, whatever the answer: a solution is accepted once.
         this.#store(this.#solvedKey, (this.#solved = undefined));
-        const granted = await this.#post(routes.session, { challenge: solved.challenge, solution: solved.solution, turnstileToken: checked?.token }, stop.signal);
+        const granted = await this.#post(routes.session, { challenges: solved.challenges, solutions: solved.solutions, turnstileToken: checked?.token }, stop.signal);
         if (granted.ok) {
           const grant = (await granted.json().catch(() => undefined)) as { token?: unknown; expiresInSeconds?: unknown } | undefined;
           if (typeof grant?.token !== 'string' || typeof grant.expiresInSeconds !== 'number') {
@@ -354,10 +354,12 @@ export class VisitorSession {
   }
 }
 
-/** The fields the solver reads; the rest is sent back as it came. */
-function isChallenge(value: unknown): value is SessionChallenge {
-  const p = (value as { parameters?: Record<string, unknown> } | undefined)?.parameters;
-  return Boolean(p) && ['nonce', 'salt', 'keyPrefix'].every((name) => typeof p![name] === 'string') && typeof p!.cost === 'number' && typeof p!.keyLength === 'number';
+/** Parts, each with the fields the solver reads; the rest is sent back as it came. */
+function isChallenge(value: unknown): value is SessionChallenge[] {
+  return Array.isArray(value) && value.length > 0 && value.every((part: { parameters?: Record<string, unknown> } | undefined) => {
+    const p = part?.parameters;
+    return Boolean(p) && ['nonce', 'salt', 'keyPrefix'].every((name) => typeof p![name] === 'string') && typeof p!.cost === 'number' && typeof p!.keyLength === 'number';
+  });
 }
 
 const keepers = new Map<string, VisitorSession>();
