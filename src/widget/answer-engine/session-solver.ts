@@ -45,6 +45,8 @@ const SOLVER_IN_THIS_FILE = false;
 export async function solveParts({ challenges, start, step }: SolverTask, signal?: AbortSignal, deriveKey?: typeof webCryptoPbkdf2): Promise<SessionSolution[] | null> {
   const solutions: SessionSolution[] = [];
   for (let part = start; part < challenges.length; part += step) {
+    // Stopped while the last part's other lanes finished their keys: its listener has fired already.
+    if (signal?.aborted) return null;
     const found = new AbortController();
     const stop = () => found.abort();
     signal?.addEventListener('abort', stop);
