@@ -121,8 +121,10 @@ const devicePlugin = {
  * - `goto` `{ id, url }`: navigates and waits for the load.
  * - `back` `{ id }`: goes back one entry without waiting (the test waits for
  *   what it expects); returns `{ ok: true }`.
- * - `not-restored` `{ id }`: why Chromium did not restore a page from the
- *   back/forward cache (`Page.backForwardCacheNotUsed`), `[]` if it did.
+ * - `not-restored` `{ id, wait }`: why Chromium did not restore a page from the
+ *   back/forward cache (`Page.backForwardCacheNotUsed`), `[]` if it did. With
+ *   `wait` (ms), waits that long for a reason to arrive: the protocol orders
+ *   that event with nothing else, so it may come after the new page's load.
  * - `close` `{ id }`.
  */
 const secondPagePlugin = {
@@ -135,9 +137,10 @@ const secondPagePlugin = {
     if (action === 'open') {
       const page = await session.browser.getPage(session.id).browserContext().newPage();
       const cdp = await page.createCDPSession();
-      const tab = { page, cdp, notRestored: [] };
+      const tab = { page, cdp, notRestored: [], onNotRestored: new Set() };
       cdp.on('Page.backForwardCacheNotUsed', (event) => {
         tab.notRestored.push(...event.notRestoredExplanations.map((e) => `${e.type}: ${e.reason}`));
+        for (const settle of tab.onNotRestored) settle();
       });
       await cdp.send('Page.enable');
       await page.goto(new URL(payload.url, session.browser.getPage(session.id).url()).href, { waitUntil: 'load' });
@@ -179,8 +182,20 @@ const secondPagePlugin = {
         await tab.cdp.send('Page.navigateToHistoryEntry', { entryId: entries[currentIndex - 1].id });
         return { ok: true };
       }
-      case 'not-restored':
+      case 'not-restored': {
+        if (tab.notRestored.length === 0 && payload.wait > 0) {
+          await new Promise((resolve) => {
+            const settle = () => {
+              clearTimeout(timer);
+              tab.onNotRestored.delete(settle);
+              resolve();
+            };
+            const timer = setTimeout(settle, payload.wait);
+            tab.onNotRestored.add(settle);
+          });
+        }
         return tab.notRestored;
+      }
       case 'close':
         this.tabs.delete(id);
         await tab.page.close();

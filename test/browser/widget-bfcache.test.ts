@@ -131,7 +131,8 @@ for (const mode of ['inline', 'bubble'] as const) describe(`<kagent-chat mode="$
     // Over a megabyte: Chromium keeps at most about 1 MB of network data for the cached pages of a process.
     await release(agent, 1_500_000);
     await back();
-    const reasons = await command<string[]>({ action: 'not-restored', id: tab });
+    // Chromium may send why after the page has loaded anew (the event is ordered with nothing else): wait for it.
+    const reasons = await command<string[]>({ action: 'not-restored', id: tab, wait: 30_000 });
     expect(reasons.join(', '), 'why the page was not restored').to.match(/buffer/i);
     await waitIn(tab!, `(${STATE}).failure !== null && document.querySelector('kagent-chat').updateComplete.then(() => true)`, 'the chat to show the cut-off answer');
     const state = await stateOf(tab!);
