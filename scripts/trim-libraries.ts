@@ -318,7 +318,11 @@ export const markedWithDefaultOptionsFolded = (): Plugin => {
  *   gone), and the minifier drops what only ran with the other value; the checks these defaults turn
  *   on stay, now unconditional;
  * - the instance's methods the chat never calls and DOMPurify itself never names (`clearConfig`,
- *   `isValidAttribute`, `removeHook`, `removeHooks`, `removeAllHooks`).
+ *   `isValidAttribute`, `removeHook`, `removeHooks`, `removeAllHooks`);
+ * - the settings derived from three more options the chat never names, each written once from the config:
+ *   `PARSER_MEDIA_TYPE` (then "text/html": the XHTML parsing branches and the case-keeping of tag and
+ *   attribute names go, names are always lower-cased), `NAMESPACE` (then HTML's) and `ALLOWED_URI_REGEXP`
+ *   (then DOMPurify's own address rule). Each becomes a constant of that value, its write checked word for word.
  * Every check DOMPurify makes under the chat's config stays as it is. It fails if DOMPurify no longer
  * has these options and methods so, or if a module importing DOMPurify names one of them.
  */
@@ -327,6 +331,14 @@ export const dompurifyWithoutUnusedOptionsAndMethods = (): Plugin => {
   const ON_UNLESS_TURNED_OFF = ['SAFE_FOR_XML', 'KEEP_CONTENT', 'SANITIZE_DOM', 'ALLOW_SELF_CLOSE_IN_ATTR'];
   const OPTIONS = [...OFF_UNLESS_SET, ...ON_UNLESS_TURNED_OFF];
   const METHODS = ['clearConfig', 'isValidAttribute', 'removeHook', 'removeHooks', 'removeAllHooks'];
+  // Settings DOMPurify derives from an option the chat never names, their one write and their value then (`given`: what makes it so).
+  const FIXED: Record<string, { write: string; value: string; given: string }> = {
+    PARSER_MEDIA_TYPE: { write: 'PARSER_MEDIA_TYPE = SUPPORTED_PARSER_MEDIA_TYPES.indexOf(cfg.PARSER_MEDIA_TYPE) === -1 ? DEFAULT_PARSER_MEDIA_TYPE : cfg.PARSER_MEDIA_TYPE', value: '"text/html"', given: 'const DEFAULT_PARSER_MEDIA_TYPE = "text/html";' },
+    transformCaseFunc: { write: 'transformCaseFunc = PARSER_MEDIA_TYPE === "application/xhtml+xml" ? stringToString : stringToLowerCase', value: 'stringToLowerCase', given: 'const stringToLowerCase = unapply(String.prototype.toLowerCase);' },
+    NAMESPACE: { write: 'NAMESPACE = typeof cfg.NAMESPACE === "string" ? cfg.NAMESPACE : HTML_NAMESPACE', value: 'HTML_NAMESPACE', given: 'let NAMESPACE = HTML_NAMESPACE;' },
+    IS_ALLOWED_URI$1: { write: 'IS_ALLOWED_URI$1 = isRegex(cfg.ALLOWED_URI_REGEXP) ? cfg.ALLOWED_URI_REGEXP : IS_ALLOWED_URI', value: 'IS_ALLOWED_URI', given: 'let IS_ALLOWED_URI$1 = IS_ALLOWED_URI;' },
+  };
+  const FIXED_OPTIONS = ['PARSER_MEDIA_TYPE', 'NAMESPACE', 'ALLOWED_URI_REGEXP'];
   return trimUnusedOf(/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/, 'dompurify', 'dompurifyWithoutUnusedOptionsAndMethods', (context: Context, code: string) => {
     const program = context.parse(code) as unknown as { body: AstNode[] };
     const factory = program.body.find((node) => node.type === 'FunctionDeclaration' && node.id?.name === 'createDOMPurify');
@@ -342,15 +354,16 @@ export const dompurifyWithoutUnusedOptionsAndMethods = (): Plugin => {
       for (const value of Object.values(n)) if (value && typeof value === 'object') visit(value);
     };
     visit(factory);
+    const statementOf = (expression: AstNode | undefined) => expression && body.flatMap(function find(node: AstNode): AstNode[] {
+      if (node.type === 'ExpressionStatement' && node.expression === expression) return [node];
+      return Object.values(node).flatMap((value) => (Array.isArray(value) ? value : [value])).filter((child): child is AstNode => !!child && typeof child === 'object' && typeof child.type === 'string').flatMap(find);
+    })[0];
     const edits: { start: number; end: number; text: string }[] = [];
     for (const option of OPTIONS) {
       const declaration = body.find((node) => node.type === 'VariableDeclaration' && node.kind === 'let' && node.declarations.length === 1 && node.declarations[0].id.name === option);
       const [write, ...more] = writes.get(option) ?? [];
       // The one write, from the config, a statement of its own.
-      const statement = write && body.flatMap(function find(node: AstNode): AstNode[] {
-        if (node.type === 'ExpressionStatement' && node.expression === write) return [node];
-        return Object.values(node).flatMap((value) => (Array.isArray(value) ? value : [value])).filter((child): child is AstNode => !!child && typeof child === 'object' && typeof child.type === 'string').flatMap(find);
-      })[0];
+      const statement = statementOf(write);
       const fallback = !ON_UNLESS_TURNED_OFF.includes(option);
       const value = (write?.right ?? {}) as AstNode;
       const readsOption = (node: AstNode | undefined) => node?.type === 'MemberExpression' && !node.computed && node.property.name === option;
@@ -375,7 +388,18 @@ export const dompurifyWithoutUnusedOptionsAndMethods = (): Plugin => {
       if (!instance || !statement || rest.has(method)) context.error(`DOMPurify no longer has ${method} as a method it never calls itself: see dompurifyWithoutUnusedOptionsAndMethods in scripts/trim-libraries.ts`);
       edits.push({ start: statement.start, end: statement.end, text: '' });
     }
-    return { code: edit(code, edits), names: [...OPTIONS, ...METHODS] };
+    for (const [variable, { write, value, given }] of Object.entries(FIXED)) {
+      const declaration = body.find((node) => node.type === 'VariableDeclaration' && node.kind === 'let' && node.declarations.length === 1 && node.declarations[0].id.name === variable);
+      const [assignment, ...more] = writes.get(variable) ?? [];
+      const statement = statementOf(assignment);
+      // Said as expected, whitespace aside: what it is when the config does not name its option is then `value`.
+      const said = statement && code.slice(statement.start, statement.end).replace(/\s+/g, ' ');
+      if (!declaration || more.length || said !== `${write};` || code.split(given).length !== 2) {
+        context.error(`DOMPurify no longer sets ${variable} only by \`${write}\` (with \`${given}\`): see dompurifyWithoutUnusedOptionsAndMethods in scripts/trim-libraries.ts`);
+      }
+      edits.push({ start: declaration.start, end: declaration.end, text: `const ${variable} = ${value};` }, { start: statement.start, end: statement.end, text: '' });
+    }
+    return { code: edit(code, edits), names: [...OPTIONS, ...METHODS, ...FIXED_OPTIONS] };
   });
 };
 

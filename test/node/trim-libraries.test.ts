@@ -90,6 +90,21 @@ test("DOMPurify's options that are off unless set become constants, and the meth
   }
 });
 
+test("DOMPurify's parser type, namespace and address rule become constants of their values when the config does not name them", () => {
+  const out = dompurify();
+  for (const fixed of ['const PARSER_MEDIA_TYPE = "text/html";', 'const transformCaseFunc = stringToLowerCase;', 'const NAMESPACE = HTML_NAMESPACE;', 'const IS_ALLOWED_URI$1 = IS_ALLOWED_URI;']) assert.ok(out.includes(fixed), fixed);
+  assert.doesNotMatch(out, /\n\t+(PARSER_MEDIA_TYPE|transformCaseFunc|NAMESPACE|IS_ALLOWED_URI\$1) = /, "no write is left");
+  // The XHTML branch is still in the source, for the minifier to drop: `PARSER_MEDIA_TYPE === "application/xhtml+xml"` is now always false.
+  assert.match(out, /if \(PARSER_MEDIA_TYPE === "application\/xhtml\+xml" && NAMESPACE === HTML_NAMESPACE\)/);
+  const code = readFileSync(DOMPURIFY, 'utf8');
+  // Another default, another way to read the option, a second write: each fails the build.
+  assert.throws(() => dompurify(code.replace('const DEFAULT_PARSER_MEDIA_TYPE = "text/html";', 'const DEFAULT_PARSER_MEDIA_TYPE = "application/xhtml+xml";')), /PARSER_MEDIA_TYPE only by/);
+  assert.throws(() => dompurify(code.replace('typeof cfg.NAMESPACE === "string" ? cfg.NAMESPACE : HTML_NAMESPACE', 'cfg.NAMESPACE || HTML_NAMESPACE')), /NAMESPACE only by/);
+  assert.throws(() => dompurify(code.replace('\t\tKEEP_CONTENT = cfg.KEEP_CONTENT !== false;', '$&\n\t\tif (cfg.PARSER) transformCaseFunc = stringToString;')), /transformCaseFunc only by/);
+  assert.throws(() => dompurify(code, CHAT_DOMPURIFY_IMPORT.replace('RETURN_DOM_FRAGMENT: true }', "RETURN_DOM_FRAGMENT: true, PARSER_MEDIA_TYPE: 'application/xhtml+xml' }")), /dompurify-sanitizer\.ts names PARSER_MEDIA_TYPE/);
+  assert.throws(() => dompurify(code, CHAT_DOMPURIFY_IMPORT.replace('RETURN_DOM_FRAGMENT: true }', 'RETURN_DOM_FRAGMENT: true, ALLOWED_URI_REGEXP: /^https:/ }')), /names ALLOWED_URI_REGEXP/);
+});
+
 test('the DOMPurify trim fails if an option is set elsewhere, a method is called by DOMPurify itself, or an importer names either', () => {
   const code = readFileSync(DOMPURIFY, 'utf8');
   assert.throws(() => dompurify(code.replace('\t\tKEEP_CONTENT = cfg.KEEP_CONTENT !== false;', '$&\n\t\tif (cfg.PARANOID) IN_PLACE = true;')), /IN_PLACE as an option off unless set/);
