@@ -256,18 +256,18 @@ function edit(code: string, edits: { start: number; end: number; text: string }[
 /**
  * marked's classes read their options as `this.options.x` at every step: `pedantic` (original
  * markdown.pl's rules) in 21 places, `extensions`, `hooks` and `silent` in the lexer's and parser's
- * loops. The chat gives them its own options, marked's defaults (`getDefaults()`) with only its
- * `renderer` set; every other object marked's classes read options from is those defaults too (its
- * `defaults` are set only by the default instance, which the build cuts). So the build writes those
- * four reads as the defaults' values (`pedantic` and `silent` false, `extensions` and `hooks` null),
- * and the minifier drops the branches that can no longer run. It fails if marked's defaults are no
- * longer those values, or no longer `gfm` on and `breaks` off (the modes the chat renders in, whose
- * rule sets alone markedWithoutUnusedModes keeps), if anything in marked still sets its `defaults`,
- * or if a module importing marked names one of the four.
+ * loops, `gfm` and `breaks` where the lexer picks its rule sets and in its list and paragraph rules.
+ * The chat gives them its own options, marked's defaults (`getDefaults()`) with only its `renderer`
+ * set; every other object marked's classes read options from is those defaults too (its `defaults`
+ * are set only by the default instance, which the build cuts). So the build writes those six reads
+ * as the defaults' values (`pedantic`, `silent` and `breaks` false, `gfm` true, `extensions` and
+ * `hooks` null; GitHub-flavoured without `breaks` are the modes whose rule sets alone
+ * markedWithoutUnusedModes keeps), and the minifier drops the branches that can no longer run. It
+ * fails if marked's defaults are no longer those values, if anything in marked still sets its
+ * `defaults`, or if a module importing marked names one of the six.
  */
 export const markedWithDefaultOptionsFolded = (): Plugin => {
-  const FOLDED = { pedantic: ['!1', 'false'], silent: ['!1', 'false'], extensions: ['null'], hooks: ['null'] } as Record<string, string[]>;
-  const RELIED_ON = { gfm: ['!0', 'true'], breaks: ['!1', 'false'] } as Record<string, string[]>;
+  const FOLDED = { pedantic: ['!1', 'false'], silent: ['!1', 'false'], extensions: ['null'], hooks: ['null'], gfm: ['!0', 'true'], breaks: ['!1', 'false'] } as Record<string, string[]>;
   return trimUnusedOf(/\/node_modules\/marked\/lib\/marked\.esm\.js$/, 'marked', 'markedWithDefaultOptionsFolded', (context: Context, code: string) => {
     const fail = (): never => context.error('marked no longer reads its options so, or its defaults changed: see markedWithDefaultOptionsFolded in scripts/trim-libraries.ts');
     const program = context.parse(code) as unknown as { body: AstNode[] };
@@ -298,7 +298,6 @@ export const markedWithDefaultOptionsFolded = (): Plugin => {
     for (const [option, values] of Object.entries(FOLDED)) {
       if (!values.includes(defaultValues![option] ?? '') || !reads.some((read) => read.property.name === option)) fail();
     }
-    for (const [option, values] of Object.entries(RELIED_ON)) if (!values.includes(defaultValues![option] ?? '')) fail();
     return { code: edit(code, reads.map((read) => ({ start: read.start, end: read.end, text: `(${defaultValues![read.property.name]})` }))), names: Object.keys(FOLDED) };
   });
 };

@@ -46,13 +46,14 @@ const marked = () => {
 };
 const CHAT_MARKED_IMPORT = `import { getDefaults, Lexer, Parser } from 'marked';\nconst options = { ...getDefaults() };\nexport const html = (text) => Parser.parse(Lexer.lex(text, options), options);`;
 
-test("marked's reads of pedantic, extensions, hooks and silent become the defaults' values", () => {
+test("marked's reads of pedantic, extensions, hooks, silent, gfm and breaks become the defaults' values", () => {
   const code = marked();
-  assert.match(code, /this\.options\.pedantic/);
+  for (const option of ['pedantic', 'extensions', 'hooks', 'silent', 'gfm', 'breaks']) assert.match(code, new RegExp(`this\\.options\\.${option}\\b`), option);
   const out = build(markedWithDefaultOptionsFolded(), [[CHAT_MARKDOWN, CHAT_MARKED_IMPORT], [MARKED, code]], { [MARKED]: [CHAT_MARKDOWN] })[MARKED]!;
-  assert.doesNotMatch(out, /this\.options\.(pedantic|extensions|hooks|silent)\b/);
+  assert.doesNotMatch(out, /this\.options\.(pedantic|extensions|hooks|silent|gfm|breaks)\b/);
   assert.match(out, /\(!1\)/);
-  assert.match(out, /this\.options\.gfm/, 'options the chat sets are still read');
+  assert.match(out, /task:!!\(!0\)&&/, 'gfm is true');
+  assert.match(out, /this\.options\.renderer/, 'options the chat sets are still read');
 });
 
 test('the marked trim fails if its defaults change, if its defaults may still be set, or if an importer names a folded option', () => {
@@ -65,6 +66,8 @@ test('the marked trim fails if its defaults change, if its defaults may still be
   assert.throws(() => build(markedWithDefaultOptionsFolded(), [[MARKED, readFileSync(MARKED, 'utf8')]]), /defaults changed/);
   const naming = CHAT_MARKED_IMPORT.replace('...getDefaults()', '...getDefaults(), pedantic: false');
   assert.throws(() => build(markedWithDefaultOptionsFolded(), [[CHAT_MARKDOWN, naming], [MARKED, code]], { [MARKED]: [CHAT_MARKDOWN] }), /incremental-markdown\.ts names pedantic/);
+  const breaking = CHAT_MARKED_IMPORT.replace('...getDefaults()', '...getDefaults(), breaks: true');
+  assert.throws(() => build(markedWithDefaultOptionsFolded(), [[CHAT_MARKDOWN, breaking], [MARKED, code]], { [MARKED]: [CHAT_MARKDOWN] }), /incremental-markdown\.ts names breaks/);
   // An importer the trim never saw fails too.
   assert.throws(() => build(markedWithDefaultOptionsFolded(), [[MARKED, code]], { [MARKED]: ['/node_modules/some-marked-extension/index.js'] }), /some-marked-extension/);
 });
