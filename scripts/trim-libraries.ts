@@ -438,3 +438,47 @@ export const dompurifyEntriesWithoutBabelDestructuring = (): Plugin => ({
     return { code: edit(code, calls.map(({ call }) => ({ start: call.start, end: call.end, text: call.arguments[0].name }))), map: null };
   },
 });
+
+/**
+ * DOMPurify's module makes its constants at load time through its own helpers: `freeze([...])` and
+ * `seal(/.../)` (Object.freeze and Object.seal, or a function that gives its argument back where they
+ * are missing), `unapply(X.prototype.method)` and `unconstruct(X)` (each only makes a function). No
+ * bundler may drop a call it knows nothing of, so a constant that only the options trimmed above read
+ * (the template patterns of SAFE_FOR_TEMPLATES, the doctype pattern of WHOLE_DOCUMENT, the emptied
+ * lists, the array helpers of the removed methods) stays as a bare call. The build marks those calls
+ * pure where their arguments are literals, lists of literals, `X.prototype.y` or a name, so the
+ * minifier drops each whose constant nothing reads; one that is read stays as it is. It fails if the
+ * helpers are no longer defined so, or if no constant is made so.
+ */
+export const dompurifyConstantsMarkedPure = (): Plugin => ({
+  name: 'kagent-dompurify-constants-marked-pure',
+  apply: 'build',
+  transform(code, id) {
+    if (!/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/.test(id)) return undefined;
+    const fail = (): never => this.error('DOMPurify no longer makes its constants with its own freeze, seal, unapply and unconstruct: see dompurifyConstantsMarkedPure in scripts/trim-libraries.ts');
+    const program = this.parse(code) as unknown as { body: AstNode[] };
+    // freeze and seal: Object's, else a function giving its argument back, and written nowhere else.
+    for (const helper of ['freeze', 'seal']) {
+      const fallback = `if (!${helper}) ${helper} = function ${helper}(x) {\n\treturn x;\n};`;
+      if (code.split(`let ${helper} = Object.${helper};`).length !== 2 || code.split(fallback).length !== 2 || code.split(new RegExp(`(?<![\\w$.])${helper} = `)).length !== 3) fail();
+    }
+    // unapply and unconstruct: a function that returns a function, calling nothing itself.
+    for (const helper of ['unapply', 'unconstruct']) {
+      const declaration = program.body.find((node) => node.type === 'FunctionDeclaration' && node.id?.name === helper);
+      const [statement, ...more] = declaration?.body.body ?? [];
+      if (more.length || statement?.type !== 'ReturnStatement' || statement.argument?.type !== 'FunctionExpression') fail();
+    }
+    const plain = (node: AstNode): boolean =>
+      node.type === 'Literal' ||
+      node.type === 'Identifier' ||
+      (node.type === 'ArrayExpression' && (node.elements as AstNode[]).every((element) => element?.type === 'Literal')) ||
+      (node.type === 'MemberExpression' && !node.computed && node.object.type === 'MemberExpression' && !node.object.computed && node.object.object.type === 'Identifier' && node.object.property.name === 'prototype');
+    const calls = program.body
+      .flatMap((node) => (node.type === 'VariableDeclaration' && node.kind === 'const' ? (node.declarations as AstNode[]) : []))
+      .map((declarator) => declarator.init as AstNode | undefined)
+      .filter((init): init is AstNode => init?.type === 'CallExpression' && init.callee.type === 'Identifier' && ['freeze', 'seal', 'unapply', 'unconstruct'].includes(init.callee.name) && (init.arguments as AstNode[]).length === 1 && plain(init.arguments[0]));
+    if (!calls.length) fail();
+    // (A read of `X.prototype.y` is kept by the minifier even as a pure call's argument: inside a pure function called with none, it goes with the call.)
+    return { code: edit(code, calls.flatMap((call) => (call.arguments[0].type === 'MemberExpression' ? [{ start: call.start, end: call.start, text: '/* @__PURE__ */ (() => ' }, { start: call.end, end: call.end, text: ')()' }] : [{ start: call.start, end: call.start, text: '/* @__PURE__ */ ' }]))), map: null };
+  },
+});

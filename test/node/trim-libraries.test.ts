@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parseAst } from 'rolldown/parseAst';
 import type { Plugin } from 'vite';
 import {
+  dompurifyConstantsMarkedPure,
   dompurifyEntriesWithoutBabelDestructuring,
   dompurifyWithoutDefaultAllowLists,
   dompurifyWithoutUnusedOptionsAndMethods,
@@ -136,4 +137,21 @@ test("DOMPurify's destructuring of Object.entries() items no longer goes through
   // A call on anything but an Object.entries() item fails the build.
   assert.throws(() => trim(code.replace('const newObject = create(null);', '$&\n\tconst [first] = _slicedToArray(object, 1);')), /_slicedToArray/);
   assert.throws(() => trim(code.replace('for (const _ref2 of entries(object))', 'for (const _ref2 of new Map(entries(object)))')), /_slicedToArray/);
+});
+
+test("DOMPurify's constants made by its own freeze, seal, unapply and unconstruct are marked pure, so the minifier drops those nothing reads", () => {
+  const code = readFileSync(DOMPURIFY, 'utf8');
+  const trim = (source: string) => build(dompurifyConstantsMarkedPure(), [[DOMPURIFY, source]])[DOMPURIFY]!;
+  const out = trim(code);
+  assert.ok(out.includes('const MUSTACHE_EXPR = /* @__PURE__ */ seal(/{{[\\w\\W]*|^[\\w\\W]*}}/g);'), 'a pattern only SAFE_FOR_TEMPLATES reads');
+  assert.ok(out.includes('const text = /* @__PURE__ */ freeze(["#text"]);'));
+  // The read of a method goes with the call: it is made inside a pure function called with nothing.
+  assert.ok(out.includes('const arrayPop = /* @__PURE__ */ (() => unapply(Array.prototype.pop))();'));
+  assert.ok(out.includes('const typeErrorCreate = /* @__PURE__ */ unconstruct(TypeError);'));
+  // A call on anything but literals, a method or a name is left as it is.
+  assert.ok(out.includes('const LITERAL_TEXT_ELEMENTS = freeze(addToSet({}, ['));
+  // Helpers that may do more than make a value fail the build.
+  assert.throws(() => trim(code.replace('if (!freeze) freeze = function freeze(x) {\n\treturn x;\n};', 'if (!freeze) freeze = function freeze(x) {\n\tglobalThis.frozen = x;\n\treturn x;\n};')), /dompurifyConstantsMarkedPure/);
+  assert.throws(() => trim(code.replace('let seal = Object.seal;', 'let seal = Object.seal;\nseal = (x) => (globalThis.sealed = x);')), /dompurifyConstantsMarkedPure/);
+  assert.throws(() => trim(code.replace(/function unapply\(func\) \{/, '$&\n\tglobalThis.unapplied = func;')), /dompurifyConstantsMarkedPure/);
 });
