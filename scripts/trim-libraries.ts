@@ -393,7 +393,7 @@ export const dompurifyWithoutUnusedOptionsAndMethods = (): Plugin => {
       const statement = statementOf(assignment);
       // Said as expected, whitespace aside: what it is when the config does not name its option is then `value`.
       const said = statement && code.slice(statement.start, statement.end).replace(/\s+/g, ' ');
-      if (!declaration || more.length || said !== `${write};` || code.split(given).length !== 2) {
+      if (!declaration || !statement || more.length || said !== `${write};` || code.split(given).length !== 2) {
         context.error(`DOMPurify no longer sets ${variable} only by \`${write}\` (with \`${given}\`): see dompurifyWithoutUnusedOptionsAndMethods in scripts/trim-libraries.ts`);
       }
       edits.push({ start: declaration.start, end: declaration.end, text: `const ${variable} = ${value};` }, { start: statement.start, end: statement.end, text: '' });
