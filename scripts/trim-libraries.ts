@@ -321,7 +321,10 @@ export const markedWithDefaultOptionsFolded = (): Plugin => {
  * - the settings derived from three more options the chat never names, each written once from the config:
  *   `PARSER_MEDIA_TYPE` (then "text/html": the XHTML parsing branches and the case-keeping of tag and
  *   attribute names go, names are always lower-cased), `NAMESPACE` (then HTML's) and `ALLOWED_URI_REGEXP`
- *   (then DOMPurify's own address rule). Each becomes a constant of that value, its write checked word for word.
+ *   (then DOMPurify's own address rule). Each becomes a constant of that value, its write checked word for word;
+ * - the options that add to what is allowed or forbidden (`ADD_TAGS`, `ADD_ATTR`, `ADD_FORBID_CONTENTS`), each
+ *   read in an `if` that runs only when the config names it: the `if` goes, and with it the extra tag and
+ *   attribute checks only those set (`EXTRA_ELEMENT_HANDLING`), each of its reads then false.
  * Every check DOMPurify makes under the chat's config stays as it is. It fails if DOMPurify no longer
  * has these options and methods so, or if a module importing DOMPurify names one of them.
  */
@@ -338,6 +341,7 @@ export const dompurifyWithoutUnusedOptionsAndMethods = (): Plugin => {
     IS_ALLOWED_URI$1: { write: 'IS_ALLOWED_URI$1 = isRegex(cfg.ALLOWED_URI_REGEXP) ? cfg.ALLOWED_URI_REGEXP : IS_ALLOWED_URI', value: 'IS_ALLOWED_URI', given: 'let IS_ALLOWED_URI$1 = IS_ALLOWED_URI;' },
   };
   const FIXED_OPTIONS = ['PARSER_MEDIA_TYPE', 'NAMESPACE', 'ALLOWED_URI_REGEXP'];
+  const ADDING = ['ADD_TAGS', 'ADD_ATTR', 'ADD_FORBID_CONTENTS'];
   return trimUnusedOf(/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/, 'dompurify', 'dompurifyWithoutUnusedOptionsAndMethods', (context: Context, code: string) => {
     const program = context.parse(code) as unknown as { body: AstNode[] };
     const factory = program.body.find((node) => node.type === 'FunctionDeclaration' && node.id?.name === 'createDOMPurify');
@@ -398,7 +402,42 @@ export const dompurifyWithoutUnusedOptionsAndMethods = (): Plugin => {
       }
       edits.push({ start: declaration.start, end: declaration.end, text: `const ${variable} = ${value};` }, { start: statement.start, end: statement.end, text: '' });
     }
-    return { code: edit(code, edits), names: [...OPTIONS, ...METHODS, ...FIXED_OPTIONS] };
+    // Options that only add to what is allowed or forbidden, each read in an `if` of its own that runs only when the config names it.
+    const nodes: AstNode[] = [];
+    const collect = (node: unknown): void => {
+      if (!node || typeof node !== 'object') return;
+      if (Array.isArray(node)) return node.forEach(collect);
+      const n = node as AstNode;
+      if (typeof n.type === 'string') nodes.push(n);
+      for (const value of Object.values(n)) if (value && typeof value === 'object') collect(value);
+    };
+    collect(factory);
+    const namesOption = (test: AstNode, option: string): boolean => {
+      const call = test.type === 'LogicalExpression' && test.operator === '&&' ? test.left : test;
+      return call.type === 'CallExpression' && call.callee.name === 'objectHasOwnProperty' && call.arguments[0]?.name === 'cfg' && call.arguments[1]?.value === option;
+    };
+    const added: AstNode[] = [];
+    for (const option of ADDING) {
+      const blocks = nodes.filter((node) => node.type === 'IfStatement' && !node.alternate && namesOption(node.test, option));
+      if (blocks.length !== 1) context.error(`DOMPurify no longer reads ${option} in one \`if (objectHasOwnProperty(cfg, "${option}"))\`: see dompurifyWithoutUnusedOptionsAndMethods in scripts/trim-libraries.ts`);
+      added.push(blocks[0]!);
+      edits.push({ start: blocks[0]!.start, end: blocks[0]!.end, text: '' });
+    }
+    // Only ADD_TAGS and ADD_ATTR set EXTRA_ELEMENT_HANDLING's checks to anything but null: it goes, and each `check instanceof Function && check(...)` is false.
+    const extra = 'EXTRA_ELEMENT_HANDLING';
+    const isExtraCheck = (node: AstNode | undefined) => node?.type === 'MemberExpression' && !node.computed && node.object.type === 'Identifier' && node.object.name === extra;
+    const mentions = nodes.filter((node) => node.type === 'Identifier' && node.name === extra && !added.some((block) => node.start >= block.start && node.end <= block.end));
+    const declaration = body.find((node) => node.type === 'VariableDeclaration' && node.declarations.length === 1 && node.declarations[0].id.name === extra);
+    // `EXTRA_ELEMENT_HANDLING.x = null;`, statements of a function's body (the factory's own among them).
+    const statements = nodes.flatMap((node) => (node.type === 'FunctionExpression' || node.type === 'FunctionDeclaration' ? (node.body.body as AstNode[]) : []));
+    const resets = statements.filter((node) => node.type === 'ExpressionStatement' && node.expression.type === 'AssignmentExpression' && isExtraCheck(node.expression.left) && node.expression.right.type === 'Literal' && node.expression.right.value === null);
+    const checks = nodes.filter((node) => node.type === 'LogicalExpression' && node.operator === '&&' && node.left.type === 'BinaryExpression' && node.left.operator === 'instanceof' && isExtraCheck(node.left.left) && node.left.right.name === 'Function' && node.right.type === 'CallExpression' && isExtraCheck(node.right.callee) && node.right.callee.property.name === node.left.left.property.name);
+    const accounted = [declaration, ...resets, ...checks].filter((node): node is AstNode => !!node);
+    if (!declaration || mentions.some((mention) => !accounted.some((node) => mention.start >= node.start && mention.end <= node.end))) {
+      context.error(`DOMPurify no longer sets ${extra} only from ADD_TAGS and ADD_ATTR: see dompurifyWithoutUnusedOptionsAndMethods in scripts/trim-libraries.ts`);
+    }
+    edits.push(...[declaration!, ...resets].map((node) => ({ start: node.start, end: node.end, text: '' })), ...checks.map((node) => ({ start: node.start, end: node.end, text: 'false' })));
+    return { code: edit(code, edits), names: [...OPTIONS, ...METHODS, ...FIXED_OPTIONS, ...ADDING] };
   });
 };
 

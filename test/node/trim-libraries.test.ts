@@ -109,6 +109,19 @@ test("DOMPurify's parser type, namespace and address rule become constants of th
   assert.throws(() => dompurify(code, CHAT_DOMPURIFY_IMPORT.replace('RETURN_DOM_FRAGMENT: true }', 'RETURN_DOM_FRAGMENT: true, ALLOWED_URI_REGEXP: /^https:/ }')), /names ALLOWED_URI_REGEXP/);
 });
 
+test("DOMPurify's ADD_TAGS, ADD_ATTR and ADD_FORBID_CONTENTS, which the config never names, go with the extra checks only they set", () => {
+  const out = dompurify();
+  for (const option of ['ADD_TAGS', 'ADD_ATTR', 'ADD_FORBID_CONTENTS']) assert.doesNotMatch(out, new RegExp(`cfg\\.${option}|"${option}"`), option);
+  assert.doesNotMatch(out, /EXTRA_ELEMENT_HANDLING/);
+  assert.ok(out.includes('const nameIsPermitted = ALLOWED_ATTR[lcName] || false;'));
+  assert.ok(out.includes('FORBID_TAGS[tagName] || !(false) && !ALLOWED_TAGS[tagName]'));
+  const code = readFileSync(DOMPURIFY, 'utf8');
+  // The checks set from anywhere else, an option read in a second place, or named by the chat: each fails the build.
+  assert.throws(() => dompurify(code.replace('\t\tEXTRA_ELEMENT_HANDLING.attributeCheck = null;', '$&\n\t\tif (cfg.CHECK) EXTRA_ELEMENT_HANDLING.attributeCheck = cfg.CHECK;')), /EXTRA_ELEMENT_HANDLING only from ADD_TAGS and ADD_ATTR/);
+  assert.throws(() => dompurify(code.replace('\t\tif (KEEP_CONTENT) ALLOWED_TAGS["#text"] = true;', '$&\n\t\tif (objectHasOwnProperty(cfg, "ADD_TAGS")) ALLOWED_TAGS.x = true;')), /ADD_TAGS in one/);
+  assert.throws(() => dompurify(code, CHAT_DOMPURIFY_IMPORT.replace('RETURN_DOM_FRAGMENT: true }', "RETURN_DOM_FRAGMENT: true, ADD_ATTR: ['target'] }")), /dompurify-sanitizer\.ts names ADD_ATTR/);
+});
+
 test('the DOMPurify trim fails if an option is set elsewhere, a method is called by DOMPurify itself, or an importer names either', () => {
   const code = readFileSync(DOMPURIFY, 'utf8');
   assert.throws(() => dompurify(code.replace('\t\tKEEP_CONTENT = cfg.KEEP_CONTENT !== false;', '$&\n\t\tif (cfg.PARANOID) IN_PLACE = true;')), /IN_PLACE as an option off unless set/);
