@@ -324,7 +324,9 @@ export const markedWithDefaultOptionsFolded = (): Plugin => {
  *   (then DOMPurify's own address rule). Each becomes a constant of that value, its write checked word for word;
  * - the options that add to what is allowed or forbidden (`ADD_TAGS`, `ADD_ATTR`, `ADD_FORBID_CONTENTS`), each
  *   read in an `if` that runs only when the config names it: the `if` goes, and with it the extra tag and
- *   attribute checks only those set (`EXTRA_ELEMENT_HANDLING`), each of its reads then false.
+ *   attribute checks only those set (`EXTRA_ELEMENT_HANDLING`), each of its reads then false;
+ * - `CUSTOM_ELEMENT_HANDLING`, which then lets no custom element or attribute through, and its tests
+ *   (withoutCustomElementHandling).
  * Every check DOMPurify makes under the chat's config stays as it is. It fails if DOMPurify no longer
  * has these options and methods so, or if a module importing DOMPurify names one of them.
  */
@@ -437,9 +439,60 @@ export const dompurifyWithoutUnusedOptionsAndMethods = (): Plugin => {
       context.error(`DOMPurify no longer sets ${extra} only from ADD_TAGS and ADD_ATTR: see dompurifyWithoutUnusedOptionsAndMethods in scripts/trim-libraries.ts`);
     }
     edits.push(...[declaration!, ...resets].map((node) => ({ start: node.start, end: node.end, text: '' })), ...checks.map((node) => ({ start: node.start, end: node.end, text: 'false' })));
-    return { code: edit(code, edits), names: [...OPTIONS, ...METHODS, ...FIXED_OPTIONS, ...ADDING] };
+    edits.push(...withoutCustomElementHandling(context, nodes, statements));
+    return { code: edit(code, edits), names: [...OPTIONS, ...METHODS, ...FIXED_OPTIONS, ...ADDING, 'CUSTOM_ELEMENT_HANDLING'] };
   });
 };
+
+/**
+ * DOMPurify's CUSTOM_ELEMENT_HANDLING, which the chat's config never names: read into an empty object, it
+ * lets no custom element and no attribute through. Its reading goes from the config's, and each test of it
+ * (`... && _matchesNameCheck(CUSTOM_ELEMENT_HANDLING.x, ...)`, `... && CUSTOM_ELEMENT_HANDLING.x`, and
+ * what they make with `&&` and `||` of reads that do nothing else) becomes false: an `if` that returns on it
+ * goes, a `return` of it returns false. Every mention of it must be among those, or the build fails.
+ */
+function withoutCustomElementHandling(context: Context, nodes: AstNode[], statements: AstNode[]): { start: number; end: number; text: string }[] {
+  const HANDLING = 'CUSTOM_ELEMENT_HANDLING';
+  const fail = (): never => context.error(`DOMPurify no longer reads and tests ${HANDLING} as expected: see dompurifyWithoutUnusedOptionsAndMethods in scripts/trim-libraries.ts`);
+  const named = (node: AstNode | undefined, name: string) => node?.type === 'Identifier' && node.name === name;
+  const isRead = (node: AstNode | undefined) => node?.type === 'MemberExpression' && !node.computed && named(node.object, HANDLING);
+  const quiet = (node: AstNode): boolean =>
+    node.type === 'Identifier' || node.type === 'Literal' ||
+    (node.type === 'MemberExpression' && quiet(node.object) && (!node.computed || quiet(node.property))) ||
+    (node.type === 'UnaryExpression' && node.operator === '!' && quiet(node.argument)) ||
+    ((node.type === 'LogicalExpression' || (node.type === 'BinaryExpression' && ['===', '!=='].includes(node.operator))) && quiet(node.left) && quiet(node.right)) ||
+    (node.type === 'CallExpression' && named(node.callee, '_isBasicCustomElement') && (node.arguments as AstNode[]).every(quiet));
+  const alwaysFalse = (node: AstNode): boolean =>
+    isRead(node) ||
+    (node.type === 'CallExpression' && named(node.callee, '_matchesNameCheck') && isRead(node.arguments[0]) && (node.arguments as AstNode[]).every(quiet)) ||
+    (node.type === 'LogicalExpression' && node.operator === '||' && alwaysFalse(node.left) && alwaysFalse(node.right)) ||
+    (node.type === 'LogicalExpression' && node.operator === '&&' && (alwaysFalse(node.left) || (quiet(node.left) && alwaysFalse(node.right))));
+  const edits: { start: number; end: number; text: string }[] = [];
+  const covered: AstNode[] = [];
+  const drop = (node: AstNode) => {
+    covered.push(node);
+    edits.push({ start: node.start, end: node.end, text: '' });
+  };
+  for (const statement of statements) {
+    const declared = statement.type === 'VariableDeclaration' && statement.declarations.length === 1 ? statement.declarations[0] : undefined;
+    const expression = statement.type === 'ExpressionStatement' ? statement.expression : undefined;
+    // `let CUSTOM_ELEMENT_HANDLING = null;`, its default, and in the config's reading: the option read, the object made, filled from it and sealed.
+    if (declared && ((named(declared.id, HANDLING) && declared.init?.value === null) || named(declared.id, `DEFAULT_${HANDLING}`))) drop(statement);
+    else if (declared && named(declared.id, 'customElementHandling') && declared.init?.type === 'CallExpression' && declared.init.arguments[1]?.value === HANDLING) drop(statement);
+    else if (expression?.type === 'AssignmentExpression' && named(expression.left, HANDLING)) drop(statement);
+    else if (expression?.type === 'CallExpression' && named(expression.callee, 'seal') && named(expression.arguments[0], HANDLING)) drop(statement);
+    else if (statement.type === 'IfStatement' && !statement.alternate && statement.consequent.type === 'ExpressionStatement' && statement.consequent.expression.type === 'AssignmentExpression' && isRead(statement.consequent.expression.left)) drop(statement);
+    // Its tests: an `if` that would return on one, a `return` of one.
+    else if (statement.type === 'IfStatement' && !statement.alternate && statement.consequent.type === 'ReturnStatement' && alwaysFalse(statement.test)) drop(statement);
+    else if (statement.type === 'IfStatement' && statement.consequent.type === 'ReturnStatement' && statement.consequent.argument && alwaysFalse(statement.consequent.argument)) {
+      covered.push(statement.consequent.argument);
+      edits.push({ start: statement.consequent.argument.start, end: statement.consequent.argument.end, text: 'false' });
+    }
+  }
+  const mentions = nodes.filter((node) => named(node, HANDLING) || named(node, 'customElementHandling') || named(node, `DEFAULT_${HANDLING}`));
+  if (!covered.length || mentions.some((mention) => !covered.some((node) => mention.start >= node.start && mention.end <= node.end))) fail();
+  return edits;
+}
 
 /**
  * DOMPurify's module is compiled by Babel, which writes `for (const [key, value] of entries(object))`

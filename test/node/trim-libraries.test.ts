@@ -122,6 +122,20 @@ test("DOMPurify's ADD_TAGS, ADD_ATTR and ADD_FORBID_CONTENTS, which the config n
   assert.throws(() => dompurify(code, CHAT_DOMPURIFY_IMPORT.replace('RETURN_DOM_FRAGMENT: true }', "RETURN_DOM_FRAGMENT: true, ADD_ATTR: ['target'] }")), /dompurify-sanitizer\.ts names ADD_ATTR/);
 });
 
+test("DOMPurify's CUSTOM_ELEMENT_HANDLING, which the config never names, goes with its tests, each false as it was for an empty one", () => {
+  const out = dompurify();
+  assert.doesNotMatch(out, /CUSTOM_ELEMENT_HANDLING(\.| =|\))|customElementHandling/);
+  assert.ok(out.includes('if (!nameIsPermitted) return false;'), 'a name not allowed is refused');
+  // The tests of the tag name and the `is` attribute go; the checks around them stay.
+  assert.doesNotMatch(out, /_isBasicCustomElement\((tagName|lcTag)\) &&/);
+  for (const kept of ['_checkValidNamespace(currentNode)', 'KEEP_CONTENT && !FORBID_CONTENTS[tagName]', 'if (!ALLOWED_NAMESPACES[elementNamespace]) return false;']) assert.ok(out.includes(kept), kept);
+  const code = readFileSync(DOMPURIFY, 'utf8');
+  // A test of it with anything but reads beside it, a mention elsewhere, or the chat naming it: each fails the build.
+  assert.throws(() => dompurify(code.replace('if (!FORBID_TAGS[tagName] && _isBasicCustomElement(tagName) && _matchesNameCheck(', 'if (!FORBID_TAGS[tagName] && _forceRemove(currentNode) && _matchesNameCheck(')), /CUSTOM_ELEMENT_HANDLING as expected/);
+  assert.throws(() => dompurify(code.replace('\t\tseal(CUSTOM_ELEMENT_HANDLING);', '$&\n\t\tDOMPurify.customElements = CUSTOM_ELEMENT_HANDLING;')), /CUSTOM_ELEMENT_HANDLING as expected/);
+  assert.throws(() => dompurify(code, CHAT_DOMPURIFY_IMPORT.replace('RETURN_DOM_FRAGMENT: true }', 'RETURN_DOM_FRAGMENT: true, CUSTOM_ELEMENT_HANDLING: { tagNameCheck: /^x-/ } }')), /dompurify-sanitizer\.ts names CUSTOM_ELEMENT_HANDLING/);
+});
+
 test('the DOMPurify trim fails if an option is set elsewhere, a method is called by DOMPurify itself, or an importer names either', () => {
   const code = readFileSync(DOMPURIFY, 'utf8');
   assert.throws(() => dompurify(code.replace('\t\tKEEP_CONTENT = cfg.KEEP_CONTENT !== false;', '$&\n\t\tif (cfg.PARANOID) IN_PLACE = true;')), /IN_PLACE as an option off unless set/);
