@@ -574,3 +574,82 @@ export const dompurifyConstantsMarkedPure = (): Plugin => ({
     return { code: edit(code, calls.flatMap((call) => (call.arguments[0].type === 'MemberExpression' ? [{ start: call.start, end: call.start, text: '/* @__PURE__ */ (() => ' }, { start: call.end, end: call.end, text: ')()' }] : [{ start: call.start, end: call.start, text: '/* @__PURE__ */ ' }]))), map: null };
   },
 });
+
+/**
+ * marked builds a table of the patterns its rules share (`other`: `codeRemoveIndent`, `listIsTask`...) at
+ * load time, an object literal no bundler may take apart. Some are read only where `pedantic` is on, which
+ * markedWithDefaultOptionsFolded has made `(!1)`, and one nowhere. The build takes out of the table each
+ * pattern nothing reads outside a branch that can no longer run (`(!1) && ...`, `(!1) ? ... :`,
+ * `if ((!1))`). It fails if the table is no longer read only by name (`other.x`, never `other[x]`), if
+ * no pattern is left unread, or if a module importing marked names a pattern it took out.
+ */
+export const markedWithoutUnreadPatterns = (): Plugin =>
+  trimUnusedOf(/\/node_modules\/marked\/lib\/marked\.esm\.js$/, 'marked', 'markedWithoutUnreadPatterns', (context: Context, code: string) => {
+    const fail = (): never => context.error("marked no longer keeps its shared patterns in one table read by name: see markedWithoutUnreadPatterns in scripts/trim-libraries.ts");
+    const program = context.parse(code);
+    const unwrap = (node: AstNode): AstNode => (node.type === 'ParenthesizedExpression' ? unwrap(node.expression) : node);
+    // What a condition is once the folded options are values: true, false, or not known.
+    const value = (node: AstNode): boolean | undefined => {
+      const n = unwrap(node);
+      if (n.type === 'UnaryExpression' && n.operator === '!') {
+        if (n.argument.type === 'Literal' && typeof n.argument.value === 'number') return !n.argument.value;
+        const inner = value(n.argument);
+        return inner === undefined ? undefined : !inner;
+      }
+      if (n.type === 'LogicalExpression' && (n.operator === '&&' || n.operator === '||')) {
+        const [left, right] = [value(n.left), value(n.right)];
+        if (n.operator === '&&') return left === false || right === false ? false : left && right ? true : undefined;
+        return left === true || right === true ? true : left === false && right === false ? false : undefined;
+      }
+      return undefined;
+    };
+    let table: AstNode | undefined;
+    const tableNames = new Set<string>();
+    const live = new Set<string>();
+    const mentions: { node: AstNode; parent?: AstNode }[] = [];
+    const computedOnTable: AstNode[] = [];
+    const visit = (node: unknown, parent?: AstNode): void => {
+      if (!node || typeof node !== 'object') return;
+      if (Array.isArray(node)) return node.forEach((child) => visit(child, parent));
+      const n = node as AstNode;
+      if (n.type === 'Property' && !n.computed && n.key.name === 'other' && n.value.type === 'Identifier') tableNames.add(n.value.name);
+      if (n.type === 'Identifier') mentions.push({ node: n, parent });
+      if (n.type === 'MemberExpression' && !n.computed && n.property.type === 'Identifier') live.add(n.property.name);
+      if (n.type === 'MemberExpression' && n.computed && ((n.object.type === 'MemberExpression' && !n.object.computed && n.object.property.name === 'other') || n.object.type === 'Identifier')) computedOnTable.push(n);
+      // The branches that can no longer run are not visited.
+      const test = n.type === 'IfStatement' || n.type === 'ConditionalExpression' ? value(n.test) : undefined;
+      if (test !== undefined) {
+        visit(n.test, n);
+        visit(test ? n.consequent : n.alternate, n);
+        return;
+      }
+      if (n.type === 'LogicalExpression' && (n.operator === '&&' || n.operator === '||')) {
+        const left = value(n.left);
+        visit(n.left, n);
+        if (left !== (n.operator === '||')) visit(n.right, n);
+        return;
+      }
+      for (const child of Object.values(n)) if (child && typeof child === 'object') visit(child, n);
+    };
+    visit(program);
+    const [name, ...more] = tableNames;
+    if (!name || more.length) fail();
+    for (const { node, parent } of mentions.filter(({ node }) => node.name === name)) {
+      const declares = parent?.type === 'VariableDeclarator' && parent.id === node;
+      if (declares && parent.init?.type === 'ObjectExpression') table = parent.init;
+      // Read only as `other: O` or `O.x`.
+      const named = declares || (parent?.type === 'Property' && parent.value === node) || (parent?.type === 'MemberExpression' && parent.object === node && !parent.computed);
+      if (!named) fail();
+    }
+    if (!table || computedOnTable.some((member) => member.object.type !== 'Identifier' || member.object.name === name)) fail();
+    const properties = table!.properties as AstNode[];
+    const unread = properties.filter((property) => property.type === 'Property' && !property.computed && property.key.type === 'Identifier' && !live.has(property.key.name));
+    if (!unread.length) fail();
+    // Each with its comma (the one after it; the last one's before it).
+    const edits = unread.map((property) => {
+      const index = properties.indexOf(property);
+      const next = properties[index + 1];
+      return next ? { start: property.start, end: next.start, text: '' } : { start: properties[index - 1]!.end, end: property.end, text: '' };
+    });
+    return { code: edit(code, edits), names: unread.map((property) => property.key.name as string) };
+  });

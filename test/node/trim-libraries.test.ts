@@ -16,6 +16,7 @@ import {
   dompurifyWithoutUnusedOptionsAndMethods,
   markedWithDefaultOptionsFolded,
   markedWithoutDefaultInstance,
+  markedWithoutUnreadPatterns,
 } from '../../scripts/trim-libraries.js';
 
 const MARKED = fileURLToPath(new URL('../../node_modules/marked/lib/marked.esm.js', import.meta.url));
@@ -71,6 +72,27 @@ test('the marked trim fails if its defaults change, if its defaults may still be
   assert.throws(() => build(markedWithDefaultOptionsFolded(), [[CHAT_MARKDOWN, breaking], [MARKED, code]], { [MARKED]: [CHAT_MARKDOWN] }), /incremental-markdown\.ts names breaks/);
   // An importer the trim never saw fails too.
   assert.throws(() => build(markedWithDefaultOptionsFolded(), [[MARKED, code]], { [MARKED]: ['/node_modules/some-marked-extension/index.js'] }), /some-marked-extension/);
+});
+
+const folded = (code = marked()) => build(markedWithDefaultOptionsFolded(), [[MARKED, code]])[MARKED]!;
+const patternsTrimmed = (code = folded(), chat = CHAT_MARKED_IMPORT) =>
+  build(markedWithoutUnreadPatterns(), [[CHAT_MARKDOWN, chat], [MARKED, code]], { [MARKED]: [CHAT_MARKDOWN] })[MARKED]!;
+
+test("marked's shared patterns that nothing reads outside the branches only pedantic ran go from its table", () => {
+  const out = patternsTrimmed();
+  // Read only where pedantic is on, and one read nowhere.
+  for (const unread of ['pedanticHrefTitle', 'pedanticHeadingBeginRegex', 'listReplaceNesting', 'spaceLine', 'outputLinkReplace']) assert.doesNotMatch(out, new RegExp(`[{,]${unread}:`), unread);
+  // Read where pedantic is off too, or by the rules the chat uses: kept.
+  for (const kept of ['tabCharGlobal', 'codeRemoveIndent', 'listIsTask', 'headingBeginRegex', 'startAngleBracket']) assert.match(out, new RegExp(`[{,]${kept}:`), kept);
+  // Untrimmed marked (pedantic still read) keeps them: only a branch that can no longer run does not count.
+  assert.match(patternsTrimmed(marked()), /[{,]pedanticHrefTitle:/);
+  assert.doesNotMatch(patternsTrimmed(marked()), /[{,]outputLinkReplace:/);
+});
+
+test('the pattern trim fails if the table is read by a computed name, or a module importing marked names a pattern it took out', () => {
+  const code = folded();
+  assert.throws(() => patternsTrimmed(code.replace('this.rules.other.listIsTask.test(p)', 'this.rules.other["listIs"+"Task"].test(p)')), /markedWithoutUnreadPatterns/);
+  assert.throws(() => patternsTrimmed(code, `${CHAT_MARKED_IMPORT}\nexport const spaceLine = 1;`), /incremental-markdown\.ts names spaceLine/);
 });
 
 const CHAT_DOMPURIFY_IMPORT = `import createDOMPurify from 'dompurify';\nconst purifier = createDOMPurify(window);\npurifier.setConfig({ ALLOWED_TAGS: ['p'], ALLOWED_ATTR: [], RETURN_DOM_FRAGMENT: true });\npurifier.addHook('afterSanitizeAttributes', () => {});\nexport const clean = (html) => purifier.sanitize(html, { RETURN_DOM_FRAGMENT: true });`;
