@@ -326,7 +326,10 @@ export const markedWithDefaultOptionsFolded = (): Plugin => {
  *   read in an `if` that runs only when the config names it: the `if` goes, and with it the extra tag and
  *   attribute checks only those set (`EXTRA_ELEMENT_HANDLING`), each of its reads then false;
  * - `CUSTOM_ELEMENT_HANDLING`, which then lets no custom element or attribute through, and its tests
- *   (withoutCustomElementHandling).
+ *   (withoutCustomElementHandling);
+ * - the reading of the set and object options the chat never names (`ALLOWED_NAMESPACES`, `ADD_URI_SAFE_ATTR`,
+ *   `ADD_DATA_URI_TAGS`, `FORBID_CONTENTS`, `FORBID_TAGS`, `FORBID_ATTR`, `MATHML_TEXT_INTEGRATION_POINTS`,
+ *   `HTML_INTEGRATION_POINTS`): each resolver call becomes the default it then gives (the resolvers checked word for word).
  * Every check DOMPurify makes under the chat's config stays as it is. It fails if DOMPurify no longer
  * has these options and methods so, or if a module importing DOMPurify names one of them.
  */
@@ -344,6 +347,12 @@ export const dompurifyWithoutUnusedOptionsAndMethods = (): Plugin => {
   };
   const FIXED_OPTIONS = ['PARSER_MEDIA_TYPE', 'NAMESPACE', 'ALLOWED_URI_REGEXP'];
   const ADDING = ['ADD_TAGS', 'ADD_ATTR', 'ADD_FORBID_CONTENTS'];
+  // Options read by a resolver that gives its fallback (third argument) when the config does not name the option, word for word.
+  const RESOLVERS: Record<string, string> = {
+    _resolveSetOption: 'const _resolveSetOption = function _resolveSetOption(cfg, key, fallback, options) { return objectHasOwnProperty(cfg, key) && arrayIsArray(cfg[key]) ? addToSet(options.base ? cloneSet(options.base) : {}, cfg[key], options.transform) : fallback; };',
+    _resolveObjectOption: 'const _resolveObjectOption = function _resolveObjectOption(cfg, key, fallback) { const value = objectHasOwnProperty(cfg, key) ? cfg[key] : void 0; return value && typeof value === "object" ? clone(value) : fallback; };',
+  };
+  const RESOLVED = ['ALLOWED_NAMESPACES', 'ADD_URI_SAFE_ATTR', 'ADD_DATA_URI_TAGS', 'FORBID_CONTENTS', 'FORBID_TAGS', 'FORBID_ATTR', 'MATHML_TEXT_INTEGRATION_POINTS', 'HTML_INTEGRATION_POINTS'];
   return trimUnusedOf(/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/, 'dompurify', 'dompurifyWithoutUnusedOptionsAndMethods', (context: Context, code: string) => {
     const program = context.parse(code) as unknown as { body: AstNode[] };
     const factory = program.body.find((node) => node.type === 'FunctionDeclaration' && node.id?.name === 'createDOMPurify');
@@ -439,8 +448,19 @@ export const dompurifyWithoutUnusedOptionsAndMethods = (): Plugin => {
       context.error(`DOMPurify no longer sets ${extra} only from ADD_TAGS and ADD_ATTR: see dompurifyWithoutUnusedOptionsAndMethods in scripts/trim-libraries.ts`);
     }
     edits.push(...[declaration!, ...resets].map((node) => ({ start: node.start, end: node.end, text: '' })), ...checks.map((node) => ({ start: node.start, end: node.end, text: 'false' })));
+    // Set and object options read through DOMPurify's two resolvers, which give the fallback when the config does not name the option.
+    for (const [resolver, said] of Object.entries(RESOLVERS)) {
+      const declared = program.body.find((node) => node.type === 'VariableDeclaration' && node.declarations[0]?.id.name === resolver);
+      if (!declared || code.slice(declared.start, declared.end).replace(/\s+/g, ' ') !== said) context.error(`DOMPurify's ${resolver} is no longer \`${said}\`: see dompurifyWithoutUnusedOptionsAndMethods in scripts/trim-libraries.ts`);
+    }
+    for (const option of RESOLVED) {
+      const calls = nodes.filter((node) => node.type === 'CallExpression' && node.callee.type === 'Identifier' && Object.hasOwn(RESOLVERS, node.callee.name) && node.arguments[1]?.value === option);
+      const [call] = calls;
+      if (!call || calls.length !== 1 || call.arguments[0].name !== 'cfg' || !call.arguments[2]) context.error(`DOMPurify no longer reads ${option} once through its resolvers: see dompurifyWithoutUnusedOptionsAndMethods in scripts/trim-libraries.ts`);
+      edits.push({ start: call.start, end: call.end, text: code.slice(call.arguments[2].start, call.arguments[2].end) });
+    }
     edits.push(...withoutCustomElementHandling(context, nodes, statements));
-    return { code: edit(code, edits), names: [...OPTIONS, ...METHODS, ...FIXED_OPTIONS, ...ADDING, 'CUSTOM_ELEMENT_HANDLING'] };
+    return { code: edit(code, edits), names: [...OPTIONS, ...METHODS, ...FIXED_OPTIONS, ...ADDING, ...RESOLVED, 'CUSTOM_ELEMENT_HANDLING'] };
   });
 };
 

@@ -158,6 +158,20 @@ test("DOMPurify's CUSTOM_ELEMENT_HANDLING, which the config never names, goes wi
   assert.throws(() => dompurify(code, CHAT_DOMPURIFY_IMPORT.replace('RETURN_DOM_FRAGMENT: true }', 'RETURN_DOM_FRAGMENT: true, CUSTOM_ELEMENT_HANDLING: { tagNameCheck: /^x-/ } }')), /dompurify-sanitizer\.ts names CUSTOM_ELEMENT_HANDLING/);
 });
 
+test("DOMPurify's set and object options the config never names are read as the defaults their resolvers then give", () => {
+  const out = dompurify();
+  for (const [setting, fallback] of [['ALLOWED_NAMESPACES', 'DEFAULT_ALLOWED_NAMESPACES'], ['URI_SAFE_ATTRIBUTES', 'DEFAULT_URI_SAFE_ATTRIBUTES'], ['DATA_URI_TAGS', 'DEFAULT_DATA_URI_TAGS'], ['FORBID_CONTENTS', 'DEFAULT_FORBID_CONTENTS'], ['FORBID_TAGS', 'create(null)'], ['FORBID_ATTR', 'create(null)'], ['MATHML_TEXT_INTEGRATION_POINTS', 'DEFAULT_MATHML_TEXT_INTEGRATION_POINTS'], ['HTML_INTEGRATION_POINTS', 'DEFAULT_HTML_INTEGRATION_POINTS']]) {
+    assert.ok(out.includes(`${setting} = ${fallback};`), setting);
+  }
+  // The options the chat sets are still read.
+  assert.ok(out.includes('ALLOWED_TAGS = _resolveSetOption(cfg, "ALLOWED_TAGS"'));
+  const code = readFileSync(DOMPURIFY, 'utf8');
+  // A resolver that no longer gives its fallback for an option not named, an option read twice, or named by the chat: each fails the build.
+  assert.throws(() => dompurify(code.replace('typeof value === "object" ? clone(value) : fallback;', 'typeof value === "object" ? clone(value) : clone(fallback);')), /_resolveObjectOption is no longer/);
+  assert.throws(() => dompurify(code.replace('\t\tKEEP_CONTENT = cfg.KEEP_CONTENT !== false;', '$&\n\t\tFORBID_ATTR = _resolveSetOption(cfg, "FORBID_ATTR", FORBID_ATTR, {});')), /FORBID_ATTR once/);
+  assert.throws(() => dompurify(code, CHAT_DOMPURIFY_IMPORT.replace('RETURN_DOM_FRAGMENT: true }', "RETURN_DOM_FRAGMENT: true, FORBID_TAGS: ['img'] }")), /dompurify-sanitizer\.ts names FORBID_TAGS/);
+});
+
 test('the DOMPurify trim fails if an option is set elsewhere, a method is called by DOMPurify itself, or an importer names either', () => {
   const code = readFileSync(DOMPURIFY, 'utf8');
   assert.throws(() => dompurify(code.replace('\t\tKEEP_CONTENT = cfg.KEEP_CONTENT !== false;', '$&\n\t\tif (cfg.PARANOID) IN_PLACE = true;')), /IN_PLACE as an option off unless set/);
