@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { minify } from 'terser';
 import { defineConfig, type Plugin } from 'vite';
 import { KEEPER_FOR_DOMPURIFY_PART, dompurifyInside, keeperSolvesInItsWorker, removeOldAnswerChunks, secondPartWithDomPurify } from './scripts/script-tag-chunks.js';
-import { dompurifyEntriesWithoutBabelDestructuring, dompurifyWithoutDefaultAllowLists, dompurifyWithoutUnusedOptionsAndMethods, dropUnusedPrototypeHelpers, markedWithDefaultOptionsFolded, markedWithoutDefaultInstance, markedWithoutUnusedModes } from './scripts/trim-libraries.js';
+import { dompurifyConstantsMarkedPure, dompurifyEntriesWithoutBabelDestructuring, dompurifyWithoutDefaultAllowLists, dompurifyWithoutUnusedOptionsAndMethods, dropUnusedPrototypeHelpers, markedWithDefaultOptionsFolded, markedWithoutDefaultInstance, markedWithoutUnreadPatterns, markedWithoutUnusedModes } from './scripts/trim-libraries.js';
 import { LICENSES_BANNER, carriesLibraries, thirdPartyLicenses } from './scripts/third-party-licenses.js';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -137,10 +137,13 @@ export default defineConfig(({ command }) => ({
     markedWithoutUnusedModes(),
     // After the cut of marked's default instance, which alone sets its defaults.
     markedWithDefaultOptionsFolded(),
+    // After the fold, which leaves the patterns that only `pedantic` reads in branches that can no longer run.
+    markedWithoutUnreadPatterns(),
     dompurifyWithoutDefaultAllowLists(),
     dompurifyWithoutUnusedOptionsAndMethods(),
     dompurifyEntriesWithoutBabelDestructuring(),
     dropUnusedPrototypeHelpers(/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/),
+    dompurifyConstantsMarkedPure(),
     ...(singleFile || KEEPER_FOR_DOMPURIFY_PART ? [] : [keeperSolvesInItsWorker(), removeOldAnswerChunks(), secondPartWithDomPurify()]),
   ],
   // The visitor-session solver's Worker (src/widget/answer-engine/session-solver.worker.ts) as a chunk of its own, kagent-chat-solver-<hash>.js:

@@ -115,11 +115,14 @@ export const secondPartWithDomPurify = (): Plugin => {
 
 /**
  * The second build of `secondPartWithDomPurify`: sanitize.ts imports DOMPurify's module statically instead of
- * fetching it, and the session keeper's chunk is the one the first build named.
+ * fetching it, and the session keeper's chunk is the one the first build named. This part is loaded only where the
+ * browser has no `Sanitizer` (answer-engine-loader.ts), so sanitize.ts's look for one, which would find none, goes:
+ * its sanitizer is DOMPurify's, and `nativeSanitizer` and what only it uses go as unused.
  */
 export const dompurifyInside = (keeper: string): Plugin => {
   const sanitize = '/src/widget/answer-engine/markdown/sanitize.ts';
   const fetched = "import('./dompurify-sanitizer.js')";
+  const lookedFor = 'const found = (): Sanitize | undefined => (native ??= nativeSanitizer() ?? null) ?? purified;';
   return {
     name: 'kagent-dompurify-inside',
     enforce: 'pre',
@@ -127,8 +130,9 @@ export const dompurifyInside = (keeper: string): Plugin => {
       // Exported as DOMPurify's own chunk exports it, so that the tests can hold this build's DOMPurify to the released one.
       if (id.endsWith('/src/widget/answer-engine/index.ts')) return { code: `${code}\nexport { domPurifySanitizer } from './markdown/dompurify-sanitizer.js';\n`, map: null };
       if (!id.endsWith(sanitize)) return undefined;
-      if (code.split(fetched).length !== 2) this.error(`${sanitize} no longer says \`${fetched}\` once: see dompurifyInside in scripts/script-tag-chunks.ts`);
-      return { code: `import { domPurifySanitizer } from './dompurify-sanitizer.js';\n${code.replace(fetched, 'Promise.resolve({ domPurifySanitizer })')}`, map: null };
+      for (const words of [fetched, lookedFor]) if (code.split(words).length !== 2) this.error(`${sanitize} no longer says \`${words}\` once: see dompurifyInside in scripts/script-tag-chunks.ts`);
+      const out = code.replace(fetched, 'Promise.resolve({ domPurifySanitizer })').replace(lookedFor, 'const found = (): Sanitize | undefined => purified;');
+      return { code: `import { domPurifySanitizer } from './dompurify-sanitizer.js';\n${out}`, map: null };
     },
     resolveId(source, importer) {
       return source === './visitor-session.js' && importer?.endsWith('/answer-engine/session-gate.ts') ? { id: `./${keeper}`, external: true } : undefined;

@@ -7,7 +7,7 @@ import { HOSTILE_ANSWER, markdownAnswer } from '../support/scripted-service.js';
 import type { SpecExample } from '../support/spec-examples.js';
 
 // The build trims DOMPurify (scripts/trim-libraries.ts: its default allow-lists, the options the
-// chat never turns on, the methods it never calls). Where the browser has no sanitizer of its own
+// chat never turns on or names, the methods it never calls). Where the browser has no sanitizer of its own
 // (Safari), the chunk the build made is what stands between an answer and the page: here it must
 // give exactly the DOM DOMPurify as released gives (the unbuilt module, served untouched), on the
 // mutation-XSS, clobbering and address tricks DOMPurify guards against as well as on markdown.
@@ -43,6 +43,9 @@ const HOSTILE_HTML = [
   '<input type=checkbox checked onfocus=window.__x=1 autofocus><input type=text value=x><button formaction="javascript:window.__x=1">b</button>',
   '<details open ontoggle=window.__x=1>d</details><video><source onerror=window.__x=1></video><body onload=window.__x=1>',
   '<div is="x-evil" class="language-js"><code class="language-ts onerror">k</code><p style="background:url(javascript:x)">s</p></div>',
+  // Custom elements and `is` (the chat sets no CUSTOM_ELEMENT_HANDLING: both must drop them, keeping their text but not a script's).
+  '<x-card title="t" onclick="window.__x=1">custom <b>element</b><script>window.__x=1</script></x-card><p is="x-card">is</p>',
+  '<svg><x-el>in svg</x-el></svg><math><mi><x-el>in math</x-el></mi></math><annotation-xml><x-el>a</x-el></annotation-xml><font-face>f</font-face>',
   // Template expressions (the chat leaves SAFE_FOR_TEMPLATES off: both must keep them as text).
   '<p>{{constructor.constructor(\'window.__x=1\')()}} <%= x %> ${x}</p>',
   // Whole documents and leading white space.

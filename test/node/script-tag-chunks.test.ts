@@ -59,13 +59,17 @@ test('the second build is not started when the first part or the keeper is not w
   assert.equal(process.env.KAGENT_KEEPER_FOR_DOMPURIFY_PART, undefined);
 });
 
-test('in the second build, sanitize.ts takes DOMPurify in statically, the keeper is the first build\'s, and the build fails if sanitize.ts changes', () => {
+test('in the second build, sanitize.ts takes DOMPurify in statically and looks for no browser sanitizer, the keeper is the first build\'s, and the build fails if sanitize.ts changes', () => {
   const plugin = dompurifyInside('kagent-chat-sessions-abcdefgh.js');
   const out = transform(plugin, SANITIZE)!;
   assert.match(out, /^import \{ domPurifySanitizer \} from '\.\/dompurify-sanitizer\.js';/);
   assert.doesNotMatch(out, /import\('\.\/dompurify-sanitizer\.js'\)/);
   assert.match(out, /Promise\.resolve\(\{ domPurifySanitizer \}\)/);
   assert.throws(() => transform(plugin, [SANITIZE[0], SANITIZE[1].replace("import('./dompurify-sanitizer.js')", "import('./another.js')")]), /no longer says/);
+  // Loaded only where the browser has no Sanitizer: the look for one goes, and nativeSanitizer with it (unused).
+  assert.match(out, /const found = \(\): Sanitize \| undefined => purified;/);
+  assert.doesNotMatch(out, /= nativeSanitizer\(\)/);
+  assert.throws(() => transform(plugin, [SANITIZE[0], SANITIZE[1].replace('(native ??= nativeSanitizer() ?? null) ?? purified', 'purified ?? (native ??= nativeSanitizer() ?? null)')]), /no longer says `const found/);
   // The answer engine's entry exports DOMPurify's sanitizer too, for the tests that hold it to the released one.
   assert.match(transform(plugin, source('src/widget/answer-engine/index.ts'))!, /export \{ domPurifySanitizer \} from '\.\/markdown\/dompurify-sanitizer\.js';/);
   const resolveId = plugin.resolveId as unknown as (source: string, importer: string | undefined) => unknown;
