@@ -1,4 +1,5 @@
 import { expect } from '@open-wc/testing';
+import { sendKeys } from '@web/test-runner-commands';
 import '../../src/widget/index.js';
 import { ConversationStore, type StoredConversation } from '../../src/widget/index.js';
 import { markdownAnswer } from '../support/scripted-service.js';
@@ -59,6 +60,24 @@ describe('<kagent-chat> asking and answering', () => {
     // :focus-visible follows keyboard focus; a script focus after no pointer use counts as such in Chromium.
     expect(chat.shadowRoot!.activeElement).to.equal(markers[0]);
     expect(card.textContent).to.equal('Guide.pdf · page 3 of 10 · 91% relevant');
+  });
+
+  it("rings a citation marker under keyboard focus with the chat's own focus outline (--kagent-focus)", async () => {
+    const chat = await mountChat(uniqueAgent('cite-focus'), 'answer');
+    chat.style.setProperty('--kagent-focus', 'rgb(1, 2, 3)');
+    await ask(chat, 'Cite?');
+    await settled(chat);
+    const [first, second] = [...lastAnswer(chat)!.querySelectorAll<HTMLElement>('.citation')];
+    // Reached from the next marker with Shift+Tab: keyboard focus, so :focus-visible in every browser.
+    second!.focus();
+    await sendKeys({ down: 'Shift' });
+    await sendKeys({ press: 'Tab' });
+    await sendKeys({ up: 'Shift' });
+    expect(chat.shadowRoot!.activeElement).to.equal(first);
+    expect(first!.matches(':focus-visible')).to.equal(true);
+    const style = getComputedStyle(first!);
+    expect(style.outlineStyle).to.equal('solid');
+    expect(style.outlineColor).to.equal('rgb(1, 2, 3)');
   });
 
   it('asks for the JSON answer when streaming="false"', async () => {
