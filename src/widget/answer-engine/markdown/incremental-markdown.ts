@@ -42,10 +42,10 @@ export function renderMarkdownSoFar(text: string): Node[] {
     return lexer.lex(source);
   };
   const tokens = lex(text);
-  const openFrom = rawLength(tokens) === text.length ? openBlockIndex(tokens) : 0;
+  const openFrom = rawText(tokens).length === text.length ? openBlockIndex(tokens) : 0;
   let frozen = tokens.slice(0, openFrom);
-  const openText = text.slice(rawLength(frozen));
-  if (mayDefine(frozen, openText)) frozen = lex(text.slice(0, rawLength(frozen)));
+  const openText = text.slice(rawText(frozen).length);
+  if (mayDefine(frozen, openText)) frozen = lex(text.slice(0, rawText(frozen).length));
   const links: Links = Object.create(null);
   for (const definition of newDefinitions(frozen, links)) links[definition.tag] = { href: definition.href, title: definition.title };
   const open = openForDisplay(openText, tokens.slice(openFrom), (source) => lex(source, links));
@@ -272,10 +272,10 @@ export class IncrementalMarkdown {
       openFrom = whole && !partial ? tokens.length : openBlockIndex(tokens);
     }
     // Offsets are only trusted when the tokens cover the tail exactly; otherwise nothing is frozen.
-    if (openFrom > 0 && rawLength(tokens) !== tail.length) openFrom = 0;
+    if (openFrom > 0 && rawText(tokens).length !== tail.length) openFrom = 0;
 
     let frozen = tokens.slice(0, openFrom);
-    const frozenLength = rawLength(frozen);
+    const frozenLength = rawText(frozen).length;
     const openText = tail.slice(frozenLength);
     // A definition still being written must not lend its half address to blocks frozen now.
     if (mayDefine(frozen, openText)) frozen = this.#lex(tail.slice(0, frozenLength));
@@ -488,11 +488,6 @@ function lastContentIndex(tokens: Token[], before: number): number {
   return -1;
 }
 
-function rawLength(tokens: Token[]): number {
-  let length = 0;
-  for (const token of tokens) length += token.raw.length;
-  return length;
-}
 
 /** Reference definitions in `tokens` (at any depth) not yet in `links`. */
 function newDefinitions(tokens: Token[], links: Links): Tokens.Def[] {
