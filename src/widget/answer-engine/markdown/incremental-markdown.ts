@@ -379,14 +379,14 @@ export class IncrementalMarkdown {
   #toNodesSplit(frozen: Token[], open: Token[]): [Node[], Node[]] {
     if (!frozen.length) return [[], this.#toNodes(open)];
     const nodes = this.#toNodes([...frozen, ...open]);
-    const split = 2 * contentBlocks(frozen);
+    const split = 2 * frozen.filter(isContent).length;
     const paired = nodes.every((node, i) => (i % 2 ? node.nodeType === TEXT_NODE && node.nodeValue === '\n' : node.nodeType === ELEMENT_NODE));
-    if (paired && nodes.length === split + 2 * contentBlocks(open)) return [nodes.slice(0, split), nodes.slice(split)];
+    if (paired && nodes.length === split + 2 * open.filter(isContent).length) return [nodes.slice(0, split), nodes.slice(split)];
     return [this.#toNodes(frozen), this.#toNodes(open)];
   }
 
   #toNodes(tokens: Token[]): Node[] {
-    if (!tokens.some((token) => token.type !== 'space' && token.type !== 'def')) return [];
+    if (!tokens.some(isContent)) return [];
     return sanitizeToNodes(Parser.parse(tokens, options));
   }
 
@@ -397,7 +397,7 @@ export class IncrementalMarkdown {
    * shape, the blocks frozen together are remembered as one.
    */
   #noteReferring(frozen: Token[], nodes: Node[]): void {
-    const content = frozen.filter((token) => token.type !== 'space' && token.type !== 'def');
+    const content = frozen.filter(isContent);
     if (!content.some((token) => token.raw.includes('['))) return;
     if (nodes.length !== 2 * content.length) {
       this.#referring.push({ raw: rawText(frozen), labels: squashLabel(rawText(frozen)), nodes });
@@ -476,12 +476,8 @@ function rawText(tokens: Token[]): string {
   return text;
 }
 
-/** Blocks that render to something (blank space and link definitions render to nothing). */
-function contentBlocks(tokens: Token[]): number {
-  let count = 0;
-  for (const token of tokens) if (token.type !== 'space' && token.type !== 'def') count++;
-  return count;
-}
+/** Whether a block renders to something (blank space and link definitions render to nothing). */
+const isContent = (token: Token): boolean => token.type !== 'space' && token.type !== 'def';
 
 function lastContentIndex(tokens: Token[], before: number): number {
   for (let i = before - 1; i >= 0; i--) if (tokens[i]!.type !== 'space') return i;
