@@ -112,7 +112,7 @@ const RENDER_SHARE = 0.1;
 /**
  * Shows a markdown answer that arrives in fragments. Fragments are collected
  * and rendered at most once per animation frame, and at most every 100 ms
- * (longer while text comes fast or renders run slow: `#paceNext`). Blocks that can no longer
+ * (longer while text comes fast or renders run slow: `#rendered`). Blocks that can no longer
  * change are rendered once and then left alone: each render lexes, parses and
  * sanitizes only the open tail of the answer (the last block, and the one
  * before it while the last block's first line is unfinished, since that line
@@ -320,14 +320,13 @@ export class IncrementalMarkdown {
     if (final) for (const resolve of this.#whenFinished.splice(0)) resolve();
   }
 
+  /**
+   * Counts a render, and sets when the next update may come, by the rule at MIN_INTERVAL_MS: from how fast
+   * text arrived since the last render, and what renders cost.
+   */
   #rendered(started: number, length: number, changed = true): void {
     this.stats.renders++;
     if (changed) this.#options.onRender?.();
-    this.#paceNext(started, length);
-  }
-
-  /** Sets when the next update may come, by the rule at MIN_INTERVAL_MS: from how fast text arrived since the last render, and what renders cost. */
-  #paceNext(started: number, length: number): void {
     const now = performance.now();
     // The cost includes the layout the view forces after a render (onRender keeps it scrolled).
     this.#renderCost = Math.max(now - started, this.#renderCost / 2);
