@@ -1,5 +1,4 @@
 import { expect } from '@open-wc/testing';
-import { sendKeys } from '@web/test-runner-commands';
 import '../../src/widget/index.js';
 import { ConversationStore, type StoredConversation } from '../../src/widget/index.js';
 import { markdownAnswer } from '../support/scripted-service.js';
@@ -67,12 +66,9 @@ describe('<kagent-chat> asking and answering', () => {
     chat.style.setProperty('--kagent-focus', 'rgb(1, 2, 3)');
     await ask(chat, 'Cite?');
     await settled(chat);
-    const [first, second] = [...lastAnswer(chat)!.querySelectorAll<HTMLElement>('.citation')];
-    // Reached from the next marker with Shift+Tab: keyboard focus, so :focus-visible in every browser.
-    second!.focus();
-    await sendKeys({ down: 'Shift' });
-    await sendKeys({ press: 'Tab' });
-    await sendKeys({ up: 'Shift' });
+    const first = lastAnswer(chat)!.querySelector<HTMLElement>('.citation')!;
+    // A script's focus with no pointer used before it shows as keyboard focus (:focus-visible), as a Tab would.
+    first.focus();
     expect(chat.shadowRoot!.activeElement).to.equal(first);
     expect(first!.matches(':focus-visible')).to.equal(true);
     const style = getComputedStyle(first!);
