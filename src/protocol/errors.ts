@@ -62,18 +62,13 @@ export function errorBody(code: string, message: string): ErrorBody {
  */
 export function readErrorBody(body: unknown): { code: string | undefined; message: string | undefined } {
   if (typeof body === 'string') return { code: undefined, message: body.trim() || undefined };
-  if (!body || typeof body !== 'object') return { code: undefined, message: undefined };
-  const { error, message } = body as { error?: unknown; message?: unknown };
-  if (typeof error === 'string') return { code: undefined, message: error };
-  if (error && typeof error === 'object') {
-    const inner = error as { code?: unknown; message?: unknown };
-    return {
-      code: typeof inner.code === 'string' ? inner.code : undefined,
-      message: typeof inner.message === 'string' ? inner.message : undefined,
-    };
-  }
-  return { code: undefined, message: typeof message === 'string' ? message : undefined };
+  const { error, message } = (body && typeof body === 'object' ? body : {}) as { error?: unknown; message?: unknown };
+  // `{ error: { code, message } }`, else `{ error: "..." }`, else `{ message: "..." }`.
+  const inner = (error && typeof error === 'object' ? error : { message: typeof error === 'string' ? error : message }) as { code?: unknown; message?: unknown };
+  return { code: stringOrNone(inner.code), message: stringOrNone(inner.message) };
 }
+
+const stringOrNone = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /**
  * Seconds to wait from a `Retry-After` header, which is either a number of

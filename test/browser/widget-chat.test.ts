@@ -61,6 +61,21 @@ describe('<kagent-chat> asking and answering', () => {
     expect(card.textContent).to.equal('Guide.pdf · page 3 of 10 · 91% relevant');
   });
 
+  it("rings a citation marker under keyboard focus with the chat's own focus outline (--kagent-focus)", async () => {
+    const chat = await mountChat(uniqueAgent('cite-focus'), 'answer');
+    chat.style.setProperty('--kagent-focus', 'rgb(1, 2, 3)');
+    await ask(chat, 'Cite?');
+    await settled(chat);
+    const first = lastAnswer(chat)!.querySelector<HTMLElement>('.citation')!;
+    // A script's focus with no pointer used before it shows as keyboard focus (:focus-visible), as a Tab would.
+    first.focus();
+    expect(chat.shadowRoot!.activeElement).to.equal(first);
+    expect(first!.matches(':focus-visible')).to.equal(true);
+    const style = getComputedStyle(first!);
+    expect(style.outlineStyle).to.equal('solid');
+    expect(style.outlineColor).to.equal('rgb(1, 2, 3)');
+  });
+
   it('asks for the JSON answer when streaming="false"', async () => {
     const agent = uniqueAgent('json');
     const chat = await mountChat(agent, 'answer', { streaming: 'false' });

@@ -9,6 +9,9 @@ test('readErrorBody reads both error shapes and what failing servers send instea
   assert.deepEqual(readErrorBody('  plain text  '), { code: undefined, message: 'plain text' });
   assert.deepEqual(readErrorBody({ error: { code: 5 } }), { code: undefined, message: undefined });
   assert.deepEqual(readErrorBody(null), { code: undefined, message: undefined });
+  assert.deepEqual(readErrorBody({ error: 5, message: 'Bad gateway' }), { code: undefined, message: 'Bad gateway' }, 'an error that is neither text nor an object: the top-level message');
+  assert.deepEqual(readErrorBody({ error: null, message: 'Bad gateway' }), { code: undefined, message: 'Bad gateway' });
+  assert.deepEqual(readErrorBody({ error: {}, message: 'Bad gateway' }), { code: undefined, message: undefined }, 'an error object is read alone');
   assert.deepEqual(readErrorBody(errorBody('NOT_FOUND', 'gone')), { code: 'NOT_FOUND', message: 'gone' });
 });
 

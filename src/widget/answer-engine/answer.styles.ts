@@ -63,10 +63,6 @@ export const answerCss = css`
     text-align: center;
     text-decoration: none;
   }
-  .citation:focus-visible {
-    outline: 2px solid var(--kagent-accent);
-    outline-offset: 1px;
-  }
   .citation-card {
     display: none;
     position: absolute;

@@ -12,6 +12,9 @@ const SKIP = 'a,code,pre';
 // NodeFilter.SHOW_TEXT, as its value: the build writes it in place.
 const SHOW_TEXT = 4;
 
+/** What a marker needs of its source, and no more. */
+export type MarkerLink = Pick<CitationLink, 'number' | 'url' | 'description' | 'label'>;
+
 /** Markers are linked a slice per frame, each slice about this long, so a long answer never makes one long task. */
 const SLICE_MS = 8;
 
@@ -23,7 +26,7 @@ const SLICE_MS = 8;
  * source stay text. Every value goes in as text or a checked attribute, never
  * as markup. Resolves once all are linked.
  */
-export async function linkCitationMarkers(root: Element, citations: readonly CitationLink[], list?: Element): Promise<void> {
+export async function linkCitationMarkers(root: Element, citations: readonly MarkerLink[], list?: Element): Promise<void> {
   if (!citations.length) return;
   const document = root.ownerDocument;
   // The text nodes with a marker, found before any is replaced.
@@ -54,7 +57,7 @@ export async function linkCitationMarkers(root: Element, citations: readonly Cit
   }
 }
 
-function citationMarker(document: Document, citation: CitationLink, list: Element | undefined): HTMLElement {
+function citationMarker(document: Document, citation: MarkerLink, list: Element | undefined): HTMLElement {
   const span = (attributes: Record<string, string>, text: string) => makeElement(document, 'span', { ...attributes, 'aria-hidden': 'true' }, text);
   const marker = makeElement(
     document,

@@ -61,27 +61,27 @@ export function citationDetails(citation: Citation, strings: ChatStrings): strin
   return parts.join(' · ');
 }
 
-/** `Guide.pdf · page 3 · 91% relevant` */
-export function describeCitation(citation: Citation, strings: ChatStrings): string {
-  const details = citationDetails(citation, strings);
-  return `${citation.name ?? strings.unnamedSource}${details ? ` · ${details}` : ''}`;
-}
-
-/** A `[n]` marker's link, worded for the visitor: what `linkCitationMarkers` needs, and no more. */
+/** A source as the visitor reads it: under the answer in the list of sources, and on its `[n]` markers. */
 export interface CitationLink {
   number: number;
   /** Only an http(s) address; without one the marker points at the source in the list. */
   url: string | undefined;
-  /** Shown on hover and focus: `Guide.pdf · page 3 · 91% relevant`. */
+  /** The datasource's name, or the words for a source without one. */
+  name: string;
+  /** `page 3 · 91% relevant` (empty when the service gave neither). */
+  details: string;
+  /** Shown on a marker's hover and focus: `Guide.pdf · page 3 · 91% relevant`. */
   description: string;
   /** The marker's accessible name. */
   label: string;
 }
 
-/** The links for an answer's `[n]` markers, numbered as `citationsFrom` numbers its sources. */
+/** The answer's sources worded for the visitor, numbered as `citationsFrom` numbers them. */
 export function citationLinks(sources: readonly Source[], strings: ChatStrings): CitationLink[] {
   return citationsFrom(sources).map((citation) => {
-    const description = describeCitation(citation, strings);
-    return { number: citation.number, url: citation.url, description, label: strings.citationLabel(citation.number, description) };
+    const name = citation.name ?? strings.unnamedSource;
+    const details = citationDetails(citation, strings);
+    const description = details ? `${name} · ${details}` : name;
+    return { number: citation.number, url: citation.url, name, details, description, label: strings.citationLabel(citation.number, description) };
   });
 }

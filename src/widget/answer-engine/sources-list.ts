@@ -1,5 +1,5 @@
 import type { Source } from '../../protocol/index.js';
-import { citationDetails, citationsFrom } from './citations.js';
+import { citationLinks } from './citations.js';
 import { makeElement } from './make-element.js';
 import type { ChatStrings } from '../element/strings.js';
 
@@ -13,18 +13,16 @@ import type { ChatStrings } from '../element/strings.js';
  * `turnId` names each item (`data-source="<turn>-<n>"`).
  */
 export function renderSources(holder: Element, sources: readonly Source[], strings: ChatStrings, turnId: string): void {
-  const citations = citationsFrom(sources);
+  const citations = citationLinks(sources, strings);
   if (!citations.length) return holder.replaceChildren();
   const make = (tag: string, attributes: Record<string, string>, ...children: (Node | string)[]) => makeElement(holder.ownerDocument, tag, attributes, ...children);
-  const items = citations.map((citation) => {
-    const name = citation.name ?? strings.unnamedSource;
-    const details = citationDetails(citation, strings);
-    return make(
+  const items = citations.map(({ number, url, name, details }) =>
+    make(
       'li',
-      { tabindex: '-1', 'data-source': `${turnId}-${citation.number}`, part: 'source' },
-      citation.url ? make('a', { href: citation.url, target: '_blank', rel: 'noopener noreferrer' }, name) : name,
+      { tabindex: '-1', 'data-source': `${turnId}-${number}`, part: 'source' },
+      url ? make('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, name) : name,
       details ? ` · ${details}` : '',
-    );
-  });
+    ),
+  );
   holder.replaceChildren(make('section', { class: 'sources', part: 'sources', 'aria-label': strings.sourcesHeading }, make('h3', {}, strings.sourcesHeading), make('ol', {}, ...items)));
 }

@@ -42,10 +42,10 @@ export function renderMarkdownSoFar(text: string): Node[] {
     return lexer.lex(source);
   };
   const tokens = lex(text);
-  const openFrom = rawLength(tokens) === text.length ? openBlockIndex(tokens) : 0;
+  const openFrom = rawText(tokens).length === text.length ? openBlockIndex(tokens) : 0;
   let frozen = tokens.slice(0, openFrom);
-  const openText = text.slice(rawLength(frozen));
-  if (mayDefine(frozen, openText)) frozen = lex(text.slice(0, rawLength(frozen)));
+  const openText = text.slice(rawText(frozen).length);
+  if (mayDefine(frozen, openText)) frozen = lex(text.slice(0, rawText(frozen).length));
   const links: Links = Object.create(null);
   for (const definition of newDefinitions(frozen, links)) links[definition.tag] = { href: definition.href, title: definition.title };
   const open = openForDisplay(openText, tokens.slice(openFrom), (source) => lex(source, links));
@@ -112,7 +112,7 @@ const RENDER_SHARE = 0.1;
 /**
  * Shows a markdown answer that arrives in fragments. Fragments are collected
  * and rendered at most once per animation frame, and at most every 100 ms
- * (longer while text comes fast or renders run slow: `#paceNext`). Blocks that can no longer
+ * (longer while text comes fast or renders run slow: `#rendered`). Blocks that can no longer
  * change are rendered once and then left alone: each render lexes, parses and
  * sanitizes only the open tail of the answer (the last block, and the one
  * before it while the last block's first line is unfinished, since that line
@@ -272,10 +272,10 @@ export class IncrementalMarkdown {
       openFrom = whole && !partial ? tokens.length : openBlockIndex(tokens);
     }
     // Offsets are only trusted when the tokens cover the tail exactly; otherwise nothing is frozen.
-    if (openFrom > 0 && rawLength(tokens) !== tail.length) openFrom = 0;
+    if (openFrom > 0 && rawText(tokens).length !== tail.length) openFrom = 0;
 
     let frozen = tokens.slice(0, openFrom);
-    const frozenLength = rawLength(frozen);
+    const frozenLength = rawText(frozen).length;
     const openText = tail.slice(frozenLength);
     // A definition still being written must not lend its half address to blocks frozen now.
     if (mayDefine(frozen, openText)) frozen = this.#lex(tail.slice(0, frozenLength));
@@ -320,14 +320,13 @@ export class IncrementalMarkdown {
     if (final) for (const resolve of this.#whenFinished.splice(0)) resolve();
   }
 
+  /**
+   * Counts a render, and sets when the next update may come, by the rule at MIN_INTERVAL_MS: from how fast
+   * text arrived since the last render, and what renders cost.
+   */
   #rendered(started: number, length: number, changed = true): void {
     this.stats.renders++;
     if (changed) this.#options.onRender?.();
-    this.#paceNext(started, length);
-  }
-
-  /** Sets when the next update may come, by the rule at MIN_INTERVAL_MS: from how fast text arrived since the last render, and what renders cost. */
-  #paceNext(started: number, length: number): void {
     const now = performance.now();
     // The cost includes the layout the view forces after a render (onRender keeps it scrolled).
     this.#renderCost = Math.max(now - started, this.#renderCost / 2);
@@ -379,14 +378,14 @@ export class IncrementalMarkdown {
   #toNodesSplit(frozen: Token[], open: Token[]): [Node[], Node[]] {
     if (!frozen.length) return [[], this.#toNodes(open)];
     const nodes = this.#toNodes([...frozen, ...open]);
-    const split = 2 * contentBlocks(frozen);
+    const split = 2 * frozen.filter(isContent).length;
     const paired = nodes.every((node, i) => (i % 2 ? node.nodeType === TEXT_NODE && node.nodeValue === '\n' : node.nodeType === ELEMENT_NODE));
-    if (paired && nodes.length === split + 2 * contentBlocks(open)) return [nodes.slice(0, split), nodes.slice(split)];
+    if (paired && nodes.length === split + 2 * open.filter(isContent).length) return [nodes.slice(0, split), nodes.slice(split)];
     return [this.#toNodes(frozen), this.#toNodes(open)];
   }
 
   #toNodes(tokens: Token[]): Node[] {
-    if (!tokens.some((token) => token.type !== 'space' && token.type !== 'def')) return [];
+    if (!tokens.some(isContent)) return [];
     return sanitizeToNodes(Parser.parse(tokens, options));
   }
 
@@ -397,7 +396,7 @@ export class IncrementalMarkdown {
    * shape, the blocks frozen together are remembered as one.
    */
   #noteReferring(frozen: Token[], nodes: Node[]): void {
-    const content = frozen.filter((token) => token.type !== 'space' && token.type !== 'def');
+    const content = frozen.filter(isContent);
     if (!content.some((token) => token.raw.includes('['))) return;
     if (nodes.length !== 2 * content.length) {
       this.#referring.push({ raw: rawText(frozen), labels: squashLabel(rawText(frozen)), nodes });
@@ -476,23 +475,14 @@ function rawText(tokens: Token[]): string {
   return text;
 }
 
-/** Blocks that render to something (blank space and link definitions render to nothing). */
-function contentBlocks(tokens: Token[]): number {
-  let count = 0;
-  for (const token of tokens) if (token.type !== 'space' && token.type !== 'def') count++;
-  return count;
-}
+/** Whether a block renders to something (blank space and link definitions render to nothing). */
+const isContent = (token: Token): boolean => token.type !== 'space' && token.type !== 'def';
 
 function lastContentIndex(tokens: Token[], before: number): number {
   for (let i = before - 1; i >= 0; i--) if (tokens[i]!.type !== 'space') return i;
   return -1;
 }
 
-function rawLength(tokens: Token[]): number {
-  let length = 0;
-  for (const token of tokens) length += token.raw.length;
-  return length;
-}
 
 /** Reference definitions in `tokens` (at any depth) not yet in `links`. */
 function newDefinitions(tokens: Token[], links: Links): Tokens.Def[] {
