@@ -106,4 +106,21 @@ describe('dist/kagent-chat.js through a plain <script type="module"> tag', () =>
     const [plain, withDomPurify] = (await Promise.all([secondName, insideName].map((name) => import(/* @vite-ignore */ `${location.origin}/dist/${name}`)))) as [object, object];
     expect(Object.keys(withDomPurify).sort()).to.deep.equal([...Object.keys(plain), 'domPurifySanitizer'].sort());
   });
+
+  it('calls no built-in newer than the floor docs/widget.md names (ES2022, with ES2023\'s findLast and findLastIndex), which the ES2022 target does not rewrite', async () => {
+    // Every file the chat may load, found from the first part's imports and theirs.
+    const files = new Map<string, string>();
+    const visit = async (name: string): Promise<void> => {
+      if (files.has(name)) return;
+      const code = await (await fetch(`/dist/${name}`)).text();
+      files.set(name, code);
+      for (const [, next] of code.matchAll(/["'`]\.\/(kagent-chat-[\w-]+\.js)["'`]/g)) await visit(next!);
+    };
+    await visit('kagent-chat.js');
+    expect([...files.keys()].some((name) => name.startsWith('kagent-chat-sessions-')), 'the keeper among them').to.equal(true);
+    // Built-ins of ES2023 and later (the array copies, groupBy, withResolvers, fromAsync, well-formed strings, the new Set
+    // methods, iterator helpers) and structuredClone (Chrome 98): each needs browsers past that floor.
+    const newer = /\.(?:toSorted|toReversed|toSpliced|with|isWellFormed|toWellFormed|union|intersection|symmetricDifference|isSubsetOf|isSupersetOf|isDisjointFrom)\(|\b(?:Object|Map)\.groupBy\b|\bPromise\.withResolvers\b|\bArray\.fromAsync\b|\bIterator\.from\b|\bstructuredClone\b/;
+    for (const [name, code] of files) expect(newer.exec(code)?.[0], name).to.equal(undefined);
+  });
 });
