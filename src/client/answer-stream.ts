@@ -40,7 +40,11 @@ export class AgentAnswerStream implements AsyncIterable<AgentStreamEvent> {
       const response = await this.#open(signal);
       const type = response.headers.get('Content-Type') ?? '';
       if (type.startsWith('text/event-stream') && response.body) {
-        yield* readAgentStream(response.body);
+        // One read may decode several events: none goes out after abort() (leaving the loop cancels the download).
+        for await (const event of readAgentStream(response.body)) {
+          if (signal.aborted) return;
+          yield event;
+        }
         return;
       }
       if (type.includes('json')) {

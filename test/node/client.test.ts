@@ -372,6 +372,18 @@ describe('client, streamed answers', () => {
     await Promise.race([serverSawCancel, new Promise((_, reject) => setTimeout(() => reject(new Error('the server never saw the cancel')), 3000))]);
   });
 
+  test('abort ends the iteration at once, though more events came in the same chunk', async () => {
+    // Five pieces in one write: the decoder has them all before the first is read.
+    next = () => streamResponse([Array.from({ length: 5 }, (_, i) => answerEvent(`piece${i} `)).join('') + DONE_EVENT]);
+    const stream = client().agents.stream('a1', { query: 'Hi' });
+    const events = [];
+    for await (const event of stream) {
+      events.push(event);
+      if (events.length === 2) stream.abort();
+    }
+    assert.deepEqual(events.map((event) => event.type === 'answer' && event.text), ['piece0 ', 'piece1 ']);
+  });
+
   test("an abort through the caller's signal before the response ends quietly", async () => {
     next = async () => {
       await new Promise((r) => setTimeout(r, 200));
