@@ -1,7 +1,8 @@
 // `npm run bench -- widget-load`: what a page pays for <kagent-chat>, measured in Chromium.
 //   1. Sizes, gzip -9: the first part (dist/kagent-chat.js: draws the chat, takes a question;
 //      budget 15 KB), everything a full chat loads (with the second part; budget 39 KB with the
-//      browser's own sanitizer, 47 KB with the second part with DOMPurify inside where there is none), and
+//      browser's own sanitizer, 47 KB with the second part with DOMPurify inside where there is none,
+//      and 47 KB for either with the session keeper a proxy with visitor sessions on adds), and
 //      today's single file built from the same source (KAGENT_SINGLE_FILE=1), each split into
 //      the libraries' shares and our own code's.
 //   2. What a bubble page whose visitor does nothing fetches before the browser is idle (budget:

@@ -7,6 +7,19 @@ import { build, type Plugin, type Rolldown } from 'vite';
 
 const here = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
 
+/**
+ * `code` (the source at `file`) with each `[from, to]` made: the build fails if `from` is not there exactly once, so a
+ * rewrite by exact words never builds something else once its words change (`plugin`: where to read why).
+ */
+function editOnce(context: { error(message: string): never }, plugin: string, file: string, code: string, edits: [from: string, to: string][]): string {
+  let out = code;
+  for (const [from, to] of edits) {
+    if (out.split(from).length !== 2) context.error(`${file} no longer says \`${from}\` once: see ${plugin} in scripts/script-tag-chunks.ts`);
+    out = out.replace(from, () => to);
+  }
+  return out;
+}
+
 /** The script-tag build's second part, `kagent-chat-answers-<hash>.js`, and with DOMPurify inside, `kagent-chat-answers-dompurify-<hash>.js`, DOMPurify's chunk, `kagent-chat-sanitizer-<hash>.js`, the session keeper's, `kagent-chat-sessions-<hash>.js`, its Turnstile check's, `kagent-chat-human-check-<hash>.js`, beside `kagent-chat.js` (and the solver Worker's chunk, `kagent-chat-solver-<hash>.js`, that earlier builds made). */
 const ANSWERS_CHUNK = /^kagent-chat-(?:answers|sanitizer|sessions|human-check|solver)-[\w-]+\.js(?:\.map)?$/;
 
@@ -50,12 +63,7 @@ export const keeperSolvesInItsWorker = (): Plugin => {
     enforce: 'pre',
     transform(code, id) {
       if (!id.endsWith(solver)) return undefined;
-      let out = code;
-      for (const [from, to] of edits) {
-        if (out.split(from).length !== 2) this.error(`${solver} no longer says \`${from}\` once: see keeperSolvesInItsWorker in scripts/script-tag-chunks.ts`);
-        out = out.replace(from, to);
-      }
-      return { code: out, map: null };
+      return { code: editOnce(this, 'keeperSolvesInItsWorker', solver, code, edits), map: null };
     },
     generateBundle(_, bundle) {
       const keeper = Object.values(bundle).find((chunk) => chunk.type === 'chunk' && chunk.moduleIds.some((id) => id.endsWith(solver)));
@@ -69,7 +77,7 @@ export const KEEPER_FOR_DOMPURIFY_PART = process.env.KAGENT_KEEPER_FOR_DOMPURIFY
 
 /**
  * Where the browser has no sanitizer of its own (Safari today), the second part with DOMPurify inside,
- * `kagent-chat-answers-dompurify-<hash>.js`: one file fetched where two were fetched in turn, and about 0.4 KB gzipped
+ * `kagent-chat-answers-dompurify-<hash>.js`: one file fetched where two were fetched in turn, and about 0.6 KB gzipped
  * less than the two (one gzip stream, one module's glue). Rolldown puts a module in one chunk only, so a second build
  * makes it, once this one has named its chunks: it imports the session keeper's chunk by the name this build gave it,
  * and this build's first part learns its name (answer-engine-loader.ts, `WITH_DOMPURIFY`), written over a placeholder
@@ -89,8 +97,7 @@ export const secondPartWithDomPurify = (): Plugin => {
     },
     transform(code, id) {
       if (!id.endsWith(loader)) return undefined;
-      if (code.split(flag).length !== 2) this.error(`${loader} no longer says \`${flag}\` once: see secondPartWithDomPurify in scripts/script-tag-chunks.ts`);
-      return { code: code.replace(flag, `const WITH_DOMPURIFY = ${JSON.stringify(placeholder)};`), map: null };
+      return { code: editOnce(this, 'secondPartWithDomPurify', loader, code, [[flag, `const WITH_DOMPURIFY = ${JSON.stringify(placeholder)};`]]), map: null };
     },
     async generateBundle(_, bundle) {
       const chunks = Object.values(bundle).filter((file): file is Rolldown.OutputChunk => file.type === 'chunk');
@@ -130,8 +137,10 @@ export const dompurifyInside = (keeper: string): Plugin => {
       // Exported as DOMPurify's own chunk exports it, so that the tests can hold this build's DOMPurify to the released one.
       if (id.endsWith('/src/widget/answer-engine/index.ts')) return { code: `${code}\nexport { domPurifySanitizer } from './markdown/dompurify-sanitizer.js';\n`, map: null };
       if (!id.endsWith(sanitize)) return undefined;
-      for (const words of [fetched, lookedFor]) if (code.split(words).length !== 2) this.error(`${sanitize} no longer says \`${words}\` once: see dompurifyInside in scripts/script-tag-chunks.ts`);
-      const out = code.replace(fetched, 'Promise.resolve({ domPurifySanitizer })').replace(lookedFor, 'const found = (): Sanitize | undefined => purified;');
+      const out = editOnce(this, 'dompurifyInside', sanitize, code, [
+        [fetched, 'Promise.resolve({ domPurifySanitizer })'],
+        [lookedFor, 'const found = (): Sanitize | undefined => purified;'],
+      ]);
       return { code: `import { domPurifySanitizer } from './dompurify-sanitizer.js';\n${out}`, map: null };
     },
     resolveId(source, importer) {

@@ -5,7 +5,7 @@ export type AnswerEngine = typeof import('../answer-engine/index.js');
 
 /**
  * The script-tag build's second part with DOMPurify inside, for a browser without a sanitizer of its own (Safari
- * today): one file to fetch where it would fetch two in turn. That build names it here (vite.config.ts,
+ * today): one file to fetch where it would fetch two in turn. That build names it here (scripts/script-tag-chunks.ts,
  * `secondPartWithDomPurify`); a bundler building the chat from npm gets the second part and DOMPurify's chunk.
  */
 const WITH_DOMPURIFY: string | undefined = undefined;
