@@ -6,7 +6,7 @@
 // `kagent-emulator` commands serving together, and the types under
 // `skipLibCheck: false`.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -201,6 +201,22 @@ describe('the packed tarballs, installed in a fresh app outside the repository',
       );
       assert.ok(files.includes('LICENSE') && files.includes('README.md'), `${name} ships its README and LICENSE`);
     }
+  });
+
+  test('the emulator packed on its own (npm pack -w kagent-emulator) builds its dist/ first', { timeout: 180_000 }, async () => {
+    const destination = join(scratch, 'emulator-alone');
+    mkdirSync(destination);
+    const entry = join(repository, 'emulator', 'dist', 'index.js');
+    // The root's pack in before() built dist/ too: only a file written after this moment shows that this pack built it.
+    const packedFrom = Date.now();
+    const packed = await run('npm', ['pack', '-w', 'kagent-emulator', '--pack-destination', destination], repository, process.env);
+    assert.equal(packed.code, 0, packed.output);
+    assert.ok(statSync(entry).mtimeMs >= packedFrom, 'emulator/dist/index.js was written by this pack (the package has a prepack that builds)');
+    const [tarball] = readdirSync(destination).filter((file) => file.endsWith('.tgz'));
+    assert.ok(tarball, `a tarball in ${destination}`);
+    const listed = await run('tar', ['-tzf', join(destination, tarball)], destination, process.env);
+    const files = listed.output.split('\n');
+    for (const file of ['package/dist/index.js', 'package/dist/index.d.ts', 'package/bin/kagent-emulator.js']) assert.ok(files.includes(file), `${file} in ${tarball}`);
   });
 
   test("the script-tag build ships the bundled libraries' licences: each file with a library's code names the file that holds them all", () => {
