@@ -1,20 +1,27 @@
 // The deployment recipes of docs/proxy.md are files under test/types/recipes,
 // type-checked by `npm run typecheck`; this checks that the doc shows them as
-// they are, and runs the Cloudflare one in workerd (Miniflare).
+// they are, runs the Cloudflare ones in workerd (Miniflare), the local run
+// with the doc's own wrangler.toml and .dev.vars, and the Deno one in Deno on
+// the PORT it is given.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { build } from 'esbuild';
 import { startEmulator } from '../fixtures/emulator/harness.js';
 import { SESSION_ERROR_CODES, SESSION_HEADER } from '../../src/protocol/index.js';
 import { SESSION_SECRET, TEST_DIFFICULTY, earnSession, mint } from '../support/proxy-sessions.js';
+import { freePort } from '../support/http.js';
+import { denoBinary } from '../support/proxy-runtimes.js';
 
 const root = new URL('../../', import.meta.url);
 const doc = readFileSync(new URL('docs/proxy.md', root), 'utf8');
-const recipes = ['cloudflare-worker.ts', 'vercel-function.ts'];
+const recipes = ['cloudflare-worker.ts', 'vercel-function.ts', 'deno-main.ts'];
 
 for (const name of recipes) {
   test(`docs/proxy.md shows test/types/recipes/${name} as it is`, () => {
@@ -154,5 +161,141 @@ test('the Cloudflare recipe with visitor sessions: sessions, replays and one ans
     assert.equal((await recipe.ask()).status, 401, 'no token, no question');
   } finally {
     await recipe.close();
+  }
+});
+
+/** The fenced blocks in `language` of the docs/proxy.md section under `heading`, in order. */
+function blocksOf(heading: string, language: string): string[] {
+  const start = doc.indexOf(`\n${heading}\n`);
+  assert.ok(start >= 0, `docs/proxy.md has a section "${heading}"`);
+  const end = doc.indexOf('\n### ', start + heading.length + 2);
+  const section = doc.slice(start, end < 0 ? undefined : end);
+  return [...section.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((match) => match[1]!);
+}
+
+/** `NAME = "value"` lines of a TOML table, or `NAME=value` lines of a .dev.vars file. */
+function variables(text: string, pattern: RegExp): Record<string, string> {
+  return Object.fromEntries(text.split('\n').flatMap((line) => {
+    const match = pattern.exec(line.trim());
+    return match ? [[match[1]!, match[2]!]] : [];
+  }));
+}
+
+test("the Cloudflare recipe runs locally as `npx wrangler dev` runs it: the doc's wrangler.toml [vars] and .dev.vars make a configured proxy", { timeout: 60_000 }, async () => {
+  const heading = '### Deploy to Cloudflare Workers';
+  const [worker] = blocksOf(heading, 'ts');
+  const [toml] = blocksOf(heading, 'toml');
+  const [devVars] = blocksOf(heading, 'dotenv');
+  assert.ok(worker && toml && devVars, 'the section shows src/worker.ts, wrangler.toml and .dev.vars');
+  const vars = variables(toml.slice(toml.indexOf('[vars]')), /^(\w+) = "(.*)"$/);
+  const local = variables(devVars, /^(\w+)=(.*)$/);
+  const compatibilityDate = /^compatibility_date = "(.+)"$/m.exec(toml)?.[1];
+  assert.ok(compatibilityDate, 'wrangler.toml names a compatibility date');
+  const bundled = await build({
+    stdin: { contents: worker, resolveDir: fileURLToPath(root), loader: 'ts' },
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    mainFields: ['module', 'main'],
+    conditions: ['workerd', 'worker', 'browser'],
+    target: 'es2022',
+    write: false,
+    alias: { 'kagent-chat/proxy/cloudflare': fileURLToPath(new URL('src/proxy/runtimes/cloudflare.ts', root)) },
+    external: ['../stores/redis-node.js', '@redis/client', 'node:*'],
+    logLevel: 'silent',
+  });
+  const { Miniflare, Log, LogLevel } = await import('miniflare');
+  // A visitor's page asking the Worker whether it may send a question: answered by a configured proxy, without the service.
+  const preflight = async (bindings: Record<string, string>) => {
+    const mf = new Miniflare({ modules: true, script: bundled.outputFiles[0]!.text, cf: false, compatibilityDate, host: '127.0.0.1', port: 0, log: new Log(LogLevel.NONE), bindings });
+    try {
+      const url = await mf.ready;
+      const response = await fetch(new URL(`agents/${vars.KAGENT_AGENT_IDS}/query`, url), {
+        method: 'OPTIONS',
+        headers: { Origin: vars.KAGENT_ALLOWED_ORIGINS!, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },
+      });
+      await response.arrayBuffer();
+      return { status: response.status, allowed: response.headers.get('access-control-allow-origin') };
+    } finally {
+      await mf.dispose();
+    }
+  };
+  assert.deepEqual(await preflight({ ...vars, ...local }), { status: 204, allowed: vars.KAGENT_ALLOWED_ORIGINS }, '[vars] with .dev.vars: a configured proxy');
+  assert.equal((await preflight(vars)).status, 500, 'without .dev.vars the Worker has no key, and says it is not configured');
+});
+
+test('the Deno recipe listens on the PORT and HOST it is given and answers a question', { timeout: 60_000 }, async () => {
+  const binary = denoBinary();
+  if (!binary) throw new Error('the deno binary is not installed (npm package deno, @deno/linux-x64-glibc)');
+  const dir = mkdtempSync(join(tmpdir(), 'kagent-deno-recipe-'));
+  const service = await startEmulator({ port: 0, pace: 0, log: () => {} });
+  const bundled = await build({
+    entryPoints: [fileURLToPath(new URL('test/types/recipes/deno-main.ts', root))],
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    mainFields: ['module', 'main'],
+    conditions: ['deno', 'worker', 'browser'],
+    target: 'es2022',
+    write: false,
+    alias: { 'npm:kagent-chat/proxy/deno': fileURLToPath(new URL('src/proxy/runtimes/deno.ts', root)) },
+    external: ['../stores/redis-node.js', '@redis/client', 'node:*'],
+    logLevel: 'silent',
+  });
+  const file = join(dir, 'main.js');
+  writeFileSync(file, bundled.outputFiles[0]!.text);
+  const port = await freePort();
+  // Not --quiet: Deno.serve's own "Listening on" line says where it listens.
+  const child = spawn(binary, ['run', '--no-prompt', '--allow-net=127.0.0.1', '--allow-env', file], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      DENO_DIR: join(dir, 'cache'),
+      DENO_NO_UPDATE_CHECK: '1',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      KAGENT_UPSTREAM_URL: service.url,
+      KAGENT_API_KEY: service.demo.apiKey,
+      KAGENT_AGENT_IDS: service.demo.agentId,
+      KAGENT_ALLOWED_ORIGINS: 'https://www.example.com',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  try {
+    let output = '';
+    const listening = await new Promise<string>((resolve, reject) => {
+      // A ceiling for a loaded machine, so that a Deno that never listens is stopped below.
+      const timer = setTimeout(() => reject(new Error(`deno did not listen within 30 s: ${output}`)), 30_000);
+      const read = (chunk: Buffer) => {
+        output += chunk;
+        const match = /Listening on (http:\/\/[^/\s]+)\//.exec(output);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      };
+      child.stdout.on('data', read);
+      child.stderr.on('data', read);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`deno exited with ${code}: ${output}`));
+      });
+    });
+    assert.equal(listening, `http://127.0.0.1:${port}`, 'on the PORT and HOST given');
+    const response = await fetch(`${listening}/agents/${service.demo.agentId}/query`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Origin: 'https://www.example.com' },
+      body: JSON.stringify({ query: 'Hello', streaming: false }),
+    });
+    const body = (await response.json()) as { answer?: string };
+    assert.equal(response.status, 200, JSON.stringify(body));
+    assert.equal(typeof body.answer, 'string');
+  } finally {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    await service.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
