@@ -30,6 +30,28 @@ for (const name of recipes) {
   });
 }
 
+/**
+ * A recipe (a file, or code from the doc) bundled as a deployment would, for the runtime
+ * `conditions` name, its imports of `kagent-chat` pointed at this checkout's sources by `alias`.
+ */
+async function bundleRecipe(recipe: { file: string } | { code: string }, conditions: string[], alias: Record<string, string>): Promise<string> {
+  const source = (path: string) => fileURLToPath(new URL(path, root));
+  const bundled = await build({
+    ...('file' in recipe ? { entryPoints: [source(recipe.file)] } : { stdin: { contents: recipe.code, resolveDir: source('./'), loader: 'ts' as const } }),
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    mainFields: ['module', 'main'],
+    conditions,
+    target: 'es2022',
+    write: false,
+    alias: Object.fromEntries(Object.entries(alias).map(([name, path]) => [name, source(path)])),
+    external: ['../stores/redis-node.js', '@redis/client', 'node:*'],
+    logLevel: 'silent',
+  });
+  return bundled.outputFiles[0]!.text;
+}
+
 /** Upstash's REST API in miniature: EVAL of the rate-limit store's scripts (INCR, then PTTL or PEXPIRE; DEL) on counters kept here. */
 async function startUpstashStandIn(token: string): Promise<{ server: Server; url: string; calls: string[]; released: string[] }> {
   const counters = new Map<string, { count: number; expiresAt: number }>();
@@ -69,27 +91,14 @@ async function startCloudflareRecipe(bindings: Record<string, string>) {
   const { Miniflare, Log, LogLevel } = await import('miniflare');
   const service = await startEmulator({ port: 0, pace: 0, log: () => {} });
   const upstash = await startUpstashStandIn('upstash-token');
-  const source = (path: string) => fileURLToPath(new URL(path, root));
-  const bundled = await build({
-    entryPoints: [source('test/types/recipes/cloudflare-worker.ts')],
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    mainFields: ['module', 'main'],
-    conditions: ['workerd', 'worker', 'browser'],
-    target: 'es2022',
-    write: false,
-    alias: {
-      'kagent-chat/proxy/cloudflare': source('src/proxy/runtimes/cloudflare.ts'),
-      'kagent-chat/proxy': source('src/proxy/index.ts'),
-      '@upstash/redis/cloudflare': source('test/support/upstash-stand-in.ts'),
-    },
-    external: ['../stores/redis-node.js', '@redis/client', 'node:*'],
-    logLevel: 'silent',
+  const script = await bundleRecipe({ file: 'test/types/recipes/cloudflare-worker.ts' }, ['workerd', 'worker', 'browser'], {
+    'kagent-chat/proxy/cloudflare': 'src/proxy/runtimes/cloudflare.ts',
+    'kagent-chat/proxy': 'src/proxy/index.ts',
+    '@upstash/redis/cloudflare': 'test/support/upstash-stand-in.ts',
   });
   const mf = new Miniflare({
     modules: true,
-    script: bundled.outputFiles[0]!.text,
+    script,
     // No request.cf from Cloudflare's servers, which are out of reach here.
     cf: false,
     compatibilityDate: '2025-04-01',
@@ -191,23 +200,11 @@ test("the Cloudflare recipe runs locally as `npx wrangler dev` runs it: the doc'
   const local = variables(devVars, /^(\w+)=(.*)$/);
   const compatibilityDate = /^compatibility_date = "(.+)"$/m.exec(toml)?.[1];
   assert.ok(compatibilityDate, 'wrangler.toml names a compatibility date');
-  const bundled = await build({
-    stdin: { contents: worker, resolveDir: fileURLToPath(root), loader: 'ts' },
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    mainFields: ['module', 'main'],
-    conditions: ['workerd', 'worker', 'browser'],
-    target: 'es2022',
-    write: false,
-    alias: { 'kagent-chat/proxy/cloudflare': fileURLToPath(new URL('src/proxy/runtimes/cloudflare.ts', root)) },
-    external: ['../stores/redis-node.js', '@redis/client', 'node:*'],
-    logLevel: 'silent',
-  });
+  const script = await bundleRecipe({ code: worker }, ['workerd', 'worker', 'browser'], { 'kagent-chat/proxy/cloudflare': 'src/proxy/runtimes/cloudflare.ts' });
   const { Miniflare, Log, LogLevel } = await import('miniflare');
   // A visitor's page asking the Worker whether it may send a question: answered by a configured proxy, without the service.
   const preflight = async (bindings: Record<string, string>) => {
-    const mf = new Miniflare({ modules: true, script: bundled.outputFiles[0]!.text, cf: false, compatibilityDate, host: '127.0.0.1', port: 0, log: new Log(LogLevel.NONE), bindings });
+    const mf = new Miniflare({ modules: true, script, cf: false, compatibilityDate, host: '127.0.0.1', port: 0, log: new Log(LogLevel.NONE), bindings });
     try {
       const url = await mf.ready;
       const response = await fetch(new URL(`agents/${vars.KAGENT_AGENT_IDS}/query`, url), {
@@ -229,21 +226,9 @@ test('the Deno recipe listens on the PORT and HOST it is given and answers a que
   if (!binary) throw new Error('the deno binary is not installed (npm package deno, @deno/linux-x64-glibc)');
   const dir = mkdtempSync(join(tmpdir(), 'kagent-deno-recipe-'));
   const service = await startEmulator({ port: 0, pace: 0, log: () => {} });
-  const bundled = await build({
-    entryPoints: [fileURLToPath(new URL('test/types/recipes/deno-main.ts', root))],
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    mainFields: ['module', 'main'],
-    conditions: ['deno', 'worker', 'browser'],
-    target: 'es2022',
-    write: false,
-    alias: { 'npm:kagent-chat/proxy/deno': fileURLToPath(new URL('src/proxy/runtimes/deno.ts', root)) },
-    external: ['../stores/redis-node.js', '@redis/client', 'node:*'],
-    logLevel: 'silent',
-  });
+  const script = await bundleRecipe({ file: 'test/types/recipes/deno-main.ts' }, ['deno', 'worker', 'browser'], { 'npm:kagent-chat/proxy/deno': 'src/proxy/runtimes/deno.ts' });
   const file = join(dir, 'main.js');
-  writeFileSync(file, bundled.outputFiles[0]!.text);
+  writeFileSync(file, script);
   const port = await freePort();
   // Not --quiet: Deno.serve's own "Listening on" line says where it listens.
   const child = spawn(binary, ['run', '--no-prompt', '--allow-net=127.0.0.1', '--allow-env', file], {
