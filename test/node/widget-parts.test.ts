@@ -3,42 +3,16 @@
 // import(); the second needs nothing from the first at run time. A static import across would pull
 // the answer engine into every page view (or the first part into the engine's chunk).
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { importsOf, sources, type Import } from '../support/imports.js';
 
 const widget = fileURLToPath(new URL('../../src/widget/', import.meta.url));
 const ELEMENT = join(widget, 'element');
 const ENGINE = join(widget, 'answer-engine');
 const LOADER = join(ELEMENT, 'answer-engine-loader.ts');
-
-const sources = (folder: string): string[] =>
-  readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sources(join(folder, entry.name)) : entry.name.endsWith('.ts') ? [join(folder, entry.name)] : [],
-  );
-
-interface Import {
-  file: string;
-  /** The imported file, resolved (`.js` read as the `.ts` beside it). */
-  target: string;
-  /** `import type` / `export type`: erased, so no code crosses. */
-  typeOnly: boolean;
-  dynamic: boolean;
-}
-
-/** Every static `import`/`export ... from`, side-effect import and `import()` of a relative module in `file`. */
-export function importsOf(file: string, code = readFileSync(file, 'utf8')): Import[] {
-  const at = (specifier: string) => resolve(dirname(file), specifier).replace(/\.js$/, '.ts');
-  const found: Import[] = [];
-  for (const match of code.matchAll(/^\s*(import|export)\s+(type\s+)?(?:[\w*{}\s,]+?\s+from\s+)?['"](\.[^'"]+)['"]/gm)) {
-    found.push({ file, target: at(match[3]!), typeOnly: Boolean(match[2]), dynamic: false });
-  }
-  for (const match of code.matchAll(/(typeof\s+)?\bimport\(\s*['"`](\.[^'"`]+)['"`]\s*\)/g)) {
-    found.push({ file, target: at(match[2]!), typeOnly: Boolean(match[1]), dynamic: true });
-  }
-  return found;
-}
 
 const inside = (folder: string, path: string) => !relative(folder, path).startsWith('..');
 const name = (path: string) => relative(widget, path);
