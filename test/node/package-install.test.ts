@@ -246,6 +246,21 @@ describe('the packed tarballs, installed in a fresh app outside the repository',
     }
   });
 
+  test("the README's list of files to copy names exactly the script-tag files the package ships, and README and docs/widget.md count them alike", () => {
+    const shipped = filesUnder(join(nodeModules, 'kagent-chat', 'dist'))
+      .filter((file) => /^kagent-chat[^/]*$/.test(file) && !file.endsWith('.map'))
+      // Each chunk's name ends with the build's 8-character hash.
+      .map((file) => (file === 'kagent-chat.js' || !file.endsWith('.js') ? file : file.replace(/-[\w-]{8}\.js$/, '-<hash>.js')))
+      .sort();
+    const readme = readFileSync(join(repository, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### 2. Copy the files'), readme.indexOf('### 3. Load it'));
+    const listed = [...section.matchAll(/^\| `(kagent-chat[^`]*)` \|/gm)].map((match) => match[1]!).sort();
+    assert.deepEqual(listed, shipped, 'the README table lists each shipped file once');
+    const count = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'][shipped.length]!;
+    assert.match(section, new RegExp(`Copy all ${count} `), `the README says to copy all ${count}`);
+    assert.match(readFileSync(join(repository, 'docs', 'widget.md'), 'utf8'), new RegExp(`\\(${count}: `), `docs/widget.md counts ${count} files`);
+  });
+
   test('npx kagent-proxy and npx kagent-emulator, run in the app, serve a streamed answer together', { timeout: 180_000 }, async () => {
     await startServices();
     const { grant } = await earnSession(service.proxyUrl, service.siteOrigin);
