@@ -18,6 +18,8 @@ export interface AskOptions {
   signal: AbortSignal;
   /** Further body fields (e.g. `filters`) for endpoints that allow them; the chat's own fields win. */
   queryOptions?: Record<string, unknown> | undefined;
+  /** `off`: the endpoint is not kagent-proxy, and is not asked what it serves (the element's `proxy-features`). */
+  proxyFeatures?: 'auto' | 'off';
   /** Each piece of the answer as it arrives. */
   onText?: (fragment: string) => void;
 }
