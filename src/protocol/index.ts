@@ -30,5 +30,5 @@ export * from './errors.js';
 export * from './stream.js';
 export * from './event-stream.js';
 export * from './stream-writer.js';
-export * from './sessions.js';
+export * from './sessions/index.js';
 export * from './features.js';
