@@ -37,6 +37,8 @@ export interface AgentLog {
   posts: number;
   bodies: { query: string; streaming: boolean; conversationId?: string; visitorId?: string }[];
   cancelled: number;
+  /** GETs of the features route of a service that is not kagent-proxy (`/scripted/not-proxy/<agentId>`). */
+  features: number;
 }
 
 /** What the scripted service saw for `agentId`. */

@@ -1,7 +1,7 @@
 import { expect } from '@open-wc/testing';
 import { sendMouse } from '@web/test-runner-commands';
 import { agentLog, eventually, lastAnswer, part, parts, settled, uniqueAgent, waitFor } from './widget-helpers.js';
-import { becomeIdle, frames, gateId, isSecondPart, openChatPage, removeChatPages, requested, setGate, type ChatPage } from './widget-split-helpers.js';
+import { becomeIdle, frames, gateId, isSecondPart, openChatPage, pageConsole, removeChatPages, requested, setGate, type ChatPage } from './widget-split-helpers.js';
 import type { KagentErrorDetail } from '../../src/widget/index.js';
 import { ENGLISH } from '../../src/widget/element/strings.js';
 
@@ -92,6 +92,23 @@ describe('the script-tag build in two parts', () => {
     // it: the server sees that request before the browser's fetch has failed), and for Retry; never more.
     const requests = await secondPartRequests(gate);
     expect(requests).to.be.within(2, 3);
+  });
+
+  it('with the second part missing from the site (404), the console says which files to copy where, once, and the visitor reads a plain sentence', async () => {
+    const gate = gateId('missing');
+    await setGate(gate, 'open', 'kagent-chat-answers-');
+    const agent = uniqueAgent('missing');
+    const page = await openChatPage(gate, inlineChat(agent, 'loading="eager"'));
+    const said = pageConsole(page);
+    await typeAndSend(page, 'Where are the settings?');
+    await settled(page.chat);
+    expect(part(page.chat, 'failure')!.dataset.kind).to.equal('not-loaded');
+    const words = part(page.chat, 'failure')!.querySelector('span')!.textContent!;
+    expect(words).to.equal(ENGLISH.failures['not-loaded']);
+    expect(words).not.to.match(/connection/i);
+    expect(said).to.have.length(1);
+    expect(said[0]).to.match(/^kagent-chat: not-loaded: .*: copy all the build's files \(kagent-chat-\*\.js\) beside kagent-chat\.js$/);
+    expect((await agentLog(agent)).posts).to.equal(0);
   });
 
   it('a question sent before the second part arrived is sent once when it does, and answered', async () => {

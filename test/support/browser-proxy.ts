@@ -46,3 +46,15 @@ export async function proxiedQuery(scenarioName: string, agentId: string, reques
   proxyLogOf(agentId).requests.push({ body, status: response.status });
   return response;
 }
+
+const featureProxies = new Map<string, ProxyHandler>();
+
+/** `GET /scripted/proxy/<scenario>/features`: the real proxy's features route under that base path (its defaults: sessions off). */
+export function featuresOfProxy(scenarioName: string, request: Request): Promise<Response> {
+  let proxy = featureProxies.get(scenarioName);
+  if (!proxy) {
+    proxy = createProxy({ apiKey: 'browser-test-key', upstreamUrl: 'http://scripted-service.invalid', agentIds: ['features'], allowedOrigins: '*', basePath: `/scripted/proxy/${scenarioName}`, log: false });
+    featureProxies.set(scenarioName, proxy);
+  }
+  return proxy(request);
+}

@@ -2,6 +2,7 @@ import { INCOMPLETE_STREAM, QUESTIONS_LEFT_HEADER, SESSION_HEADER, describeProbl
 import type { ChatFailure } from '../element/failure-kinds.js';
 import { failureFromNetworkError, failureFromResponse, failureFromStreamError } from './failures.js';
 import { nextTask } from './next-task.js';
+import { learnFeatures } from './proxy-features.js';
 import { sessionFor, type SessionTicket, type VisitorSession } from './sessions/index.js';
 
 export interface AskOptions {
@@ -17,6 +18,8 @@ export interface AskOptions {
   signal: AbortSignal;
   /** Further body fields (e.g. `filters`) for endpoints that allow them; the chat's own fields win. */
   queryOptions?: Record<string, unknown> | undefined;
+  /** `off`: the endpoint is not kagent-proxy, and is not asked what it serves (the element's `proxy-features`). */
+  proxyFeatures?: 'auto' | 'off';
   /** Each piece of the answer as it arrives. */
   onText?: (fragment: string) => void;
 }
@@ -44,7 +47,12 @@ export function queryUrl(endpoint: string, agentId: string): string {
  * the question sent once more, never twice.
  */
 export async function askAgent(options: AskOptions): Promise<AskOutcome> {
-  let session = await sessionFor(options.endpoint);
+  const pageSaysOff = options.proxyFeatures === 'off';
+  // A proxy that refuses this page's origin is not asked (its refusal would be a CORS failure): the console has said why.
+  const { refused } = await learnFeatures(options.endpoint, pageSaysOff);
+  if (refused) return { type: 'failed', failure: refused, partialAnswer: '' };
+  let session = await sessionFor(options.endpoint, false, pageSaysOff);
+  if (session && 'failure' in session) return { type: 'failed', failure: session.failure, partialAnswer: '' };
   // One answer at a time per session: this page's other chats asking the same proxy wait for it (the keeper's `turn`).
   const endTurn = await session?.turn(options.signal);
   try {
@@ -56,9 +64,13 @@ export async function askAgent(options: AskOptions): Promise<AskOutcome> {
       if (outcome.type !== 'failed' || !needsNewSession(outcome.failure.code)) return outcome;
       // Refused twice (a second try is only made with a keeper): said plainly, the question kept for Retry.
       if (attempt > 0) return { ...outcome, failure: session!.refusedAgain(outcome.failure) };
-      // Sessions are on after all (the tab remembered them off): the keeper's chunk comes now.
-      session ??= await sessionFor(options.endpoint, true);
-      if (!session) return outcome;
+      // Sessions are on after all (the browser kept an older answer of the features route, or the page said off): the keeper's chunk comes now.
+      if (!session) {
+        const keeper = await sessionFor(options.endpoint, true);
+        if (!keeper) return outcome;
+        if ('failure' in keeper) return { type: 'failed', failure: keeper.failure, partialAnswer: '' };
+        session = keeper;
+      }
       ticket = await session.renew(ticket.token, options.signal);
     }
   } finally {
