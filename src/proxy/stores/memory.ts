@@ -5,6 +5,11 @@ interface Window {
   resetsAt: number;
 }
 
+interface List {
+  values: string[];
+  expiresAt: number;
+}
+
 /**
  * Counts in this process's memory: right for one Node, Deno or Bun process.
  * Serverless and edge platforms run many short-lived instances, each with its
@@ -12,13 +17,20 @@ interface Window {
  */
 export class MemoryRateLimitStore implements RateLimitStore {
   readonly #windows = new Map<string, Window>();
+  readonly #lists = new Map<string, List>();
   readonly #maxKeys: number;
+  readonly #maxListValues: number;
+  #listValues = 0;
   readonly #now: () => number;
   #hitsSinceSweep = 0;
 
-  /** `maxKeys` bounds memory under a flood of distinct addresses; the oldest windows go first. */
-  constructor({ maxKeys = 100_000, now = Date.now }: { maxKeys?: number; now?: () => number } = {}) {
+  /**
+   * `maxKeys` bounds memory under a flood of distinct addresses; the oldest windows go first. `maxListValues` bounds
+   * the values of all lists together (insights' records, a few hundred bytes each): past it `append` refuses.
+   */
+  constructor({ maxKeys = 100_000, maxListValues = 200_000, now = Date.now }: { maxKeys?: number; maxListValues?: number; now?: () => number } = {}) {
     this.#maxKeys = maxKeys;
+    this.#maxListValues = maxListValues;
     this.#now = now;
   }
 
@@ -40,6 +52,50 @@ export class MemoryRateLimitStore implements RateLimitStore {
     this.#windows.delete(key);
   }
 
+  async append(key: string, value: string, ttlMs: number): Promise<void> {
+    const now = this.#now();
+    let list = this.#liveList(key, now);
+    if (!list) {
+      // Lists are few (one a day for insights): expired ones are dropped when a new one starts.
+      for (const [other, held] of this.#lists) if (held.expiresAt <= now) this.#dropList(other, held);
+      this.#lists.set(key, (list = { values: [], expiresAt: 0 }));
+    }
+    if (this.#listValues >= this.#maxListValues) throw new Error(`the memory store holds ${this.#maxListValues} list values already (maxListValues)`);
+    list.values.push(value);
+    list.expiresAt = now + ttlMs;
+    this.#listValues++;
+  }
+
+  async list(key: string): Promise<string[]> {
+    return [...(this.#liveList(key, this.#now())?.values ?? [])];
+  }
+
+  async remove(key: string, values: readonly string[]): Promise<number> {
+    const list = this.#liveList(key, this.#now());
+    if (!list) return 0;
+    const gone = new Set(values);
+    const kept = list.values.filter((value) => !gone.has(value));
+    const removed = list.values.length - kept.length;
+    list.values = kept;
+    this.#listValues -= removed;
+    if (kept.length === 0) this.#lists.delete(key);
+    return removed;
+  }
+
+  #liveList(key: string, now: number): List | undefined {
+    const list = this.#lists.get(key);
+    if (list && list.expiresAt <= now) {
+      this.#dropList(key, list);
+      return undefined;
+    }
+    return list;
+  }
+
+  #dropList(key: string, list: List): void {
+    this.#lists.delete(key);
+    this.#listValues -= list.values.length;
+  }
+
   /** How many keys are held (for tests and monitoring). */
   get size(): number {
     return this.#windows.size;
@@ -47,6 +103,8 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
   async close(): Promise<void> {
     this.#windows.clear();
+    this.#lists.clear();
+    this.#listValues = 0;
   }
 
   #sweep(now: number): void {
