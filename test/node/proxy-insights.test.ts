@@ -6,6 +6,8 @@ import { checkProxyOptions } from '../../src/proxy/core/index.js';
 import { AGENT, SITE, startProxyHarness, type ProxyHarness } from '../support/proxy-harness.js';
 import { ADMIN_TOKEN, readReport, reportWhen } from '../support/proxy-insights.js';
 import { reply } from '../support/proxy-upstream.js';
+import { hasRedisServer, startRedis, type TestRedis } from '../support/proxy-redis.js';
+import { connectRedisRateLimitStore } from '../../src/proxy/stores/redis-node.js';
 
 const ask = (h: ProxyHarness, query: string, headers: Record<string, string> = {}) => h.send(`/agents/${AGENT}/query`, { json: { query, streaming: true }, headers });
 const pick = ({ insights, insightsDays, adminToken }: ProxyOptions) => ({ insights, insightsDays, adminToken });
@@ -153,3 +155,41 @@ describe('a store that fails while recording', () => {
     }
   });
 });
+
+describe('insights in a real Redis', { skip: hasRedisServer() ? false : 'redis-server is not installed here (.ci/run installs it; locally: apt-get install redis-server)' }, () => {
+  let redis: TestRedis;
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(() => redis.stop());
+
+  test('two proxies on one Redis share the records, the feedback and the forgetting; the lists expire', async () => {
+    const stores = [await connectRedisRateLimitStore(redis.url), await connectRedisRateLimitStore(redis.url)];
+    const [a, b] = await Promise.all(stores.map((rateLimitStore) => startProxyHarness({ insights: true, insightsDays: 3, adminToken: ADMIN_TOKEN, rateLimitStore })));
+    try {
+      const { response } = await ask(a!, 'Asked on the first instance');
+      const questionId = response.headers.get(QUESTION_ID_HEADER)!;
+      assert.equal((await feedback(b!, { questionId, rating: 'down', comment: 'told the second' })).response.status, 204);
+      const report = await reportWhen(b!.url, (r) => r.thumbsDown.some((q) => q.id === questionId));
+      assert.equal(report.thumbsDown[0]!.feedback!.comment, 'told the second');
+      assert.deepEqual(report.thumbsDown[0]!.sources, ['Guide.pdf']);
+      assert.equal(report.perDay.length, 3);
+      // Kept by expiry in Redis: to the end of the day, then KAGENT_INSIGHTS_DAYS more.
+      const ttl = Number(await redisCommand(redis, ['PTTL', `kagent-proxy:insights:${new Date().toISOString().slice(0, 10)}`]));
+      assert.ok(ttl > 3 * 86_400_000 && ttl <= 4 * 86_400_000, `expires in ${ttl} ms`);
+      const gone = await fetch(`${a!.url}/insights`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      assert.equal((await gone.json()).deleted, 2);
+      assert.equal((await readReport(b!.url)).totals.questions, 0);
+    } finally {
+      await a!.close();
+      await b!.close();
+      for (const store of stores) await store.close();
+    }
+  });
+});
+
+/** One command through redis-cli, for what the store itself does not show (a key's expiry). */
+async function redisCommand(redis: TestRedis, args: string[]): Promise<string> {
+  const { execFile } = await import('node:child_process');
+  return new Promise((resolve, reject) => execFile('redis-cli', ['-p', String(redis.port), ...args], (error, stdout) => (error ? reject(error) : resolve(stdout.trim()))));
+}
