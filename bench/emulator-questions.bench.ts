@@ -8,6 +8,8 @@
 import { seedKnowledgeBase } from '../demo/knowledge-base.js';
 import { startEmulator } from '../emulator/src/index.js';
 import { QUESTION_SETS, askQuestionSet, citedInAnswer, citedScores, figuresOf, loadQuestionSet, percent, rankOf, type Asked, type Figures, type QuestionSet } from '../test/support/question-set.js';
+import { DEFAULT_CLOSEST_THRESHOLD, DEFAULT_SOURCE_THRESHOLD } from '../emulator/src/options.js';
+import { bestPassages, lineFigures, sciFactSplit, stackFaqSplit, type SplitSet } from '../test/support/answer-line.js';
 import { SCIFACT_MISSING, loadSciFact, sciFactFigures, sciFactFolder, searchSciFactInProcess } from '../test/support/scifact.js';
 import { describeSeparation, separation } from '../test/support/separation.js';
 
@@ -25,8 +27,10 @@ await running.close();
 
 const folder = sciFactFolder();
 let sciFact = SCIFACT_MISSING;
+const splits: SplitSet[] = [stackFaqSplit()];
 if (folder) {
   const set = loadSciFact(folder);
+  splits.push(sciFactSplit(set));
   const hits = await searchSciFactInProcess(set);
   const ranked = new Map([...hits].map(([id, found]) => [id, [...new Set(found.map((hit) => hit.id))]]));
   sciFact = `nDCG@10 ${sciFactFigures(set, ranked).ndcg10.toFixed(3)} (reference BM25 0.679; in process, ${set.queries.length} claims)`;
@@ -34,14 +38,27 @@ if (folder) {
 
 const count = (n: number, of: number) => `${n} of ${of}`;
 console.log('Newcomer question sets asked of the demo agent (README.md and docs/ as `npm start` seeds them), over HTTP.');
-console.log('| set | right document first | in the top 3 | "I don\'t know" | answer cites an expected document | lead quote from one | off-topic answered |');
-console.log('|---|---:|---:|---:|---:|---:|---:|');
+console.log('"The closest I found" answers (no passage above the 0.7 a source needs, the best at 0.5 or more) are counted apart; "off-topic answered" counts both kinds.');
+console.log('| set | right document first | in the top 3 | "I don\'t know" | "the closest I found" | answer cites an expected document | lead quote from one | off-topic answered (of them "closest") |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
 for (const { name, figures: f } of results) {
+  const offTopic = f.uncovered - f.uncoveredDontKnow;
   console.log(
-    `| ${name} (${f.questions} + ${f.uncovered} off-topic) | ${percent(f.recallAt1)} | ${percent(f.recallAt3)} | ${count(f.dontKnow, f.questions)} | ${percent(f.citesRight / f.questions)} | ${percent(f.leadsRight / f.questions)} | ${count(f.uncovered - f.uncoveredDontKnow, f.uncovered)} |`,
+    `| ${name} (${f.questions} + ${f.uncovered} off-topic) | ${percent(f.recallAt1)} | ${percent(f.recallAt3)} | ${count(f.dontKnow, f.questions)} | ${f.closest} | ${percent(f.citesRight / f.questions)} | ${percent(f.leadsRight / f.questions)} | ${count(offTopic, f.uncovered)} (${f.uncoveredClosest}) |`,
   );
 }
 console.log(`\nSciFact, the same search: ${sciFact}.`);
+// The line between a source and noise on judged public sets: half of the questions with what answers them taken out of the datastore.
+console.log('\nThe lines on judged public sets (half of the questions have what answers them taken out of the datastore):');
+console.log('| set | line | best passage right and at or above it | answerable, below it ("I don\'t know") | nothing relevant, at or above it (answered) |');
+console.log('|---|---:|---:|---:|---:|');
+for (const split of splits) {
+  const best = bestPassages(split);
+  for (const line of [DEFAULT_CLOSEST_THRESHOLD, DEFAULT_SOURCE_THRESHOLD]) {
+    const f = lineFigures(best, line);
+    console.log(`| ${split.name} (${f.answerable} + ${f.unanswerable}) | ${line} | ${percent(f.rightAbove / f.answerable)} | ${percent(f.below / f.answerable)} | ${percent(f.noiseAbove / f.unanswerable)} |`);
+  }
+}
 for (const { name, set, asked } of results) {
   const { right, wrong } = citedScores(set, asked.answered);
   console.log(`Cited scores, ${name}: ${describeSeparation(separation(right, wrong))}.`);
@@ -49,7 +66,7 @@ for (const { name, set, asked } of results) {
 // Where to look when a figure moves: each miss, with what was cited instead and its score.
 const cited = (asked: Asked) => asked.sources.map((source, i) => `${source} ${asked.scores[i]!.toFixed(2)}`).join(', ') || 'nothing';
 for (const { name, set, asked } of results) {
-  for (const question of asked.uncovered) if (!question.dontKnow) console.log(`${name}, off-topic answered: "${question.question}" (${cited(question)})`);
+  for (const question of asked.uncovered) if (!question.dontKnow) console.log(`${name}, off-topic ${question.closest ? 'given the closest passage' : 'answered'}: "${question.question}" (${cited(question)})`);
   set.answered.forEach((expected, i) => {
     const got = asked.answered[i]!;
     const rank = rankOf(got, expected);
@@ -57,6 +74,7 @@ for (const { name, set, asked } of results) {
     const problems = [
       rank !== 1 && (rank ? `rank ${rank}` : 'not cited'),
       got.dontKnow && '"I don\'t know"',
+      got.closest && '"the closest I found"',
       !got.dontKnow && !expected.documents.includes(lead ?? '') && `leads with ${lead ?? 'no marker'}`,
     ].filter(Boolean);
     if (problems.length) console.log(`${name}, ${problems.join(', ')}: "${expected.question}" (wanted ${expected.documents.join(' or ')}, § ${expected.heading}): ${cited(got)}`);

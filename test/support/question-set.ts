@@ -42,6 +42,8 @@ export interface Asked {
   answer: string;
   /** The answer says it does not know (it may still list the sources it looked at). */
   dontKnow: boolean;
+  /** The answer quotes the closest passage found, none having scored as a source. */
+  closest: boolean;
 }
 
 export interface Figures {
@@ -51,12 +53,16 @@ export interface Figures {
   mrr: number;
   /** Answered questions that got "I don't know". */
   dontKnow: number;
+  /** Answered questions that got the closest passage found. */
+  closest: number;
   /** Answered questions whose answer cites (with a `[n]` marker) an expected document. */
   citesRight: number;
   /** Answered questions whose first marker cites an expected document: the lead quote comes from it. */
   leadsRight: number;
   /** Uncovered questions that got "I don't know" (all of them is right). */
   uncoveredDontKnow: number;
+  /** Uncovered questions that got the closest passage found (a hedged answer, not a cited one). */
+  uncoveredClosest: number;
   uncovered: number;
 }
 
@@ -85,9 +91,11 @@ export function figuresOf(set: QuestionSet, answered: readonly Asked[], uncovere
     recallAt3: share(ranks.filter((rank) => rank >= 1 && rank <= 3).length),
     mrr: share(ranks.reduce((sum, rank) => sum + (rank ? 1 / rank : 0), 0)),
     dontKnow: answered.filter((asked) => asked.dontKnow).length,
+    closest: answered.filter((asked) => asked.closest).length,
     citesRight: set.answered.filter((expected, i) => citedInAnswer(answered[i]!).some((name) => expected.documents.includes(name))).length,
     leadsRight: set.answered.filter((expected, i) => expected.documents.includes(citedInAnswer(answered[i]!)[0] ?? '')).length,
     uncoveredDontKnow: uncovered.filter((asked) => asked.dontKnow).length,
+    uncoveredClosest: uncovered.filter((asked) => asked.closest).length,
     uncovered: uncovered.length,
   };
 }
@@ -111,6 +119,7 @@ export async function askQuestionSet(
       scores: body.sources.map((source) => source.score ?? 0),
       answer: body.answer,
       dontKnow: /^I don't know/.test(body.answer),
+      closest: /^The closest I found/.test(body.answer),
     };
   };
   const answered: Asked[] = [];

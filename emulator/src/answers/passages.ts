@@ -92,7 +92,7 @@ export function piecesOf(hit: Pick<Retrieved, 'fragment' | 'textBefore' | 'textA
     const cutAtStart = !startKnown && firstInside;
     firstInside = false;
     if (unit.kind === 'table-header' || (cutAtStart && (unit.kind === 'row' || (unit.kind === 'code' && unit.fenceLength === 0)))) continue;
-    const group = groupOf(unit, index);
+    let group = groupOf(unit, index);
     if (unit.kind === 'code') {
       const endSeen = endKnown || unit.fenceLength > 0;
       if (unit.complete && endSeen && unit.start >= from && unit.end <= to) {
@@ -100,18 +100,21 @@ export function piecesOf(hit: Pick<Retrieved, 'fragment' | 'textBefore' | 'textA
       }
       continue;
     }
-    if ((unit.start < from || unit.end > to) && !continues) {
-      if (unit.kind !== 'prose') continue;
-      // A paragraph cut by the fragment's edge: its whole sentences inside the fragment still count.
-    }
-    if (unit.kind === 'item' || unit.kind === 'row') {
+    const cut = (unit.start < from || unit.end > to) && !continues;
+    // A paragraph cut by the fragment's edge, or a list item of several sentences: its whole sentences inside the fragment still count.
+    if (cut && unit.kind === 'row') continue;
+    if (cut) group = `unit-${index}`;
+    if (!cut && (unit.kind === 'item' || unit.kind === 'row')) {
       startedInside.add(group);
       const text = unitText(unit);
       const table = unit.kind === 'row' ? rowCells(text, columns.get(unit.block)) : undefined;
       pieces.push({ kind: unit.kind, text, language: '', group, heading, introduces: '', ...(table ? { table } : {}) });
       continue;
     }
-    const sentences = sentencesWithin(unit, from, to).slice(cutAtStart ? 1 : 0);
+    // A paragraph the fragment starts inside is read from its start when the text before shows it (a break before it):
+    // the sentence a quote needs beside the one that matches may lie just before the fragment.
+    const whole = startKnown && unit.kind === 'prose' && unit.start > 0 && unit.start < from;
+    const sentences = sentencesWithin(unit, whole ? unit.start : from, to).slice(cutAtStart ? 1 : 0);
     const next = units[index + 1];
     for (const [position, sentence] of sentences.entries()) {
       const last = position === sentences.length - 1 && sentence.end === unitText(unit).length;
