@@ -119,7 +119,7 @@ describe('structure: lists, tables and code', () => {
   test('a table row that answers is shown as a table: its header row and that row, after a line with the marker', () => {
     const text = 'Plans and prices.\n\nPlan | Price | Requests\nPlan: Free; Price: 0 euros; Requests: 60 per minute\nPlan: Pro; Price: 20 euros; Requests: 300 per minute\nPlan: Enterprise; Price: by agreement';
     const answer = composeAnswer('What does the Pro plan cost?', [hit('plans.md', text)]);
-    assert.match(answer, /\[1\]:\n\n\| Plan \| Price \| Requests \|\n\|---\|---\|---\|\n\| Pro \| 20 euros \| 300 per minute \|$/);
+    assert.match(answer, /\[1\]:?\n\n\| Plan \| Price \| Requests \|\n\|---\|---\|---\|\n\| Pro \| 20 euros \| 300 per minute \|$/);
     assert.doesNotMatch(answer, /Free|Enterprise/, 'only the row asked about');
   });
 
@@ -301,5 +301,15 @@ describe('the passage that answers the kind of question asked', () => {
     for (const flag of ['--port', '--host', '--data', '--quiet']) assert.match(answer, new RegExp(`^\\| ${flag}`, 'm'), answer);
     const matchingOnly = composeAnswer('Where does the server keep its files?', [hit('cli.md', text)]);
     assert.doesNotMatch(matchingOnly, /--quiet/, 'another question gets the rows it asks about');
+  });
+
+  test('a "which" question gets a table the fragment starts inside from its header row on, before a sentence that names its words', () => {
+    const table = 'Flag | Default | Meaning\nFlag: --port <n>; Default: 8080; Meaning: Port to listen on.\nFlag: --host <address>; Default: 127.0.0.1; Meaning: Address of the server.\nFlag: --data <folder>; Default: memory; Meaning: Where the server keeps its files.\nFlag: --quiet; Default: off; Meaning: Print nothing.';
+    const cutAt = table.indexOf('Flag: --data');
+    const after = '\n\nThe server reads its flags once; the other flags of the server are in its guide.';
+    const answer = composeAnswer('What flags does the server take?', [hit('cli.md', `${table.slice(cutAt)}${after}`, { before: `# Server\n\n${table.slice(0, cutAt)}`, after: '' })]);
+    assert.match(answer, /\| Flag \| Default \| Meaning \|\n\|---\|---\|---\|\n\| --port \\<n> \| 8080 \|/, answer);
+    for (const flag of ['--host', '--data', '--quiet']) assert.match(answer, new RegExp(`^\\| ${flag}`, 'm'), answer);
+    assert.doesNotMatch(answer, /reads its flags once/, answer);
   });
 });

@@ -92,7 +92,9 @@ export function composeAnswer(asked: string, sources: readonly Retrieved[], { cl
   const points: { pieces: Scored[]; number: number; hit: Retrieved }[] = [];
   for (const [index, pieces] of quoted.entries()) {
     // A row is weighed by its values: the column names, in every row, tell the rows apart no better than the header does.
-    const scored = pieces.map((piece, position) => ({ ...piece, index: position, score: weigh(piece.table ? piece.table.cells.join('\n') : piece.text), headingScore: weigh(piece.heading) }));
+    // For a list question they count too: a table whose header names what is asked for ("Flag") is the list asked for.
+    const rowWeight = (table: NonNullable<Piece['table']>) => weigh(table.cells.join('\n')) + (intent.list ? weigh(table.columns.join('\n')) : 0);
+    const scored = pieces.map((piece, position) => ({ ...piece, index: position, score: piece.table ? rowWeight(piece.table) : weigh(weighedText(piece)), headingScore: weigh(piece.heading) }));
     const chosen = choosePieces(intent, scored, index === 0 && points.length === 0);
     if (chosen.length === 0) continue;
     points.push({ pieces: chosen, number: index + 1, hit: sources[index]! });
@@ -127,6 +129,11 @@ function sectionTitle(pieces: readonly Piece[], hit: Retrieved): string {
   return title === section[0] ? '' : title;
 }
 
+/** The words a piece is weighed by: a row's values (its column names are the table's, not the row's), else its text. */
+function weighedText(piece: Piece): string {
+  return piece.table ? piece.table.cells.join('\n') : piece.text;
+}
+
 /**
  * Weighs a text by the question's terms it holds, each by how rare it is
  * among the pieces quoted (a word in every piece tells little).
@@ -137,7 +144,7 @@ function termWeights(question: string, quoted: readonly Piece[][]): (text: strin
   const documentFrequency = new Map<string, number>();
   for (const pieces of quoted) {
     for (const piece of pieces) {
-      for (const term of searchTerms(piece.text)) if (questionTerms.has(term)) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+      for (const term of searchTerms(weighedText(piece))) if (questionTerms.has(term)) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
     }
   }
   const cache = new Map<string, number>();
@@ -231,13 +238,14 @@ function wholeList(rows: readonly Scored[]): Scored[] {
 
 /**
  * How well a piece answers, as the lead of a quote: its words and a little its heading's,
- * and, for a how-to or a figure question, more for a piece holding code or a figure (less for
- * one without a figure).
+ * and more for what the kind of question asks for: a piece holding code for a how-to, a figure
+ * for a figure question (less for one without), an item or a row for a list question.
  */
 function leadValue(piece: Scored, pieces: readonly Scored[], intent: Intent): number {
   let value = piece.score + HEADING_WEIGHT * piece.headingScore;
   if (intent.figure) value *= /\d/.test(piece.text) ? FITS_INTENT_WEIGHT : ASIDE_WEIGHT;
   else if (intent.how && (holdsCode(piece) || pieces[piece.index + 1]?.kind === 'code')) value *= FITS_INTENT_WEIGHT;
+  if (intent.list && (piece.kind === 'row' || piece.kind === 'item')) value *= FITS_INTENT_WEIGHT;
   return value;
 }
 
