@@ -1,15 +1,12 @@
-// The newcomer question sets (test/fixtures/questions) asked of the demo
-// agent, with the emulator seeded exactly as `npm start` seeds it (README.md
-// and docs/*.md, through demo/knowledge-base.ts), over real HTTP. Floors, not
-// goals: the ranking is general BM25F (held to a public benchmark in
-// emulator-search-scifact.test.ts), and the rules once fitted to the first set's
-// questions are gone (issue 25), so that set no longer scores above the
-// held-out one. A question whose words the documents share, and that they do
-// not answer, can still be cited: words alone cannot always tell. Each floor is two questions
-// or so under this round's figures (docs/benchmarks.md: first set recall@1 77.1%, recall@3
-// 87.5%; cited right sources scored above the others with AUC 0.659, medians 0.93 and 0.85,
-// where the score before got 0.574, 0.80 and 0.78): the corpus is the project's docs, and
-// every doc edit moves them.
+// The newcomer question sets (test/fixtures/questions: the set the ranking was tuned on, a
+// held-out set and a blind one written without reading the docs) asked of the demo agent, with
+// the emulator seeded exactly as `npm start` seeds it (README.md and docs/*.md, through
+// demo/knowledge-base.ts), over real HTTP. Floors, not goals: the ranking is general BM25F (held
+// to a public benchmark in emulator-search-scifact.test.ts), each floor a question or two under
+// the figures of bench/emulator-questions.bench.ts on the docs of this commit, and every doc edit
+// moves them. A question the documents do not cover may get the closest passage found, said so
+// (a score between 0.5 and 0.7): words alone cannot always tell it from a weak right answer; the
+// floors count those answered as if the documents covered them.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { seedKnowledgeBase } from '../../demo/knowledge-base.js';
@@ -103,4 +100,4 @@ questionSetTests('newcomer-questions', { answered: 40, uncovered: 10 }, { recall
 // Held out: never used to tune the ranking or the score, so a change fitted to the set above shows here.
 questionSetTests('newcomer-holdout', { answered: 12, uncovered: 5 }, { recallAt1: 0.9, recallAt3: 0.9, dontKnow: 1, uncoveredCited: 3 });
 // Blind: written by someone who had not read the docs, judged against them afterwards; never tuned on.
-questionSetTests('newcomer-blind', { answered: 27, uncovered: 3 }, { recallAt1: 0.77, recallAt3: 0.88, dontKnow: 1, uncoveredCited: 0 });
+questionSetTests('newcomer-blind', { answered: 27, uncovered: 3 }, { recallAt1: 0.77, recallAt3: 0.85, dontKnow: 1, uncoveredCited: 0 });
