@@ -193,3 +193,40 @@ async function redisCommand(redis: TestRedis, args: string[]): Promise<string> {
   const { execFile } = await import('node:child_process');
   return new Promise((resolve, reject) => execFile('redis-cli', ['-p', String(redis.port), ...args], (error, stdout) => (error ? reject(error) : resolve(stdout.trim()))));
 }
+
+describe('the report for people', () => {
+  let h: ProxyHarness;
+  const hostile = '<img src=x onerror="alert(1)"><script>alert(2)</script>\u001b[31mred';
+  before(async () => {
+    h = await startProxyHarness({ insights: true, adminToken: ADMIN_TOKEN });
+    await ask(h, hostile);
+    await reportWhen(h.url, (r) => r.totals.questions === 1);
+  });
+  after(() => h.close());
+
+  test('?format=html is one page under a CSP that allows no script and no request, the question shown as text', async () => {
+    const response = await fetch(`${h.url}/insights?format=html`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
+    const csp = response.headers.get('content-security-policy') ?? '';
+    assert.match(csp, /default-src 'none'/);
+    assert.doesNotMatch(csp, /script-src|unsafe-inline/);
+    const html = await response.text();
+    assert.match(html, /<svg role="img"/);
+    assert.ok(html.includes('&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&lt;script&gt;'), 'the question escaped');
+    assert.doesNotMatch(html, /<script|<img|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
+  });
+
+  test('kagent-proxy insights --url --token prints it, with no control character of a visitor reaching the terminal', async () => {
+    const { execFile } = await import('node:child_process');
+    const run = (args: string[]) => new Promise<{ code: number; out: string }>((resolve) => execFile(process.execPath, ['--import', 'tsx', 'src/proxy/node/cli.ts', 'insights', ...args], (error, stdout) => resolve({ code: error ? Number(error.code) : 0, out: stdout })));
+    const printed = await run(['--url', h.url, '--token', ADMIN_TOKEN]);
+    assert.equal(printed.code, 0);
+    assert.match(printed.out, /1 questions from 1 visitors/);
+    assert.match(printed.out, /<img src=x onerror="alert\(1\)">/);
+    assert.doesNotMatch(printed.out, /\u001b/);
+    const refused = await run(['--url', h.url, '--token', 'x'.repeat(40)]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.out, /answered 401/);
+  });
+});
