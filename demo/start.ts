@@ -48,6 +48,7 @@ async function main(): Promise<void> {
     localService = emulator.url;
   }
 
+  const insightsToken = env.KAGENT_ADMIN_TOKEN ?? randomBytes(32).toString('hex');
   const proxy = await startProxy({
     KAGENT_API_KEY: apiKey,
     KAGENT_UPSTREAM_URL: upstreamUrl,
@@ -55,6 +56,9 @@ async function main(): Promise<void> {
     KAGENT_ALLOWED_ORIGINS: env.KAGENT_ALLOWED_ORIGINS ?? pageServer.origin,
     // Visitor sessions on, as a site should run it: the page earns its session by proof of work. A new secret each start.
     KAGENT_SESSION_SECRET: env.KAGENT_SESSION_SECRET ?? randomBytes(32).toString('hex'),
+    // Insights on, so the demo's owner sees what was asked (docs/proxy.md, Insights). A new token each start.
+    KAGENT_INSIGHTS: env.KAGENT_INSIGHTS ?? 'on',
+    KAGENT_ADMIN_TOKEN: insightsToken,
   });
   running.push(proxy);
   // The bubble gets the second agent when there is one, so the two chats keep conversations of their own.
@@ -63,6 +67,10 @@ async function main(): Promise<void> {
   console.log(`\n  kagent-chat demo:  ${pageServer.origin}/\n`);
   console.log(`  The page talks to the proxy at ${pageConfig.endpoint}; only the proxy holds the API key.`);
   if (localService) console.log(`  The proxy asks the local service (emulator) at ${localService}.`);
+  if (!/^off$/i.test(env.KAGENT_INSIGHTS ?? 'on')) {
+    console.log(`  What visitors asked:  npx kagent-proxy insights --url ${pageConfig.endpoint} --token ${insightsToken}`);
+    console.log(`  or as a page:  curl -H "Authorization: Bearer ${insightsToken}" '${pageConfig.endpoint}/insights?format=html' > insights.html`);
+  }
   console.log('  Press Ctrl-C to stop.\n');
 }
 

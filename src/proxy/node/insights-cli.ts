@@ -52,7 +52,7 @@ export function formatReport(report: InsightsReport): string[] {
 }
 
 function line(r: QuestionRecord): string {
-  const outcome = r.outcome.kind === 'answered' ? `${r.outcome.sources} sources` : `${r.outcome.kind}: ${clean(r.outcome.reason)}`;
+  const outcome = r.outcome.kind === 'answered' ? (r.outcome.sources === 1 ? '1 source' : `${r.outcome.sources} sources`) : `${r.outcome.kind}: ${clean(r.outcome.reason)}`;
   return `  ${r.at.slice(0, 16).replace('T', ' ')}  ${clean(r.question)}  [${clean(r.agent)}, ${outcome}${r.totalMs === undefined ? '' : `, ${(r.totalMs / 1000).toFixed(1)} s`}]`;
 }
 

@@ -38,7 +38,7 @@ ${t.dropped ? `<p class="meta">${t.dropped} questions could not be recorded (the
 <h2>Questions per day</h2>
 ${chart(report.perDay)}
 <h2>Most asked</h2>
-${report.mostAsked.length ? `<ol>${report.mostAsked.map((q) => `<li>${escapeHtml(q.question)} <span class="meta">${q.count} times${q.variants > 1 ? `, ${q.variants} wordings` : ''}</span></li>`).join('')}</ol>` : '<p class="meta">No questions yet.</p>'}
+${report.mostAsked.length ? `<ol>${report.mostAsked.map((q) => `<li>${escapeHtml(q.question)} <span class="meta">${q.count === 1 ? 'once' : `${q.count} times`}${q.variants > 1 ? `, ${q.variants} wordings` : ''}</span></li>`).join('')}</ol>` : '<p class="meta">No questions yet.</p>'}
 <h2>Answered with no source</h2>
 ${list(report.noSource, false)}
 <h2>Thumbs down</h2>
@@ -74,7 +74,7 @@ function list(records: readonly QuestionRecord[], withFeedback: boolean): string
 }
 
 function item(r: QuestionRecord, withFeedback: boolean): string {
-  const outcome = r.outcome.kind === 'answered' ? `${r.outcome.sources} sources` : `${r.outcome.kind}: ${r.outcome.reason}`;
+  const outcome = r.outcome.kind === 'answered' ? (r.outcome.sources === 1 ? '1 source' : `${r.outcome.sources} sources`) : `${r.outcome.kind}: ${r.outcome.reason}`;
   const timing = r.totalMs === undefined ? '' : `, ${(r.totalMs / 1000).toFixed(1)} s`;
   const parts = [`${escapeHtml(r.question)} <span class="meta">${escapeHtml(r.at.slice(0, 16).replace('T', ' '))}, ${escapeHtml(r.agent)}, ${escapeHtml(outcome)}${timing}</span>`];
   if (withFeedback && r.feedback?.comment) parts.push(`<blockquote>${escapeHtml(r.feedback.comment)}</blockquote>`);
