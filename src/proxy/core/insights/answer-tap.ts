@@ -1,4 +1,4 @@
-import { decodeFragment, readAgentQueryAnswer } from '../../../protocol/index.js';
+import { decodeFragment } from '../../../protocol/index.js';
 
 /** Characters of the answer kept as its opening. */
 export const OPENING_LENGTH = 300;
@@ -72,12 +72,15 @@ export class AnswerTap {
 
 /** The names of an answer's sources, best first, each once: the datasource's name, else its address, else its id. */
 export function sourceNames(answer: unknown): string[] {
-  const read = readAgentQueryAnswer(answer);
-  if (!read.ok) return [];
-  const names = new Set<string>();
-  for (const source of read.value.sources) {
-    const name = source.datasource_name || source.source_url || source.datasource_id;
-    if (name) names.add(name.slice(0, 200));
+  // Read in place rather than through readAgentQueryAnswer, which copies every source: this runs on every answer.
+  const sources = (answer as { sources?: unknown } | null)?.sources;
+  if (!Array.isArray(sources)) return [];
+  const names: string[] = [];
+  for (const source of sources as Record<string, unknown>[]) {
+    if (!source || typeof source !== 'object') continue;
+    const name = [source.datasource_name, source.source_url, source.datasource_id].find((field): field is string => typeof field === 'string' && field !== '');
+    if (name && !names.includes(name.slice(0, 200))) names.push(name.slice(0, 200));
+    if (names.length === 20) break;
   }
-  return [...names].slice(0, 20);
+  return names;
 }
