@@ -6,7 +6,7 @@ import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { ProxyConfigError, createProxy, parseRateLimit, proxyOptionsFromEnv } from '../../src/proxy/index.js';
+import { MemoryRateLimitStore, ProxyConfigError, createProxy, parseRateLimit, proxyOptionsFromEnv } from '../../src/proxy/index.js';
 import { readAgentStream } from '../../src/protocol/index.js';
 import { AGENT, SITE, TEST_KEY, assertNoKey, assertNoKeyInHead } from '../support/proxy-harness.js';
 import { startRecordingUpstream } from '../support/proxy-upstream.js';
@@ -64,6 +64,7 @@ describe('proxy configuration', () => {
       KAGENT_RATE_LIMIT_PER_ADDRESS: '30/minute',
       KAGENT_RATE_LIMIT_PER_VISITOR: 'off',
       KAGENT_DAILY_BUDGET: '5000',
+      KAGENT_MEMORY_STORE_MAX_KEYS: '250000',
       KAGENT_TRUSTED_PROXY_HOPS: '1',
       KAGENT_REDIS_URL: 'redis://127.0.0.1:6379',
     });
@@ -86,10 +87,18 @@ describe('proxy configuration', () => {
       perAddressLimit: { max: 30, windowSeconds: 60 },
       perVisitorLimit: false,
       dailyBudget: 5000,
+      memoryStoreMaxKeys: 250_000,
       trustedProxyHops: 1,
       redisUrl: 'redis://127.0.0.1:6379',
     });
     assert.equal(proxyOptionsFromEnv({ KAGENT_ALLOWED_ORIGINS: '*' }).allowedOrigins, '*');
+  });
+
+  test("memoryStoreMaxKeys sizes the default memory store, and is refused when not a whole number or beside another store", () => {
+    const base = { apiKey: TEST_KEY, upstreamUrl: 'https://api.example.com', agentIds: ['a1'] };
+    assert.throws(() => createProxy({ ...base, memoryStoreMaxKeys: 0 }), (e: unknown) => e instanceof ProxyConfigError && /memoryStoreMaxKeys \(KAGENT_MEMORY_STORE_MAX_KEYS\) must be a whole number/.test(e.message));
+    assert.throws(() => createProxy({ ...base, memoryStoreMaxKeys: 10, rateLimitStore: new MemoryRateLimitStore() }), /memoryStoreMaxKeys \(KAGENT_MEMORY_STORE_MAX_KEYS\) sets the memory store, but another rateLimitStore/);
+    assert.throws(() => proxyOptionsFromEnv({ KAGENT_MEMORY_STORE_MAX_KEYS: '100k' }), /KAGENT_MEMORY_STORE_MAX_KEYS must be a whole number/);
   });
 
   test('names each environment variable it cannot read', () => {

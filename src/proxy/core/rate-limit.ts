@@ -4,6 +4,8 @@ export type LimitCheck =
   | { kind: 'limited'; limit: 'address' | 'visitor' | 'daily-budget'; message: string; retryAfterSeconds: number }
   | { kind: 'unavailable'; error: unknown };
 
+const FORGETTABLE = { forgettable: true } as const;
+
 type Options = Pick<ResolvedOptions, 'store' | 'perAddressLimit' | 'perVisitorLimit' | 'dailyBudget'>;
 
 type Counted = { address?: string; visitorId?: string | undefined; budget?: boolean };
@@ -45,9 +47,13 @@ async function countLimits(options: Options, on: Counted, now: number): Promise<
   }
 }
 
-/** Seconds to wait when the window is over its limit, else 0. */
+/**
+ * Seconds to wait when the window is over its limit, else 0. Forgettable: a full memory store drops
+ * these first, since forgetting one lets its address or visitorId ask again, while refusing would let an
+ * attacker with many addresses shut every visitor out; the daily budget still caps what it costs.
+ */
 async function countWindow(options: Options, key: string, limit: RateLimit): Promise<number> {
-  const { count, resetInMs } = await options.store.hit(key, limit.windowSeconds * 1000);
+  const { count, resetInMs } = await options.store.hit(key, limit.windowSeconds * 1000, FORGETTABLE);
   return count > limit.max ? Math.max(1, Math.ceil(resetInMs / 1000)) : 0;
 }
 
