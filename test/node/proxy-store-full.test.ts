@@ -1,7 +1,8 @@
 // A memory store flooded past its capacity, over real HTTP through the proxy: the
 // counts that cost money or let sessions be replayed (daily budget, spent
 // solutions, mint limits) are never dropped to make room; once the store is full of
-// them, new sessions are refused (503) and the log says so once, with the count.
+// them, new sessions are refused (503) and the log says so once, with the count,
+// while sessions under way go on in the room held back for them.
 // Per-address query counts are the ones dropped, by design (docs/proxy.md).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -73,13 +74,29 @@ describe(`a memory store of ${CAPACITY} counts flooded past its capacity`, () =>
       for (let i = 0; i < 3; i++) assert.equal((await post(h, '/sessions', `192.0.2.${i + 1}`, await solved(h, `192.0.2.${i + 1}`))).status, 503, 'and the next ones too');
       assert.equal((await post(h, '/sessions', '203.0.113.2', first)).code, SESSION_ERROR_CODES.challengeReplayed, 'the spent solution is still spent when full');
       assert.notEqual((await post(h, '/sessions', '203.0.113.1', await solved(h, '203.0.113.1'))).status, 201, 'no session beyond the mint limit when full');
-      assert.notEqual((await question(h, token)).status, 200, 'no question beyond the budget when full');
+      assert.equal((await question(h, token)).code, SESSION_ERROR_CODES.budgetSpent, 'a session under way still asks, and the budget still holds');
       assert.equal(h.upstream.requests.length, 3, 'the service saw the budget of 3 and no more');
 
-      const full = h.logs.filter((entry) => /memory store is full: \d+ counts held, all still counting/.test(entry.message));
+      const full = h.logs.filter((entry) => /memory store is full: \d+ counts held that must be kept/.test(entry.message));
       assert.equal(full.length, 1, 'told once in the minute');
       assert.equal(full[0]!.level, 'error');
-      assert.equal(full[0]!.held, CAPACITY);
+      assert.equal(full[0]!.kept, CAPACITY * 0.8, 'new counts that must be kept fill 80%; the rest is held back for what is under way');
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('full of counts that must be kept, it refuses new sessions while a session under way goes on asking', async () => {
+    const h = await startProxyHarness({ memoryStoreMaxKeys: CAPACITY, trustedProxyHops: 1, sessionSecret: SESSION_SECRET, sessionDifficulty: Number(TEST_DIFFICULTY), perVisitorLimit: false });
+    try {
+      const granted = await post(h, '/sessions', '203.0.113.1', await solved(h, '203.0.113.1'));
+      assert.equal(granted.status, 201);
+      let status = 0;
+      for (let i = 0; status !== 503 && i < CAPACITY; i++) status = (await post(h, '/sessions', `198.51.100.${i + 1}`, await solved(h, `198.51.100.${i + 1}`))).status;
+      assert.equal(status, 503, 'new sessions are refused');
+      const asked: number[] = [];
+      for (let i = 0; i < 3; i++) asked.push((await question(h, granted.body.token!)).status);
+      assert.deepEqual(asked, [200, 200, 200], 'its questions and answers are counted in the room held back for them');
     } finally {
       await h.close();
     }

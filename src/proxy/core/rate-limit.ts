@@ -4,7 +4,9 @@ export type LimitCheck =
   | { kind: 'limited'; limit: 'address' | 'visitor' | 'daily-budget'; message: string; retryAfterSeconds: number }
   | { kind: 'unavailable'; error: unknown };
 
-const FORGETTABLE = { forgettable: true } as const;
+const FORGETTABLE = { whenFull: 'forget' } as const;
+/** The day's budget goes on being counted when the store is full: a new day must not refuse every question. */
+const UNDER_WAY = { whenFull: 'reserve' } as const;
 
 type Options = Pick<ResolvedOptions, 'store' | 'perAddressLimit' | 'perVisitorLimit' | 'dailyBudget'>;
 
@@ -35,7 +37,7 @@ async function countLimits(options: Options, on: Counted, now: number): Promise<
     if (on.budget && options.dailyBudget) {
       const day = new Date(now).toISOString().slice(0, 10);
       const midnight = Date.parse(`${day}T00:00:00Z`) + 86_400_000;
-      const { count, resetInMs } = await options.store.hit(`budget:${day}`, midnight - now);
+      const { count, resetInMs } = await options.store.hit(`budget:${day}`, midnight - now, UNDER_WAY);
       if (count > options.dailyBudget) {
         const wait = Math.max(1, Math.ceil(resetInMs / 1000));
         return { kind: 'limited', limit: 'daily-budget', message: "Today's questions have all been used. Please come back tomorrow.", retryAfterSeconds: wait };

@@ -7,6 +7,8 @@ interface Window {
 
 /** Counts held by default: up to about 34 MB of heap when full (`npm run bench -- memory-store`; docs/proxy.md, Rate-limit stores). */
 export const DEFAULT_MEMORY_STORE_MAX_KEYS = 100_000;
+/** The share of the room new counts that must be kept cannot take: held back for sessions under way and the daily budget. */
+const RESERVED_SHARE = 0.2;
 /** How often, at most, a full store says so in the log. */
 const REPORT_EVERY_MS = 60_000;
 /** How often, at most, a full store looks for ended windows before dropping or refusing: a flood at capacity costs no sweep per hit. */
@@ -17,16 +19,21 @@ const FULL_SWEEP_EVERY_MS = 1000;
  * Serverless and edge platforms run many short-lived instances, each with its
  * own memory: use a shared store there (`RedisRateLimitStore`).
  *
- * It holds at most `maxKeys` counts. When full, a forgettable count (a per-address or
- * per-visitor query limit) makes room by dropping the oldest forgettable one; every
- * other count is kept until its window ends, and a new one that finds no room is
- * refused (`StoreFullError`): the proxy then refuses that request rather than forget.
+ * It holds at most `maxKeys` counts. When full, a count that may be forgotten (a
+ * per-address or per-visitor query limit) makes room by dropping the oldest of its
+ * kind; every other count is kept until its window ends. New ones that must be kept
+ * (a spent challenge, an address's sessions) are refused (`StoreFullError`) once those
+ * fill all but the last `RESERVED_SHARE` of the room, which stays for counts of what is
+ * under way (a session's questions and answer, the daily budget): the proxy then
+ * refuses new sessions while the ones started go on.
  */
 export class MemoryRateLimitStore implements RateLimitStore {
   /** Kept until their window ends. Maps keep insertion order, so each map's first key is its oldest window. */
   readonly #kept = new Map<string, Window>();
   readonly #forgettable = new Map<string, Window>();
   readonly #maxKeys: number;
+  /** Most kept counts before new ones are refused: the rest of the room is held back for what is under way. */
+  readonly #newLimit: number;
   readonly #now: () => number;
   #hitsSinceSweep = 0;
   #lastSweep = -Infinity;
@@ -38,22 +45,23 @@ export class MemoryRateLimitStore implements RateLimitStore {
   constructor({ maxKeys = DEFAULT_MEMORY_STORE_MAX_KEYS, now = Date.now }: { maxKeys?: number; now?: () => number } = {}) {
     if (!Number.isInteger(maxKeys) || maxKeys < 1) throw new RangeError(`maxKeys must be a whole number above 0 (got ${maxKeys})`);
     this.#maxKeys = maxKeys;
+    this.#newLimit = Math.max(1, Math.floor(maxKeys * (1 - RESERVED_SHARE)));
     this.#now = now;
   }
 
   async hit(key: string, windowMs: number, options?: HitOptions): Promise<RateLimitCount> {
     const now = this.#now();
-    const forgettable = options?.forgettable === true;
-    const windows = forgettable ? this.#forgettable : this.#kept;
+    const whenFull = options?.whenFull ?? 'refuse';
+    const windows = whenFull === 'forget' ? this.#forgettable : this.#kept;
     // Swept on use rather than by a timer: edge runtimes forbid timers outside a request.
     if (++this.#hitsSinceSweep >= 1000) this.#sweep(now);
     let window = windows.get(key);
     if (!window || window.resetsAt <= now) {
       // An ended window starts over at the end of the order; a new key needs room.
       if (window) windows.delete(key);
-      else if (!this.#makeRoom(now, forgettable)) {
-        // Full of counts that must be kept: a forgettable one goes uncounted, any other is refused.
-        if (forgettable) return { count: 1, resetInMs: windowMs };
+      else if (!this.#makeRoom(now, whenFull)) {
+        // No room: a forgettable count goes uncounted, any other is refused.
+        if (whenFull === 'forget') return { count: 1, resetInMs: windowMs };
         throw new StoreFullError(this.size);
       }
       window = { count: 0, resetsAt: now + windowMs };
@@ -87,17 +95,25 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 
   /** Whether a new key fits, after sweeping ended windows or dropping the oldest forgettable count. */
-  #makeRoom(now: number, forgettable: boolean): boolean {
-    if (this.size < this.#maxKeys) return true;
-    if (now - this.#lastSweep >= FULL_SWEEP_EVERY_MS) {
-      this.#sweep(now);
-      if (this.size < this.#maxKeys) return true;
+  #makeRoom(now: number, whenFull: NonNullable<HitOptions['whenFull']>): boolean {
+    // Forgettable counts never take room from kept ones: only kept counts are weighed against the kept limits.
+    const keptLimit = whenFull === 'refuse' ? this.#newLimit : this.#maxKeys;
+    if (whenFull !== 'forget' && this.#kept.size >= keptLimit && !(this.#sweepIfDue(now) && this.#kept.size < keptLimit)) {
+      this.#report(now, 'refused');
+      return false;
     }
+    if (this.size < this.#maxKeys || (this.#sweepIfDue(now) && this.size < this.#maxKeys)) return true;
     const oldest = this.#forgettable.keys().next();
-    const room = !oldest.done;
-    if (room) this.#forgettable.delete(oldest.value);
-    this.#report(now, room || forgettable ? 'forgotten' : 'refused');
-    return room;
+    if (!oldest.done) this.#forgettable.delete(oldest.value);
+    this.#report(now, 'forgotten');
+    return !oldest.done;
+  }
+
+  /** Sweeps ended windows, at most once a second when full: a flood at capacity costs no sweep per hit. Whether it swept. */
+  #sweepIfDue(now: number): boolean {
+    if (now - this.#lastSweep < FULL_SWEEP_EVERY_MS) return false;
+    this.#sweep(now);
+    return true;
   }
 
   #sweep(now: number): void {
@@ -111,11 +127,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
     const pressure = this.#pressure[cost];
     pressure.count++;
     if (!this.#log || now - pressure.reportedAt < REPORT_EVERY_MS) return;
-    const fields = { held: this.size, maxKeys: this.#maxKeys, [cost]: pressure.count };
+    const fields = { held: this.size, kept: this.#kept.size, maxKeys: this.#maxKeys, [cost]: pressure.count };
     pressure.count = 0;
     pressure.reportedAt = now;
     if (cost === 'refused') {
-      this.#log('error', `the memory store is full: ${this.size} counts held, all still counting; new sessions (and any count that must be kept) are refused with 503 until some expire (${fields.refused} refused since the last report). Raise KAGENT_MEMORY_STORE_MAX_KEYS (up to about 340 bytes a count), or use Redis`, fields);
+      this.#log('error', `the memory store is full: ${this.#kept.size} counts held that must be kept until they expire; new sessions are refused with 503 until some do (${fields.refused} refused since the last report), while sessions under way go on in the room held back for them. Raise KAGENT_MEMORY_STORE_MAX_KEYS (up to about 340 bytes a count), or use Redis`, fields);
     } else {
       this.#log('warn', `the memory store is full: ${this.size} counts held; the oldest per-address and per-visitor query counts are dropped to make room (${fields.forgotten} since the last report). Raise KAGENT_MEMORY_STORE_MAX_KEYS (up to about 340 bytes a count), or use Redis`, fields);
     }

@@ -7,11 +7,13 @@ export interface RateLimitCount {
 /** How a hit's count may be kept. */
 export interface HitOptions {
   /**
-   * The count may be dropped to make room when a store with a bound is full (the per-address and
-   * per-visitor query limits). Every other count (the daily budget, spent challenges, sessions and
-   * their mints) is kept until its window ends; when there is no room for it, `hit` throws `StoreFullError`.
+   * What a store with a bound does with a new count when it is full. `'forget'`: the count may be dropped
+   * to make room (the per-address and per-visitor query limits). `'refuse'` (the default): kept until its
+   * window ends, and refused when full (`hit` throws `StoreFullError`): a spent challenge, an address's
+   * sessions, so new sessions are refused. `'reserve'`: kept too, and may use the room held back for what
+   * is already under way (a session's questions and its answer, the daily budget), so those go on when full.
    */
-  forgettable?: boolean;
+  whenFull?: 'forget' | 'refuse' | 'reserve';
 }
 
 /** Where a store tells the operator what it sees go wrong (the proxy's log). */
