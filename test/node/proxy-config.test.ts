@@ -10,6 +10,7 @@ import { MemoryRateLimitStore, ProxyConfigError, createProxy, parseRateLimit, pr
 import { readAgentStream } from '../../src/protocol/index.js';
 import { AGENT, SITE, TEST_KEY, assertNoKey, assertNoKeyInHead } from '../support/proxy-harness.js';
 import { startRecordingUpstream } from '../support/proxy-upstream.js';
+import { hasRedisServer, startRedis } from '../support/proxy-redis.js';
 
 const CLI = fileURLToPath(new URL('../../src/proxy/node/cli.ts', import.meta.url));
 const base = { apiKey: TEST_KEY, upstreamUrl: 'https://api.example.com', agentIds: [AGENT] };
@@ -160,6 +161,27 @@ describe('kagent-proxy command', () => {
     assert.match(run.output(), /Cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:9/);
     assert.doesNotMatch(run.output(), /hunter2/);
     assertNoKey(run.output(), 'the command output');
+  });
+
+  test('with KAGENT_REDIS_URL: warns at start of a Redis that keeps nothing on disk, and exits on SIGTERM (its Redis connection let go of)', { timeout: 30_000, skip: hasRedisServer() ? false : 'redis-server is not installed here' }, async () => {
+    const redis = await startRedis();
+    const run = startCommand({ KAGENT_API_KEY: TEST_KEY, KAGENT_UPSTREAM_URL: 'http://127.0.0.1:9', KAGENT_AGENT_IDS: AGENT, KAGENT_REDIS_URL: redis.url, PORT: '0' });
+    try {
+      assert.ok(await run.listening, `the command did not start: ${run.output()}`);
+      const told = /Redis held no marker key/;
+      if (!told.test(run.output())) await new Promise<void>((resolve) => run.child.stdout.on('data', () => told.test(run.output()) && resolve()));
+      assert.match(run.output(), /"level":"warn".*Redis keeps nothing on disk \(save \\"\\", appendonly no\)/);
+      run.child.kill('SIGTERM');
+      // Bounded, so the old behaviour (a Redis connection keeping the process alive) fails rather than hangs.
+      let bound: ReturnType<typeof setTimeout> | undefined;
+      const ended = await Promise.race([run.exited, new Promise<['still running']>((resolve) => (bound = setTimeout(() => resolve(['still running']), 15_000)))]);
+      clearTimeout(bound);
+      assert.equal(ended[0], 0, 'the process ended once the server closed');
+      assertNoKey(run.output(), 'the command output');
+    } finally {
+      run.child.kill('SIGKILL');
+      await redis.stop();
+    }
   });
 
   test('KAGENT_WORKERS above 1 with in-memory rate limits: exits 1 naming KAGENT_REDIS_URL and the limits', async () => {
