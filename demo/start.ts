@@ -34,7 +34,7 @@ let stopping = false;
 /**
  * The proxy's rate limits for the demo, unless set in the environment: an
  * hour of trying never meets them. A site's proxy starts stricter
- * (docs/proxy.md): five questions a conversation every five minutes.
+ * (docs/proxy.md, Configuration): five questions a conversation every five minutes.
  */
 const DEMO_LIMITS = [
   { variable: 'KAGENT_RATE_LIMIT_PER_SESSION', value: '60/5min', what: 'questions', per: 'conversation' },
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
   console.log(`  The page talks to the proxy at ${pageConfig.endpoint}; only the proxy holds the API key.`);
   if (localService) console.log(`  The proxy asks the local service (emulator) at ${localService}.`);
   console.log(`  Limits, loose for trying it out: ${DEMO_LIMITS.map(({ variable, what, per }) => `${inWords(limits[variable]!, what)} per ${per}`).join(', ')}.`);
-  console.log('  A site\'s proxy starts stricter (docs/proxy.md, Rate limits); set KAGENT_RATE_LIMIT_PER_SESSION and the others to try yours.');
+  console.log('  A site\'s proxy starts stricter (5 questions every 5 minutes per conversation: docs/proxy.md, Configuration); set KAGENT_RATE_LIMIT_PER_SESSION and the others to try yours.');
   console.log('  Press Ctrl-C to stop (answers under way finish first; press it again to stop at once).\n');
 }
 
