@@ -3,6 +3,7 @@ import cluster from 'node:cluster';
 import { secretsFromEnv, checkProxyOptions, DEFAULTS, proxyOptionsFromEnv, redactText, serveOptionsFromEnv, workersFromEnv, type ProxyOptions } from '../core/index.js';
 import { connectRedisRateLimitStore, safeAddress } from '../stores/redis-node.js';
 import { DEFAULT_MEMORY_STORE_MAX_KEYS } from '../stores/memory.js';
+import { endWithLauncher } from './launcher.js';
 import { createBatchedConsoleLogger } from './log.js';
 import { serveProxy } from './server.js';
 import { checkWorkersCanCount, runPrimary, type WorkerListening } from './workers.js';
@@ -11,6 +12,13 @@ async function main(): Promise<void> {
   const { redisUrl, ...options } = proxyOptionsFromEnv(process.env);
   const serveOptions = serveOptionsFromEnv(process.env);
 
+  if (cluster.isPrimary) {
+    // Under npm or npx, a signal to npm stops at its shell: the same graceful end as a SIGTERM of this process.
+    endWithLauncher(() => {
+      console.log(JSON.stringify({ level: 'info', message: 'npm or npx, which started kagent-proxy, has ended: stopping' }));
+      process.kill(process.pid, 'SIGTERM');
+    });
+  }
   const workers = workersFromEnv(process.env);
   // Checked before connecting to anything, so a missing variable is the first thing the operator sees.
   checkProxyOptions(options);
