@@ -165,7 +165,7 @@ console.log(`| it pays at least 1 s of one core per session | ${on!.solvePerSess
 const overs = results.filter((r) => r.over !== undefined);
 console.log(`| with a daily budget, 0 questions over it | ${overs.map((r) => `${r.over} (${r.name})`).join(', ')} | ${overs.every((r) => r.over === 0) ? 'met' : '**not met**'} |`);
 // What a visitor's page pays for the same work: three challenges at the default difficulty, in Chromium.
-const sessionsForSolve = new Sessions({ secrets: [secret], tokenSeconds: 60, difficulty: DEFAULTS.sessionDifficulty, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore());
+const sessionsForSolve = new Sessions({ secrets: [secret], audience: '', tokenSeconds: 60, difficulty: DEFAULTS.sessionDifficulty, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore());
 const challenges = [];
 for (let i = 0; i < 3; i++) challenges.push((await sessionsForSolve.challenge(ORIGIN)).challenges);
 const nativeMs = [];
