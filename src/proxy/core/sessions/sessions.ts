@@ -15,7 +15,7 @@ export const CHALLENGE_COST = 2000;
  * average with a spread k^0.5 times narrower, so fewer visitors draw a long wait. Checking a solved challenge costs
  * the proxy one derivation a part (why 8: docs/proxy.md).
  */
-export const CHALLENGE_PARTS = 8;
+export const CHALLENGE_PARTS = 16;
 /** How long a challenge is accepted. */
 export const CHALLENGE_SECONDS = 300;
 /**
