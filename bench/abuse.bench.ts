@@ -1,4 +1,6 @@
-// `npm run bench -- abuse` (issue 22): a bot farm against the proxy's defaults, as
+// `npm run bench -- abuse` (issue 22): first what a challenge costs the proxy (to issue, to check, to refuse a
+// made-up solution) and a visitor's questions during a challenge flood from 2,000 loopback addresses
+// (bench/support/challenge-flood.ts; `BENCH_ABUSE=costs` stops there). Then a bot farm against the proxy's defaults, as
 // an attacker who wants free answers would run it: 100 source addresses
 // (127.0.0.1 to 127.0.0.100, all loopback on Linux), a new visitorId for every
 // question, one bot process per core, as fast as the proxy answers, for
@@ -19,7 +21,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULTS, MemoryRateLimitStore } from '../src/proxy/index.js';
-import { Sessions } from '../src/proxy/core/sessions/index.js';
+import { CHALLENGE_PARTS, Sessions } from '../src/proxy/core/sessions/index.js';
 import { browserSolveTimes } from './support/browser-solve.js';
 import { SESSION_STEPS, widgetVisitorWaits, type SessionStep } from './support/widget-visitor.js';
 
@@ -163,9 +165,9 @@ function assertOk(result: { ok: boolean }): void {
   const fresh = await Promise.all(Array.from({ length: 200 }, () => sessions.challenge(ORIGIN)));
   const madeUp = await cpuMs(200, (i) => sessions.checkSolution({ challenges: fresh[i]!.challenges, solutions: fresh[i]!.challenges.map(() => ({ counter: 0, derivedKey: '00'.repeat(16) })) }, ORIGIN), false);
   const replay = await cpuMs(200, (i) => sessions.checkSolution({ challenges: fresh[i]!.challenges, solutions: fresh[i]!.challenges.map(() => ({ counter: 0, derivedKey: '00'.repeat(16) })) }, ORIGIN));
-  console.log('| the proxy\'s CPU, in process (difficulty ' + DEFAULTS.sessionDifficulty + ') | ms each |\n|---|---|');
+  console.log(`| the proxy's CPU, in process (difficulty ${DEFAULTS.sessionDifficulty}; load average ${loadavg()[0]!.toFixed(1)}) | ms each |\n|---|---|`);
   console.log(`| issue a challenge (goal: at most 0.1 ms) | ${issue.toFixed(3)} |`);
-  console.log(`| check a solved challenge (8 parts derived) | ${check.toFixed(2)} |`);
+  console.log(`| check a solved challenge (${CHALLENGE_PARTS} parts derived) | ${check.toFixed(2)} |`);
   console.log(`| refuse a made-up solution (spent, then 1 part derived) | ${madeUp.toFixed(2)} |`);
   console.log(`| refuse the same again (replayed: nothing derived) | ${replay.toFixed(3)} |\n`);
 }
