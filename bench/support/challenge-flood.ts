@@ -6,8 +6,10 @@ const url = new URL(process.env.FLOOD_URL!);
 const addresses = Array.from({ length: Number(process.env.FLOOD_ADDRESSES ?? 2000) }, (_, i) => `127.0.${1 + Math.floor(i / 250)}.${1 + (i % 250)}`);
 const perSecond = (addresses.length * Number(process.env.FLOOD_PER_MINUTE ?? 20)) / 60;
 const until = Date.now() + Number(process.env.FLOOD_SECONDS ?? 10) * 1000;
-// One kept-alive connection per address, as a farm that wants the most challenges for its CPU keeps them.
-const agents = new Map(addresses.map((address) => [address, new Agent({ keepAlive: true, maxSockets: 1 })]));
+// One kept-alive connection per address, as a farm that wants the most challenges for its CPU keeps them;
+// FLOOD_NEW_CONNECTIONS=1: a new one for each request (the proxy then pays for accepting it too).
+const keepAlive = process.env.FLOOD_NEW_CONNECTIONS !== '1';
+const agents = new Map(addresses.map((address) => [address, new Agent({ keepAlive, maxSockets: keepAlive ? 1 : Infinity })]));
 let answered = 0;
 let refused = 0;
 let next = 0;
