@@ -3,7 +3,7 @@ import { createLogger, type ProxyLogger, type Log } from './log.js';
 import { DEFAULT_MEMORY_STORE_MAX_KEYS, MemoryRateLimitStore } from '../stores/memory.js';
 import type { RateLimitStore } from '../stores/store.js';
 import type { RateLimit } from './rate-limit-setting.js';
-import type { SessionSettings } from './sessions/index.js';
+import { MAKE_A_SECRET, MIN_SECRET_BITS, secretBits, type SessionSettings } from './sessions/index.js';
 
 export type { RateLimit };
 
@@ -288,6 +288,12 @@ function checkOptions(options: ProxyOptions): Omit<ResolvedOptions, 'store' | 'l
   };
 }
 
+/** What a proxy serves, as its session keys mix it in: its agents and datastores, in any order they were listed. */
+export function sessionAudience(agentIds: readonly string[] | string | undefined, datastoreIds?: readonly string[] | string): string {
+  const list = (ids: readonly string[] | string | undefined) => (typeof ids === 'string' ? ids.split(',') : [...(ids ?? [])]).map((id) => id.trim()).filter(Boolean).sort();
+  return JSON.stringify([list(agentIds), list(datastoreIds)]);
+}
+
 /** Session settings when a secret is set; problems with them go to `problems`. */
 function sessionSettings(o: Partial<ProxyOptions>, problems: string[]): SessionSettings | undefined {
   const secret = o.sessionSecret;
@@ -299,12 +305,14 @@ function sessionSettings(o: Partial<ProxyOptions>, problems: string[]): SessionS
   for (const [value, name] of [[secret, 'sessionSecret (KAGENT_SESSION_SECRET)'], [o.previousSessionSecret, 'previousSessionSecret (KAGENT_SESSION_SECRET_PREVIOUS)']] as const) {
     if (value === undefined) continue;
     // The secret itself is never echoed.
-    if (typeof value !== 'string' || value.length < 32) problems.push(`${name} must be at least 32 characters (e.g. openssl rand -hex 32)`);
+    if (typeof value !== 'string' || value.length < 32) problems.push(`${name} must be at least 32 characters: ${MAKE_A_SECRET}`);
+    else if (secretBits(value) < MIN_SECRET_BITS) problems.push(`${name} is too easy to guess (a word, a pattern or a repeat: about ${Math.floor(secretBits(value))} bits, ${MIN_SECRET_BITS} needed), and a guessed secret lets anyone forge sessions: ${MAKE_A_SECRET}`);
     else if (value === o.apiKey) problems.push(`${name} must not be the API key`);
     else secrets.push(value);
   }
   return {
     secrets,
+    audience: sessionAudience(o.agentIds, o.datastoreIds),
     tokenSeconds: positiveInteger(o.sessionMinutes, DEFAULTS.sessionMinutes, 'sessionMinutes', problems) * 60,
     difficulty: positiveNumber(o.sessionDifficulty, DEFAULTS.sessionDifficulty, 'sessionDifficulty', problems),
     perSessionLimit: rateLimit(o.perSessionLimit, DEFAULTS.perSessionLimit, 'perSessionLimit', problems),

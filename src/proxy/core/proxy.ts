@@ -200,7 +200,8 @@ async function sessionRequest(route: SessionRoute, request: VisitorRequest, { ad
     return jsonAnswer(200, options.turnstile ? { ...answer, humanCheck: 'turnstile', turnstileSiteKey: options.turnstile.siteKey } : answer, cors);
   }
 
-  const checked = await sessions.checkSolution(parsed.value, pageOrigin);
+  // Spends the challenge before its costly part: each challenge buys one check of its work at most.
+  const checked = await storeCall(() => sessions.checkSolution(parsed.value, pageOrigin));
   if (!checked.ok) return sessionRefusal(checked, cors, where, log);
   if (options.turnstile) {
     const token = checked.request.turnstileToken;
@@ -216,8 +217,6 @@ async function sessionRequest(route: SessionRoute, request: VisitorRequest, { ad
         : errorAnswer(403, 'The human check did not pass. Please try it again.', cors, SESSION_ERROR_CODES.humanCheckFailed);
     }
   }
-  const spent = await storeCall(() => sessions.spend(checked.request.challenges));
-  if (spent) return sessionRefusal(spent, cors, where, log);
   const minted = await storeCall(() => sessions.countMint(address));
   if (minted) return sessionRefusal(minted, cors, where, log);
   const grant = await sessions.grant(pageOrigin);
