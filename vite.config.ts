@@ -146,7 +146,7 @@ export default defineConfig(({ command }) => ({
     dompurifyConstantsMarkedPure(),
     ...(singleFile || KEEPER_FOR_DOMPURIFY_PART ? [] : [keeperSolvesInItsWorker(), removeOldAnswerChunks(), secondPartWithDomPurify()]),
   ],
-  // The visitor-session solver's Worker (src/widget/answer-engine/session-solver.worker.ts) as a chunk of its own, kagent-chat-solver-<hash>.js:
+  // The visitor-session solver's Worker (src/widget/answer-engine/sessions/solver.worker.ts) as a chunk of its own, kagent-chat-solver-<hash>.js:
   // only the single-file build makes it; the split build starts the keeper's own chunk (keeperSolvesInItsWorker).
   worker: {
     format: 'es' as const,
@@ -178,9 +178,9 @@ export default defineConfig(({ command }) => ({
         chunkFileNames: (chunk) =>
           chunk.moduleIds.some((id) => id.endsWith('/markdown/dompurify-sanitizer.ts'))
             ? 'kagent-chat-sanitizer-[hash].js'
-            : chunk.moduleIds.some((id) => id.endsWith('/answer-engine/visitor-session.ts'))
+            : chunk.moduleIds.some((id) => id.endsWith('/answer-engine/sessions/visitor-session.ts'))
               ? 'kagent-chat-sessions-[hash].js'
-              : chunk.moduleIds.some((id) => id.endsWith('/answer-engine/human-check.ts'))
+              : chunk.moduleIds.some((id) => id.endsWith('/answer-engine/sessions/human-check.ts'))
                 ? 'kagent-chat-human-check-[hash].js'
                 : 'kagent-chat-answers-[hash].js',
         minify: true,

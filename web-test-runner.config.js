@@ -215,7 +215,7 @@ const secondPagePlugin = {
 const turnstileStandInPlugin = {
   name: 'turnstile-stand-in',
   transform(context) {
-    if (context.path !== '/src/widget/answer-engine/human-check.ts') return undefined;
+    if (context.path !== '/src/widget/answer-engine/sessions/human-check.ts') return undefined;
     // An absolute address, as Cloudflare's is: the page's own origin.
     const body = context.body.replace('https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit', new URL(STAND_IN_SCRIPT, context.origin).href);
     if (body === context.body) throw new Error("turnstile-stand-in: human-check.ts no longer names Cloudflare's script address");

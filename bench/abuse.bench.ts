@@ -19,7 +19,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULTS, MemoryRateLimitStore } from '../src/proxy/index.js';
-import { Sessions } from '../src/proxy/core/sessions.js';
+import { Sessions } from '../src/proxy/core/sessions/index.js';
 import { browserSolveTimes } from './support/browser-solve.js';
 import { SESSION_STEPS, widgetVisitorWaits, type SessionStep } from './support/widget-visitor.js';
 

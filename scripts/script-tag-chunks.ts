@@ -45,17 +45,17 @@ export const removeOldAnswerChunks = (): Plugin => {
 };
 
 /**
- * The session keeper's chunk is its solver Worker's script too (src/widget/answer-engine/session-solver.ts,
+ * The session keeper's chunk is its solver Worker's script too (src/widget/answer-engine/sessions/solver.ts,
  * `SOLVER_IN_THIS_FILE`): the page has just fetched it, so the Worker starts with no file of its own to fetch (one
  * round trip less before the solve) and the solve loop ships once (0.6 KB gzipped less than a Worker chunk). The
  * build turns the flag on and writes the Worker's address as the module's own; it fails if either is not there as
  * expected, or if the keeper's chunk imports another statically (a Worker would fetch and run it too).
  */
 export const keeperSolvesInItsWorker = (): Plugin => {
-  const solver = '/src/widget/answer-engine/session-solver.ts';
+  const solver = '/src/widget/answer-engine/sessions/solver.ts';
   const edits: [string, string][] = [
     ['const SOLVER_IN_THIS_FILE = false;', 'const SOLVER_IN_THIS_FILE = true;'],
-    ["new URL('./session-solver.worker.js', import.meta.url)", 'new URL(import.meta.url)'],
+    ["new URL('./solver.worker.js', import.meta.url)", 'new URL(import.meta.url)'],
   ];
   return {
     name: 'kagent-keeper-solves-in-its-worker',
@@ -102,7 +102,7 @@ export const secondPartWithDomPurify = (): Plugin => {
     async generateBundle(_, bundle) {
       const chunks = Object.values(bundle).filter((file): file is Rolldown.OutputChunk => file.type === 'chunk');
       const first = chunks.find((chunk) => chunk.moduleIds.some((id) => id.endsWith(loader)));
-      const keeper = chunks.find((chunk) => chunk.moduleIds.some((id) => id.endsWith('/answer-engine/visitor-session.ts')));
+      const keeper = chunks.find((chunk) => chunk.moduleIds.some((id) => id.endsWith('/answer-engine/sessions/visitor-session.ts')));
       if (!first?.code.includes(placeholder) || !keeper) this.error('The first part or the session keeper\'s chunk is not where secondPartWithDomPurify expects them');
       process.env.KAGENT_KEEPER_FOR_DOMPURIFY_PART = keeper.fileName;
       let output;
@@ -144,7 +144,7 @@ export const dompurifyInside = (keeper: string): Plugin => {
       return { code: `import { domPurifySanitizer } from './dompurify-sanitizer.js';\n${out}`, map: null };
     },
     resolveId(source, importer) {
-      return source === './visitor-session.js' && importer?.endsWith('/answer-engine/session-gate.ts') ? { id: `./${keeper}`, external: true } : undefined;
+      return source === './visitor-session.js' && importer?.endsWith('/answer-engine/sessions/gate.ts') ? { id: `./${keeper}`, external: true } : undefined;
     },
   };
 };

@@ -21,7 +21,7 @@ export interface BrowserSolve {
 export async function browserSolveTimes(challenges: SessionChallenge[][], throttles = [1, 4]): Promise<BrowserSolve[]> {
   const solver = (
     await build({
-      entryPoints: [fileURLToPath(new URL('../../src/protocol/sessions.ts', import.meta.url))],
+      entryPoints: [fileURLToPath(new URL('../../src/protocol/sessions/index.ts', import.meta.url))],
       bundle: true,
       format: 'iife',
       globalName: 'kagentSessions',

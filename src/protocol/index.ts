@@ -30,4 +30,4 @@ export * from './errors.js';
 export * from './stream.js';
 export * from './event-stream.js';
 export * from './stream-writer.js';
-export * from './sessions.js';
+export * from './sessions/index.js';

@@ -2,7 +2,7 @@
 // real proxy with sessions on (test/support/browser-sessions.ts), and what that proxy and the stand-in of
 // Cloudflare's script (test/support/turnstile-script-stand-in.ts) saw.
 import type { ChatStringsOverride, KagentChat } from '../../src/widget/index.js';
-import { sessionStorageKey } from '../../src/widget/answer-engine/session-gate.js';
+import { sessionStorageKey } from '../../src/widget/answer-engine/sessions/index.js';
 import { ask, lastAnswer, part, removeAllChats, settled, waitFor } from './widget-helpers.js';
 
 export interface SessionLog {

@@ -1,8 +1,8 @@
 import { expect } from '@open-wc/testing';
 import '../../src/widget/index.js';
 import type { KagentChat } from '../../src/widget/index.js';
-import { NO_SESSION } from '../../src/widget/answer-engine/visitor-session.js';
-import { sessionStorageKey, solvedStorageKey } from '../../src/widget/answer-engine/session-gate.js';
+import { NO_SESSION } from '../../src/widget/answer-engine/sessions/visitor-session.js';
+import { sessionStorageKey, solvedStorageKey } from '../../src/widget/answer-engine/sessions/index.js';
 import {
   askAndSettle,
   busyElsewhere,

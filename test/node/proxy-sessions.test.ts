@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { SESSION_ERROR_CODES, SESSION_HEADER, QUESTIONS_LEFT_HEADER, solveSessionChallenges } from '../../src/protocol/index.js';
 import { createProxyCore, type VisitorRequest } from '../../src/proxy/core/index.js';
-import { Sessions, loadFactor, CHALLENGE_COST, CHALLENGE_PARTS } from '../../src/proxy/core/sessions.js';
+import { Sessions, loadFactor, CHALLENGE_COST, CHALLENGE_PARTS } from '../../src/proxy/core/sessions/index.js';
 import { MemoryRateLimitStore } from '../../src/proxy/index.js';
 import type { UpstreamCall } from '../../src/proxy/core/upstream.js';
 import { AGENT, SITE, TEST_KEY, startProxyHarness, type ProxyHarness } from '../support/proxy-harness.js';

@@ -10,7 +10,7 @@ import { dompurifyInside, keeperSolvesInItsWorker, secondPartWithDomPurify } fro
 
 const root = new URL('../../', import.meta.url);
 const source = (path: string) => [new URL(path, root).pathname, readFileSync(new URL(path, root), 'utf8')] as const;
-const SOLVER = source('src/widget/answer-engine/session-solver.ts');
+const SOLVER = source('src/widget/answer-engine/sessions/solver.ts');
 const LOADER = source('src/widget/element/answer-engine-loader.ts');
 const SANITIZE = source('src/widget/answer-engine/markdown/sanitize.ts');
 
@@ -29,8 +29,8 @@ test("the keeper's chunk becomes its solver Worker's script, and the build fails
   const out = transform(keeperSolvesInItsWorker(), SOLVER)!;
   assert.match(out, /const SOLVER_IN_THIS_FILE = true;/);
   assert.match(out, /new Worker\(new URL\(import\.meta\.url\)/);
-  assert.doesNotMatch(out, /session-solver\.worker\.js/);
-  for (const words of ['const SOLVER_IN_THIS_FILE = false;', "new URL('./session-solver.worker.js', import.meta.url)"]) {
+  assert.doesNotMatch(out, /solver\.worker\.js/);
+  for (const words of ['const SOLVER_IN_THIS_FILE = false;', "new URL('./solver.worker.js', import.meta.url)"]) {
     assert.throws(() => transform(keeperSolvesInItsWorker(), [SOLVER[0], SOLVER[1].replace(words, 'changed')]), /no longer says/, words);
   }
   // Other modules pass untouched.
@@ -73,6 +73,6 @@ test('in the second build, sanitize.ts takes DOMPurify in statically and looks f
   // The answer engine's entry exports DOMPurify's sanitizer too, for the tests that hold it to the released one.
   assert.match(transform(plugin, source('src/widget/answer-engine/index.ts'))!, /export \{ domPurifySanitizer \} from '\.\/markdown\/dompurify-sanitizer\.js';/);
   const resolveId = plugin.resolveId as unknown as (source: string, importer: string | undefined) => unknown;
-  assert.deepEqual(resolveId('./visitor-session.js', '/repo/src/widget/answer-engine/session-gate.ts'), { id: './kagent-chat-sessions-abcdefgh.js', external: true });
-  assert.equal(resolveId('./visitor-session.js', '/repo/src/widget/answer-engine/other.ts'), undefined);
+  assert.deepEqual(resolveId('./visitor-session.js', '/repo/src/widget/answer-engine/sessions/gate.ts'), { id: './kagent-chat-sessions-abcdefgh.js', external: true });
+  assert.equal(resolveId('./visitor-session.js', '/repo/src/widget/answer-engine/sessions/other.ts'), undefined);
 });

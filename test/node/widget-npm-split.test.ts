@@ -28,7 +28,7 @@ test("a site's Vite build of `import 'kagent-chat'` puts marked in a chunk its p
       compilerOptions: { outDir: join(installed, 'dist'), rootDir: `${root}src`, declaration: false, declarationMap: false, sourceMap: false, inlineSources: false },
       include: [],
       // The session solver's Worker too: nothing imports it (the engine names its address), and the package ships every module.
-      files: [`${root}src/widget/index.ts`, `${root}src/widget/answer-engine/session-solver.worker.ts`],
+      files: [`${root}src/widget/index.ts`, `${root}src/widget/answer-engine/sessions/solver.worker.ts`],
     }));
     execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', join(site, 'tsconfig.kagent.json')], { stdio: 'pipe' });
     // Everything else the site would have installed (the workspace's own link to this package is the copy above).
@@ -58,7 +58,7 @@ test("a site's Vite build of `import 'kagent-chat'` puts marked in a chunk its p
     assert.ok(!staticallyImports(engine[0]!, purifier[0]!.name) && !staticallyImports(page, purifier[0]!.name), 'nothing imports it statically');
     assert.ok(page.code.includes('kagent-chat'), 'the page script defines <kagent-chat>');
     // The visitor-session solver: a Worker chunk of its own, whose address only the engine names.
-    const solver = files.filter((file) => /^session-solver\.worker-[\w-]+\.js$/.test(file.name));
+    const solver = files.filter((file) => /^solver\.worker-[\w-]+\.js$/.test(file.name));
     assert.equal(solver.length, 1, `the solver is one worker chunk: ${files.map((file) => file.name).join(', ')}`);
     // It is started by the session keeper, a chunk the engine imports only once a proxy shows it has sessions on.
     const keeper = files.filter((file) => file.code.includes(solver[0]!.name));

@@ -3,42 +3,16 @@
 // import(); the second needs nothing from the first at run time. A static import across would pull
 // the answer engine into every page view (or the first part into the engine's chunk).
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { importsOf, sources, type Import } from '../support/imports.js';
 
 const widget = fileURLToPath(new URL('../../src/widget/', import.meta.url));
 const ELEMENT = join(widget, 'element');
 const ENGINE = join(widget, 'answer-engine');
 const LOADER = join(ELEMENT, 'answer-engine-loader.ts');
-
-const sources = (folder: string): string[] =>
-  readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sources(join(folder, entry.name)) : entry.name.endsWith('.ts') ? [join(folder, entry.name)] : [],
-  );
-
-interface Import {
-  file: string;
-  /** The imported file, resolved (`.js` read as the `.ts` beside it). */
-  target: string;
-  /** `import type` / `export type`: erased, so no code crosses. */
-  typeOnly: boolean;
-  dynamic: boolean;
-}
-
-/** Every static `import`/`export ... from`, side-effect import and `import()` of a relative module in `file`. */
-export function importsOf(file: string, code = readFileSync(file, 'utf8')): Import[] {
-  const at = (specifier: string) => resolve(dirname(file), specifier).replace(/\.js$/, '.ts');
-  const found: Import[] = [];
-  for (const match of code.matchAll(/^\s*(import|export)\s+(type\s+)?(?:[\w*{}\s,]+?\s+from\s+)?['"](\.[^'"]+)['"]/gm)) {
-    found.push({ file, target: at(match[3]!), typeOnly: Boolean(match[2]), dynamic: false });
-  }
-  for (const match of code.matchAll(/(typeof\s+)?\bimport\(\s*['"`](\.[^'"`]+)['"`]\s*\)/g)) {
-    found.push({ file, target: at(match[2]!), typeOnly: Boolean(match[1]), dynamic: true });
-  }
-  return found;
-}
 
 const inside = (folder: string, path: string) => !relative(folder, path).startsWith('..');
 const name = (path: string) => relative(widget, path);
@@ -64,13 +38,16 @@ test('the answer engine (src/widget/answer-engine) needs no code of the first pa
   assert.deepEqual(crossings, []);
 });
 
-const KEEPER = [join(ENGINE, 'visitor-session.ts'), join(ENGINE, 'session-solver.ts'), join(ENGINE, 'session-solver.worker.ts')];
-const SOLVE_LOOP = fileURLToPath(new URL('../../src/protocol/session-challenge.ts', import.meta.url));
+const SESSIONS = join(ENGINE, 'sessions');
+const KEEPER = [join(SESSIONS, 'visitor-session.ts'), join(SESSIONS, 'solver.ts'), join(SESSIONS, 'solver.worker.ts')];
+const PROTOCOL_SESSIONS = fileURLToPath(new URL('../../src/protocol/sessions/', import.meta.url));
+/** The protocol's sessions folder, which the keeper imports through its door for the solve loop (the rest is dropped as unused). */
+const SOLVE_LOOP = [join(PROTOCOL_SESSIONS, 'index.ts'), join(PROTOCOL_SESSIONS, 'solve.ts'), join(PROTOCOL_SESSIONS, 'contract.ts')];
 
 /** Imports that bring code into or out of the session keeper's chunk, other than the gate's `import()` of it. */
 export function crossingsOfKeeper(imports: Import[]): string[] {
   return imports
-    .filter((i) => !i.typeOnly && !i.dynamic && (KEEPER.includes(i.file) ? !KEEPER.includes(i.target) && i.target !== SOLVE_LOOP : KEEPER.includes(i.target)))
+    .filter((i) => !i.typeOnly && !i.dynamic && (KEEPER.includes(i.file) ? !KEEPER.includes(i.target) && !SOLVE_LOOP.includes(i.target) : KEEPER.includes(i.target)))
     .map((i) => `${name(i.file)} imports ${relative(join(widget, '..'), i.target)}`);
 }
 
@@ -78,10 +55,10 @@ export function crossingsOfKeeper(imports: Import[]): string[] {
 // make the second part, fetched by every visitor, export its inner names and wrap its exports in a namespace object.
 test("the session keeper's chunk imports no code of the rest of the second part, nor the rest imports its code", () => {
   const imports = [...sources(ENGINE), ...sources(join(widget, '..', 'protocol'))].flatMap((file) => importsOf(file));
-  assert.ok(imports.some((i) => i.file === join(ENGINE, 'session-gate.ts') && i.dynamic && i.target === KEEPER[0]), "the gate's import() of visitor-session.ts");
+  assert.ok(imports.some((i) => i.file === join(SESSIONS, 'gate.ts') && i.dynamic && i.target === KEEPER[0]), "the gate's import() of sessions/visitor-session.ts");
   assert.deepEqual(crossingsOfKeeper(imports), []);
-  const broken = importsOf(KEEPER[0]!, "import { failureFromResponse } from './failures.js';\nimport { solveSessionChallenge } from '../../protocol/session-challenge.js';\nimport type { KeeperNeeds } from './session-gate.js';\n");
-  assert.deepEqual(crossingsOfKeeper(broken), ['answer-engine/visitor-session.ts imports widget/answer-engine/failures.ts']);
+  const broken = importsOf(KEEPER[0]!, "import { failureFromResponse } from '../failures.js';\nimport { solveSessionChallenge } from '../../../protocol/sessions/index.js';\nimport type { KeeperNeeds } from './keeper-needs.js';\n");
+  assert.deepEqual(crossingsOfKeeper(broken), ['answer-engine/sessions/visitor-session.ts imports widget/answer-engine/failures.ts']);
 });
 
 test('the check catches a static import of the answer engine in the first part', () => {

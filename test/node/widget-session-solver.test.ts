@@ -1,10 +1,10 @@
-// The widget's solver of a challenge's parts (src/widget/answer-engine/session-solver.ts, `solveParts`), with a
+// The widget's solver of a challenge's parts (src/widget/answer-engine/sessions/solver.ts, `solveParts`), with a
 // key derivation the test controls: each part in its lanes, one after another, and a stop that holds between parts.
 // (Solving in Workers and on the main thread in the browsers: test/browser/widget-sessions.test.ts.)
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SessionChallenge } from '../../src/protocol/index.js';
-import { solveParts } from '../../src/widget/answer-engine/session-solver.js';
+import { solveParts } from '../../src/widget/answer-engine/sessions/solver.js';
 
 /** A part whose key is `ab` at `counter` only; its salt names the part, so the derivation knows which it serves. */
 const part = (index: number): SessionChallenge =>

@@ -3,7 +3,7 @@
 // the proxy's challenges, tokens and refusals as a page does.
 import { createProxy, type ProxyHandler, type ProxyOptions } from '../../src/proxy/index.js';
 import { MemoryRateLimitStore } from '../../src/proxy/stores/memory.js';
-import { Sessions } from '../../src/proxy/core/sessions.js';
+import { Sessions } from '../../src/proxy/core/sessions/index.js';
 import { SESSION_HEADER, SESSION_ROUTES } from '../../src/protocol/index.js';
 import { OTHER_SECRET, SESSION_SECRET } from './proxy-sessions.js';
 import { SITE_KEYS } from './turnstile-script-stand-in.js';

@@ -2,13 +2,10 @@ import { AGENT_QUERY_FIELDS, DatastoreQueryBody, checkAgentQuery, checkDatastore
 import { createLogger, type ProxyLogger, type Log } from './log.js';
 import { MemoryRateLimitStore } from '../stores/memory.js';
 import type { RateLimitStore } from '../stores/store.js';
-import type { SessionSettings } from './sessions.js';
+import type { RateLimit } from './rate-limit-setting.js';
+import type { SessionSettings } from './sessions/index.js';
 
-/** At most `max` requests in each window of `windowSeconds`. */
-export interface RateLimit {
-  max: number;
-  windowSeconds: number;
-}
+export type { RateLimit };
 
 /** What the operator sets. Only `apiKey`, `upstreamUrl` and `agentIds` are required. */
 export interface ProxyOptions {

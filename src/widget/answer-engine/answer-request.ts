@@ -2,8 +2,7 @@ import { INCOMPLETE_STREAM, QUESTIONS_LEFT_HEADER, SESSION_HEADER, describeProbl
 import type { ChatFailure } from '../element/failure-kinds.js';
 import { failureFromNetworkError, failureFromResponse, failureFromStreamError } from './failures.js';
 import { nextTask } from './next-task.js';
-import type { SessionTicket, VisitorSession } from './visitor-session.js';
-import { sessionFor } from './session-gate.js';
+import { sessionFor, type SessionTicket, type VisitorSession } from './sessions/index.js';
 
 export interface AskOptions {
   /** The proxy, or the service itself for a public agent. */

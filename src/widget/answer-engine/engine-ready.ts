@@ -2,7 +2,7 @@
 import { loadSanitizer } from './markdown/sanitize.js';
 import { answerStyleSheet } from './answer.styles.js';
 import type { PageChat } from './chat-in-use.js';
-import { joinSessions } from './session-gate.js';
+import { joinSessions } from './sessions/index.js';
 
 /** Gets the second part ready, once, when it has arrived: its sanitizer (the browser's own, or DOMPurify's chunk). */
 export function ready(): Promise<void> {

@@ -2,6 +2,6 @@
 // builds the chat from npm; the script-tag build starts the session keeper's own chunk
 // instead): solves a visitor session's challenge off the page's main thread. Each worker
 // tries the counters `start`, `start + step`... and posts its solution, or null.
-import { answerInWorker } from './session-solver.js';
+import { answerInWorker } from './solver.js';
 
 addEventListener('message', answerInWorker);

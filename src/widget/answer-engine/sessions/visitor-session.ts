@@ -1,15 +1,14 @@
 // Part of the answer engine (the chat's second part): the visitor session a proxy
 // with sessions on asks of every query, earned by solving its challenge (docs/proxy.md,
 // Visitor sessions). One keeper per proxy address, shared by the chats on the page. A chunk of
-// its own with the solver, fetched by session-gate.ts only from a proxy with sessions on.
-import { needsNewChallenge } from '../../protocol/session-challenge.js';
-import type { SessionChallenge, SessionErrorCode, SessionSolution } from '../../protocol/sessions.js';
-import type { ChatFailure } from '../element/failure-kinds.js';
-import type { ChatStrings } from '../element/strings.js';
-import type { PageChat } from './chat-in-use.js';
-import type { KeeperNeeds } from './session-gate.js';
+// its own with the solver, fetched by gate.ts only from a proxy with sessions on.
+import { needsNewChallenge, type SessionChallenge, type SessionErrorCode, type SessionSolution } from '../../../protocol/sessions/index.js';
+import type { ChatFailure } from '../../element/failure-kinds.js';
+import type { ChatStrings } from '../../element/strings.js';
+import type { PageChat } from '../chat-in-use.js';
+import type { KeeperNeeds } from './keeper-needs.js';
 import type { HumanCheck } from './human-check.js';
-import { solveChallenge, type SolvedBy } from './session-solver.js';
+import { solveChallenge, type SolvedBy } from './solver.js';
 
 /** At this many questions left in a visitor session's window, or fewer, the chat says how many. */
 export const FEW_QUESTIONS_LEFT = 2;
@@ -113,7 +112,7 @@ export class VisitorSession {
   #start?: boolean;
   /** What wants the session being earned: chats on the page, and questions waiting for it. It stops once none is left. */
   #wanted = new Set<Element | AbortSignal>();
-  /** The challenge route's answer that showed sessions are on (session-gate.ts): the first challenge to solve. */
+  /** The challenge route's answer that showed sessions are on (gate.ts): the first challenge to solve. */
   #firstChallenge: Response | undefined;
   /** The chat last given to `prepare` (used last): where a human check is shown, and whose `strings` word what the keeper says. */
   #chat: PageChat | undefined;
@@ -127,7 +126,7 @@ export class VisitorSession {
     this.#tokenKey = needs.storageKey(base);
     this.#solvedKey = needs.solvedKey(base);
     try {
-      // (A tab that remembers sessions off gets no keeper: session-gate.ts reads that, and makes one only once a
+      // (A tab that remembers sessions off gets no keeper: gate.ts reads that, and makes one only once a
       // query is refused for want of a session, which `renew` then earns.)
       const kept = JSON.parse(sessionStorage.getItem(this.#tokenKey) ?? 'null') as HeldToken | null;
       if (typeof kept?.token === 'string' && kept.expiresAt > Date.now()) this.#held = kept;

@@ -1,6 +1,6 @@
-// Solving a visitor session's challenge (sessions.ts has the contract): ALTCHA's proof of work,
+// Solving a visitor session's challenge (contract.ts has the contract): ALTCHA's proof of work,
 // version 2, in its deterministic mode, with WebCrypto's PBKDF2 by default.
-import type { SessionChallenge, SessionErrorCode, SessionSolution } from './sessions.js';
+import type { SessionChallenge, SessionErrorCode, SessionSolution } from './contract.js';
 
 export interface SolveOptions {
   /** First counter tried. Default 0. Several solvers in parallel start at 0, 1, 2... */
@@ -13,7 +13,7 @@ export interface SolveOptions {
   deriveKey?: (password: Uint8Array, salt: Uint8Array, iterations: number, keyLength: number) => Promise<Uint8Array>;
 }
 
-// Named by their values, not through SESSION_ERROR_CODES, so that this module needs nothing of sessions.ts at run time
+// Named by their values, not through SESSION_ERROR_CODES, so that this module needs nothing of contract.ts at run time
 // (the chat's session keeper, a chunk of its own, then brings none of it); the type keeps them to the codes there.
 const NEW_CHALLENGE: ReadonlySet<string> = new Set<SessionErrorCode>(['CHALLENGE_INVALID', 'CHALLENGE_EXPIRED', 'CHALLENGE_REPLAYED']);
 

@@ -1,8 +1,7 @@
 // Part of the answer engine (the chat's second part): solving a visitor session's
 // proof-of-work challenge without holding up the page.
-import { solveSessionChallenge, webCryptoPbkdf2 } from '../../protocol/session-challenge.js';
-import type { SessionChallenge, SessionSolution } from '../../protocol/sessions.js';
-import type { KeeperNeeds } from './session-gate.js';
+import { solveSessionChallenge, webCryptoPbkdf2, type SessionChallenge, type SessionSolution } from '../../../protocol/sessions/index.js';
+import type { KeeperNeeds } from './keeper-needs.js';
 
 /** Where a challenge was solved: in Workers, or in slices on the main thread where no Worker may run. */
 export type SolvedBy = 'worker' | 'main-thread';
@@ -33,7 +32,7 @@ let workersRefused = false;
 /**
  * Whether this module is also its solver Worker's script. The script-tag build sets it (vite.config.ts,
  * `keeperSolvesInItsWorker`) and starts the Worker from the keeper's own chunk, which the page has just fetched: no
- * file of its own to fetch first. A bundler that builds the chat from npm gets session-solver.worker.ts as the
+ * file of its own to fetch first. A bundler that builds the chat from npm gets solver.worker.ts as the
  * Worker's chunk instead, and this stays false.
  */
 const SOLVER_IN_THIS_FILE = false;
@@ -150,5 +149,5 @@ function startWorker(trustedScriptUrl: KeeperNeeds['trustedScriptUrl']): Worker 
   };
   // Spelled `new Worker(new URL(..., import.meta.url))` so that a bundler builds the solver as a Worker chunk of its
   // own; the script-tag build writes the address as this file's own (`SOLVER_IN_THIS_FILE`).
-  return new Worker(new URL('./session-solver.worker.js', import.meta.url), { type: 'module', name: 'kagent-chat session solver' });
+  return new Worker(new URL('./solver.worker.js', import.meta.url), { type: 'module', name: 'kagent-chat session solver' });
 }

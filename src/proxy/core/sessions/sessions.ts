@@ -4,9 +4,9 @@
 // runs on Node, workerd, Deno, Bun, Vercel and Netlify.
 import { createChallenge, verifySolution } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/web/pbkdf2';
-import { SESSION_ERROR_CODES, SessionRequestBody, checkWith, describeProblems, type ChallengeAnswer, type SessionChallenge, type SessionGrant, type SessionRequest } from '../../protocol/index.js';
-import type { RateLimit } from './options.js';
-import type { RateLimitStore } from '../stores/store.js';
+import { SESSION_ERROR_CODES, SessionRequestBody, checkWith, describeProblems, type ChallengeAnswer, type SessionChallenge, type SessionGrant, type SessionRequest } from '../../../protocol/index.js';
+import type { RateLimitStore } from '../../stores/store.js';
+import type { SessionSettings } from './settings.js';
 
 /** PBKDF2 iterations per counter tried: enough that a browser's per-call overhead is small, little enough that issuing a challenge's part (one derivation) costs the proxy about half a millisecond. */
 export const CHALLENGE_COST = 2000;
@@ -25,17 +25,6 @@ export const CHALLENGE_SECONDS = 300;
  */
 export const LOAD_THRESHOLD_PER_MINUTE = 30;
 const MAX_LOAD_FACTOR = 8;
-
-export interface SessionSettings {
-  /** The current secret and, during a rotation, the previous one (its tokens and challenges stay accepted until they expire). */
-  secrets: readonly string[];
-  /** How long a token is accepted. */
-  tokenSeconds: number;
-  /** Millions of PBKDF2-SHA-256 iterations a session costs on average (before the load factor). */
-  difficulty: number;
-  perSessionLimit: RateLimit | false;
-  sessionsPerAddress: RateLimit | false;
-}
 
 /** A refusal, with the status and the code a page acts on. */
 export interface SessionRefusal {

@@ -3,9 +3,9 @@
 // Turnstile token for each session, from Cloudflare's script (loaded once), with the
 // check drawn inside the chat, where Cloudflare shows it only when it needs the visitor.
 // It imports no module (types only), so that it shares none with the other chunks and makes no chunk of shared code.
-import type { SessionErrorCode } from '../../protocol/sessions.js';
-import type { ChatFailure } from '../element/failure-kinds.js';
-import type { PageChat } from './chat-in-use.js';
+import type { SessionErrorCode } from '../../../protocol/sessions/index.js';
+import type { ChatFailure } from '../../element/failure-kinds.js';
+import type { PageChat } from '../chat-in-use.js';
 
 /** Cloudflare's script, for explicit rendering. Only Cloudflare may serve it (self-hosting it is not supported), so it is no setting. */
 const TURNSTILE_SCRIPT = 'https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit';

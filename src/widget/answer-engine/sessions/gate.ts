@@ -2,11 +2,12 @@
 // address asks for visitor sessions, learned with one request, so that the
 // session keeper and its solver (a chunk of their own) are fetched only from a
 // proxy that has sessions on: a site without them pays one 404, not the code.
-import { SESSION_ROUTES } from '../../protocol/sessions.js';
-import { inUse, type PageChat } from './chat-in-use.js';
-import { failureFromNetworkError, failureFromResponse } from './failures.js';
-import { nextTask } from './next-task.js';
-import { trustedScriptUrl } from './trusted-types.js';
+import { SESSION_ROUTES } from '../../../protocol/sessions/index.js';
+import { inUse, type PageChat } from '../chat-in-use.js';
+import { failureFromNetworkError, failureFromResponse } from '../failures.js';
+import { nextTask } from '../next-task.js';
+import { trustedScriptUrl } from '../trusted-types.js';
+import type { KeeperNeeds } from './keeper-needs.js';
 import type { VisitorSession } from './visitor-session.js';
 
 /** The key under which the page's tab keeps what it learned of `base`'s sessions (sessionStorage: the tab's only, gone with it). */
@@ -14,13 +15,8 @@ export const sessionStorageKey = (base: string) => 'kagent-chat-session ' + base
 /** The key of a challenge solved in idle time and not yet spent (the keeper's), kept for the tab's next pages. */
 export const solvedStorageKey = (base: string) => sessionStorageKey(base) + ' solved';
 
-/**
- * What the keeper's chunk uses of this one, handed to it (as DOMPurify's chunk is handed its policy) so that it
- * imports nothing from this chunk: an import between them would make this chunk, which every visitor fetches,
- * export its inner names, wrap its own exports in a namespace object and keep all of SESSION_ERROR_CODES (0.3 KB gzipped).
- */
-const keeperNeeds = { readFailure: failureFromResponse, networkFailure: failureFromNetworkError, storageKey: sessionStorageKey, solvedKey: solvedStorageKey, nextTask, trustedScriptUrl, routes: SESSION_ROUTES, inUse };
-export type KeeperNeeds = typeof keeperNeeds;
+/** What the keeper's chunk uses of this one, handed to it (keeper-needs.ts says why). */
+const keeperNeeds: KeeperNeeds = { readFailure: failureFromResponse, networkFailure: failureFromNetworkError, storageKey: sessionStorageKey, solvedKey: solvedStorageKey, nextTask, trustedScriptUrl, routes: SESSION_ROUTES, inUse };
 
 const keepers = new Map<string, Promise<VisitorSession | undefined>>();
 

@@ -129,6 +129,3 @@ export const SessionGrantRecord = v.looseObject({
   questions: v.nullable(v.looseObject({ max: whole(), windowSeconds: whole() })),
 });
 export type SessionGrant = v.InferOutput<typeof SessionGrantRecord>;
-
-// The solver is a module of its own, so that code which only needs the names above (a page's request code) does not bring it along.
-export { needsNewChallenge, solveSessionChallenge, solveSessionChallenges, webCryptoPbkdf2, type SolveOptions } from './session-challenge.js';

@@ -1,0 +1,5 @@
+// Visitor sessions on the proxy's side, the door of this folder: the challenges, tokens and budgets of one proxy
+// (sessions.ts, on the settings of settings.ts) and Cloudflare Turnstile's check of a session request (turnstile.ts).
+export { Sessions, isRefusal, loadFactor, CHALLENGE_COST, CHALLENGE_PARTS, CHALLENGE_SECONDS, LOAD_THRESHOLD_PER_MINUTE, type SessionRefusal } from './sessions.js';
+export type { SessionSettings } from './settings.js';
+export { verifyTurnstile, type TurnstileCheck, type TurnstileVerdict } from './turnstile.js';
