@@ -1,12 +1,12 @@
 // `npm run test:node`: the node tests in two lanes side by side. Files that build into this repository's dist/,
-// openapi.json and custom-elements.json (npm pack's prepack, npm start's vite build) or read what only the build
-// writes run one at a time in their own lane, so no file reads a half-written build; the rest run two at a time
+// openapi.json and custom-elements.json (npm pack's prepack, npm start's vite build), or run or read what the build
+// writes, run one at a time in their own lane, so no file reads a half-written build; the rest run two at a time
 // (their tests mostly wait on servers and child processes). The second lane's output is held and printed when it
 // ends, so each lane's lines stay whole. Per-file times (scripts/node-test-timings.js) close each lane.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 
-const BUILDS = ['demo-e2e', 'package-install', 'widget-manifest'].map((name) => `test/node/${name}.test.ts`);
+const BUILDS = ['demo-e2e', 'package-install', 'process-exits', 'widget-manifest'].map((name) => `test/node/${name}.test.ts`);
 const named = process.argv.slice(2);
 const all = named.length > 0 ? named : readdirSync('test/node').filter((file) => file.endsWith('.test.ts')).map((file) => `test/node/${file}`);
 const lanes = [
