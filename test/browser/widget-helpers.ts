@@ -1,5 +1,8 @@
 // Shared steps of the widget's browser tests (not a test file itself).
 import type { KagentChat } from '../../src/widget/index.js';
+// Every file that uses these steps fails a test in which the chat complains (console-check.ts).
+import './console-check.js';
+export { expectComplaints } from './console-check.js';
 
 /** An agent id no other test uses, so server logs and storage keys never mix. */
 export function uniqueAgent(name: string): string {

@@ -58,3 +58,28 @@ export function featuresOfProxy(scenarioName: string, request: Request): Promise
   }
   return proxy(request);
 }
+
+const refusingProxies = new Map<string, ProxyHandler>();
+
+/**
+ * `/scripted/refusing/<agentId>/...`: the real proxy, allowing only https://www.example.com (not the test page's
+ * origin), in front of the scripted service's plain answer; its log (`/scripted/proxy-log/<agentId>`) counts the POSTs.
+ */
+export async function refusingProxy(agentId: string, request: Request, scenario: Scenario): Promise<Response> {
+  let proxy = refusingProxies.get(agentId);
+  if (!proxy) {
+    proxy = createProxy({
+      apiKey: 'browser-test-key',
+      upstreamUrl: 'http://scripted-service.invalid',
+      agentIds: [agentId],
+      allowedOrigins: ['https://www.example.com'],
+      basePath: `/scripted/refusing/${agentId}`,
+      log: false,
+      fetch: async (input, init) => scenario('answer', agentId, new Request(input, init)),
+    });
+    refusingProxies.set(agentId, proxy);
+  }
+  const response = await proxy(request);
+  if (request.method === 'POST') proxyLogOf(agentId).requests.push({ body: undefined, status: response.status });
+  return response;
+}
