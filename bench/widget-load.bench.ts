@@ -1,8 +1,8 @@
 // `npm run bench -- widget-load`: what a page pays for <kagent-chat>, measured in Chromium.
 //   1. Sizes, gzip -9: the first part (dist/kagent-chat.js: draws the chat, takes a question;
-//      budget 15 KB), everything a full chat loads (with the second part; budget 39 KB with the
-//      browser's own sanitizer, 47 KB with the second part with DOMPurify inside where there is none,
-//      and 47 KB for either with the session keeper a proxy with visitor sessions on adds), and
+//      budget 15 KB), everything a full chat loads (with the second part; budget 42 KB with the
+//      browser's own sanitizer, 50 KB with the second part with DOMPurify inside where there is none,
+//      each with the session keeper a proxy with visitor sessions on adds), and
 //      today's single file built from the same source (KAGENT_SINGLE_FILE=1), each split into
 //      the libraries' shares and our own code's.
 //   2. What a bubble page whose visitor does nothing fetches before the browser is idle (budget:
@@ -23,9 +23,10 @@ import { readBuilt, shares, type BuiltFile } from './support/bundle-shares.js';
 const root = new URL('../', import.meta.url);
 const KB = 1024;
 const FIRST_PART_BUDGET = 15 * KB;
-const WHOLE_BUDGET = 47 * KB;
-/** Issue 24: the whole chat where the browser sanitizes itself (Chromium, Firefox), DOMPurify left out. */
-const NATIVE_WHOLE_BUDGET = 39 * KB;
+/** The whole chat on DOMPurify's path (Safari), with the session keeper a proxy with sessions on adds. */
+const WHOLE_BUDGET = 50 * KB;
+/** The whole chat where the browser sanitizes itself (Chromium, Firefox), DOMPurify left out, the keeper included. */
+const NATIVE_WHOLE_BUDGET = 42 * KB;
 const RUNS = Number(process.env.KAGENT_BENCH_RUNS ?? 9);
 
 // Both builds from the current source: the split one into dist/, the single file into a folder of its own.
@@ -203,11 +204,11 @@ try {
   console.log(`| First part, \`dist/kagent-chat.js\` (draws the chat, takes a question) | ${kb(first.code.length)} minified, **${kb(first.gzip.length)} gzipped** (${bytes(first.gzip.length)}, level 9) | ≤ 15 KB: ${first.gzip.length <= FIRST_PART_BUDGET ? 'met' : 'NOT met'} |`);
   console.log(`| Second part, \`dist/${second.name}\` (request, markdown, sanitizer, citations) | ${kb(second.code.length)} minified, ${kb(second.gzip.length)} gzipped (${bytes(second.gzip.length)}) | fetched on first need or at idle |`);
   console.log(`| Second part with DOMPurify inside, \`dist/${withDomPurify.name}\` (fetched instead of the second part where the browser has no sanitizer of its own) | ${kb(withDomPurify.code.length)} minified, ${kb(withDomPurify.gzip.length)} gzipped (${bytes(withDomPurify.gzip.length)}) | never in Chromium or Firefox |`);
-  console.log(`| Everything for a full chat in Chromium and Firefox (both parts, the browser's own sanitizer) | **${kb(whole)} gzipped** (${bytes(whole)}) | ≤ 39 KB: ${whole <= NATIVE_WHOLE_BUDGET ? 'met' : 'NOT met'} |`);
+  console.log(`| Everything for a full chat in Chromium and Firefox (both parts, the browser's own sanitizer) | **${kb(whole)} gzipped** (${bytes(whole)}) | ≤ 42 KB with sessions on (below): ${whole + keeper.gzip.length <= NATIVE_WHOLE_BUDGET ? 'met' : 'NOT met'} |`);
   const safari = first.gzip.length + withDomPurify.gzip.length;
-  console.log(`| Everything for a full chat without a sanitizer of the browser's own (Safari: the first part and the second with DOMPurify) | **${kb(safari)} gzipped** (${bytes(safari)}) | ≤ 47 KB: ${safari <= WHOLE_BUDGET ? 'met' : 'NOT met'} |`);
+  console.log(`| Everything for a full chat without a sanitizer of the browser's own (Safari: the first part and the second with DOMPurify) | **${kb(safari)} gzipped** (${bytes(safari)}) | ≤ 50 KB with sessions on (below): ${safari + keeper.gzip.length <= WHOLE_BUDGET ? 'met' : 'NOT met'} |`);
   // A proxy with visitor sessions on adds the session keeper to either.
-  console.log(`| The same, from a proxy with visitor sessions on (the session keeper, \`dist/${keeperName}\`, ${bytes(keeper.gzip.length)}, added) | Chromium and Firefox ${kb(whole + keeper.gzip.length)} (${bytes(whole + keeper.gzip.length)}); **Safari ${kb(safari + keeper.gzip.length)}** (${bytes(safari + keeper.gzip.length)}) | ≤ 47 KB: ${safari + keeper.gzip.length <= WHOLE_BUDGET ? 'met' : 'NOT met'} |`);
+  console.log(`| The same, from a proxy with visitor sessions on (the session keeper, \`dist/${keeperName}\`, ${bytes(keeper.gzip.length)}, added) | Chromium and Firefox ${kb(whole + keeper.gzip.length)} (${bytes(whole + keeper.gzip.length)}); **Safari ${kb(safari + keeper.gzip.length)}** (${bytes(safari + keeper.gzip.length)}) | ≤ 42 KB (Chromium, Firefox): ${whole + keeper.gzip.length <= NATIVE_WHOLE_BUDGET ? 'met' : 'NOT met'}; ≤ 50 KB (Safari): ${safari + keeper.gzip.length <= WHOLE_BUDGET ? 'met' : 'NOT met'} |`);
   console.log(`| Today's single file from the same source (IIFE, \`KAGENT_SINGLE_FILE=1\`) | ${kb(single.code.length)} minified, ${kb(single.gzip.length)} gzipped (${bytes(single.gzip.length)}) | for comparison |`);
   // Asked for before the load event: before the browser could be idle.
   const beforeIdle = alone.files.filter((file) => file.at < alone.loadAt);

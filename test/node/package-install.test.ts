@@ -6,7 +6,7 @@
 // `kagent-emulator` commands serving together, and the types under
 // `skipLibCheck: false`.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -203,6 +203,22 @@ describe('the packed tarballs, installed in a fresh app outside the repository',
     }
   });
 
+  test('the emulator packed on its own (npm pack -w kagent-emulator) builds its dist/ first', { timeout: 180_000 }, async () => {
+    const destination = join(scratch, 'emulator-alone');
+    mkdirSync(destination);
+    const entry = join(repository, 'emulator', 'dist', 'index.js');
+    // The root's pack in before() built dist/ too: only a file written after this moment shows that this pack built it.
+    const packedFrom = Date.now();
+    const packed = await run('npm', ['pack', '-w', 'kagent-emulator', '--pack-destination', destination], repository, process.env);
+    assert.equal(packed.code, 0, packed.output);
+    assert.ok(statSync(entry).mtimeMs >= packedFrom, 'emulator/dist/index.js was written by this pack (the package has a prepack that builds)');
+    const [tarball] = readdirSync(destination).filter((file) => file.endsWith('.tgz'));
+    assert.ok(tarball, `a tarball in ${destination}`);
+    const listed = await run('tar', ['-tzf', join(destination, tarball)], destination, process.env);
+    const files = listed.output.split('\n');
+    for (const file of ['package/dist/index.js', 'package/dist/index.d.ts', 'package/bin/kagent-emulator.js']) assert.ok(files.includes(file), `${file} in ${tarball}`);
+  });
+
   test("the script-tag build ships the bundled libraries' licences: each file with a library's code names the file that holds them all", () => {
     const dist = join(nodeModules, 'kagent-chat', 'dist');
     const first = readFileSync(join(dist, 'kagent-chat.js'), 'utf8');
@@ -228,6 +244,21 @@ describe('the packed tarballs, installed in a fresh app outside the repository',
       const end = text.indexOf('\n-----', at + 1);
       assert.match(text.slice(at, end < 0 ? undefined : end), notice, `${name}'s notice`);
     }
+  });
+
+  test("the README's list of files to copy names exactly the script-tag files the package ships, and README and docs/widget.md count them alike", () => {
+    const shipped = filesUnder(join(nodeModules, 'kagent-chat', 'dist'))
+      .filter((file) => /^kagent-chat[^/]*$/.test(file) && !file.endsWith('.map'))
+      // Each chunk's name ends with the build's 8-character hash.
+      .map((file) => (file === 'kagent-chat.js' || !file.endsWith('.js') ? file : file.replace(/-[\w-]{8}\.js$/, '-<hash>.js')))
+      .sort();
+    const readme = readFileSync(join(repository, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### 2. Copy the files'), readme.indexOf('### 3. Load it'));
+    const listed = [...section.matchAll(/^\| `(kagent-chat[^`]*)` \|/gm)].map((match) => match[1]!).sort();
+    assert.deepEqual(listed, shipped, 'the README table lists each shipped file once');
+    const count = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'][shipped.length]!;
+    assert.match(section, new RegExp(`Copy all ${count} `), `the README says to copy all ${count}`);
+    assert.match(readFileSync(join(repository, 'docs', 'widget.md'), 'utf8'), new RegExp(`\\(${count}: `), `docs/widget.md counts ${count} files`);
   });
 
   test('npx kagent-proxy and npx kagent-emulator, run in the app, serve a streamed answer together', { timeout: 180_000 }, async () => {

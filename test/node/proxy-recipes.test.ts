@@ -1,26 +1,55 @@
 // The deployment recipes of docs/proxy.md are files under test/types/recipes,
 // type-checked by `npm run typecheck`; this checks that the doc shows them as
-// they are, and runs the Cloudflare one in workerd (Miniflare).
+// they are, runs the Cloudflare ones in workerd (Miniflare), the local run
+// with the doc's own wrangler.toml and .dev.vars, and the Deno one in Deno on
+// the PORT it is given.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { build } from 'esbuild';
 import { startEmulator } from '../fixtures/emulator/harness.js';
 import { SESSION_ERROR_CODES, SESSION_HEADER } from '../../src/protocol/index.js';
 import { SESSION_SECRET, TEST_DIFFICULTY, earnSession, mint } from '../support/proxy-sessions.js';
+import { freePort } from '../support/http.js';
+import { denoBinary } from '../support/proxy-runtimes.js';
 
 const root = new URL('../../', import.meta.url);
 const doc = readFileSync(new URL('docs/proxy.md', root), 'utf8');
-const recipes = ['cloudflare-worker.ts', 'vercel-function.ts'];
+const recipes = ['cloudflare-worker.ts', 'vercel-function.ts', 'deno-main.ts'];
 
 for (const name of recipes) {
   test(`docs/proxy.md shows test/types/recipes/${name} as it is`, () => {
     const code = readFileSync(new URL(`test/types/recipes/${name}`, root), 'utf8');
     assert.ok(doc.includes(`\`\`\`ts\n${code}\`\`\``), `no code block of docs/proxy.md equals ${name}`);
   });
+}
+
+/**
+ * A recipe (a file, or code from the doc) bundled as a deployment would, for the runtime
+ * `conditions` name, its imports of `kagent-chat` pointed at this checkout's sources by `alias`.
+ */
+async function bundleRecipe(recipe: { file: string } | { code: string }, conditions: string[], alias: Record<string, string>): Promise<string> {
+  const source = (path: string) => fileURLToPath(new URL(path, root));
+  const bundled = await build({
+    ...('file' in recipe ? { entryPoints: [source(recipe.file)] } : { stdin: { contents: recipe.code, resolveDir: source('./'), loader: 'ts' as const } }),
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    mainFields: ['module', 'main'],
+    conditions,
+    target: 'es2022',
+    write: false,
+    alias: Object.fromEntries(Object.entries(alias).map(([name, path]) => [name, source(path)])),
+    external: ['../stores/redis-node.js', '@redis/client', 'node:*'],
+    logLevel: 'silent',
+  });
+  return bundled.outputFiles[0]!.text;
 }
 
 /** Upstash's REST API in miniature: EVAL of the rate-limit store's scripts (INCR, then PTTL or PEXPIRE; DEL) on counters kept here. */
@@ -62,27 +91,14 @@ async function startCloudflareRecipe(bindings: Record<string, string>) {
   const { Miniflare, Log, LogLevel } = await import('miniflare');
   const service = await startEmulator({ port: 0, pace: 0, log: () => {} });
   const upstash = await startUpstashStandIn('upstash-token');
-  const source = (path: string) => fileURLToPath(new URL(path, root));
-  const bundled = await build({
-    entryPoints: [source('test/types/recipes/cloudflare-worker.ts')],
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    mainFields: ['module', 'main'],
-    conditions: ['workerd', 'worker', 'browser'],
-    target: 'es2022',
-    write: false,
-    alias: {
-      'kagent-chat/proxy/cloudflare': source('src/proxy/runtimes/cloudflare.ts'),
-      'kagent-chat/proxy': source('src/proxy/index.ts'),
-      '@upstash/redis/cloudflare': source('test/support/upstash-stand-in.ts'),
-    },
-    external: ['../stores/redis-node.js', '@redis/client', 'node:*'],
-    logLevel: 'silent',
+  const script = await bundleRecipe({ file: 'test/types/recipes/cloudflare-worker.ts' }, ['workerd', 'worker', 'browser'], {
+    'kagent-chat/proxy/cloudflare': 'src/proxy/runtimes/cloudflare.ts',
+    'kagent-chat/proxy': 'src/proxy/index.ts',
+    '@upstash/redis/cloudflare': 'test/support/upstash-stand-in.ts',
   });
   const mf = new Miniflare({
     modules: true,
-    script: bundled.outputFiles[0]!.text,
+    script,
     // No request.cf from Cloudflare's servers, which are out of reach here.
     cf: false,
     compatibilityDate: '2025-04-01',
@@ -154,5 +170,117 @@ test('the Cloudflare recipe with visitor sessions: sessions, replays and one ans
     assert.equal((await recipe.ask()).status, 401, 'no token, no question');
   } finally {
     await recipe.close();
+  }
+});
+
+/** The fenced blocks in `language` of the docs/proxy.md section under `heading`, in order. */
+function blocksOf(heading: string, language: string): string[] {
+  const start = doc.indexOf(`\n${heading}\n`);
+  assert.ok(start >= 0, `docs/proxy.md has a section "${heading}"`);
+  const end = doc.indexOf('\n### ', start + heading.length + 2);
+  const section = doc.slice(start, end < 0 ? undefined : end);
+  return [...section.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((match) => match[1]!);
+}
+
+/** `NAME = "value"` lines of a TOML table, or `NAME=value` lines of a .dev.vars file. */
+function variables(text: string, pattern: RegExp): Record<string, string> {
+  return Object.fromEntries(text.split('\n').flatMap((line) => {
+    const match = pattern.exec(line.trim());
+    return match ? [[match[1]!, match[2]!]] : [];
+  }));
+}
+
+test("the Cloudflare recipe runs locally as `npx wrangler dev` runs it: the doc's wrangler.toml [vars] and .dev.vars make a configured proxy", { timeout: 60_000 }, async () => {
+  const heading = '### Deploy to Cloudflare Workers';
+  const [worker] = blocksOf(heading, 'ts');
+  const [toml] = blocksOf(heading, 'toml');
+  const [devVars] = blocksOf(heading, 'dotenv');
+  assert.ok(worker && toml && devVars, 'the section shows src/worker.ts, wrangler.toml and .dev.vars');
+  const vars = variables(toml.slice(toml.indexOf('[vars]')), /^(\w+) = "(.*)"$/);
+  const local = variables(devVars, /^(\w+)=(.*)$/);
+  const compatibilityDate = /^compatibility_date = "(.+)"$/m.exec(toml)?.[1];
+  assert.ok(compatibilityDate, 'wrangler.toml names a compatibility date');
+  const script = await bundleRecipe({ code: worker }, ['workerd', 'worker', 'browser'], { 'kagent-chat/proxy/cloudflare': 'src/proxy/runtimes/cloudflare.ts' });
+  const { Miniflare, Log, LogLevel } = await import('miniflare');
+  // A visitor's page asking the Worker whether it may send a question: answered by a configured proxy, without the service.
+  const preflight = async (bindings: Record<string, string>) => {
+    const mf = new Miniflare({ modules: true, script, cf: false, compatibilityDate, host: '127.0.0.1', port: 0, log: new Log(LogLevel.NONE), bindings });
+    try {
+      const url = await mf.ready;
+      const response = await fetch(new URL(`agents/${vars.KAGENT_AGENT_IDS}/query`, url), {
+        method: 'OPTIONS',
+        headers: { Origin: vars.KAGENT_ALLOWED_ORIGINS!, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },
+      });
+      await response.arrayBuffer();
+      return { status: response.status, allowed: response.headers.get('access-control-allow-origin') };
+    } finally {
+      await mf.dispose();
+    }
+  };
+  assert.deepEqual(await preflight({ ...vars, ...local }), { status: 204, allowed: vars.KAGENT_ALLOWED_ORIGINS }, '[vars] with .dev.vars: a configured proxy');
+  assert.equal((await preflight(vars)).status, 500, 'without .dev.vars the Worker has no key, and says it is not configured');
+});
+
+test('the Deno recipe listens on the PORT and HOST it is given and answers a question', { timeout: 60_000 }, async () => {
+  const binary = denoBinary();
+  if (!binary) throw new Error('the deno binary is not installed (npm package deno, @deno/linux-x64-glibc)');
+  const dir = mkdtempSync(join(tmpdir(), 'kagent-deno-recipe-'));
+  const service = await startEmulator({ port: 0, pace: 0, log: () => {} });
+  const script = await bundleRecipe({ file: 'test/types/recipes/deno-main.ts' }, ['deno', 'worker', 'browser'], { 'npm:kagent-chat/proxy/deno': 'src/proxy/runtimes/deno.ts' });
+  const file = join(dir, 'main.js');
+  writeFileSync(file, script);
+  const port = await freePort();
+  // Not --quiet: Deno.serve's own "Listening on" line says where it listens.
+  const child = spawn(binary, ['run', '--no-prompt', '--allow-net=127.0.0.1', '--allow-env', file], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      DENO_DIR: join(dir, 'cache'),
+      DENO_NO_UPDATE_CHECK: '1',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      KAGENT_UPSTREAM_URL: service.url,
+      KAGENT_API_KEY: service.demo.apiKey,
+      KAGENT_AGENT_IDS: service.demo.agentId,
+      KAGENT_ALLOWED_ORIGINS: 'https://www.example.com',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  try {
+    let output = '';
+    const listening = await new Promise<string>((resolve, reject) => {
+      // A ceiling for a loaded machine, so that a Deno that never listens is stopped below.
+      const timer = setTimeout(() => reject(new Error(`deno did not listen within 30 s: ${output}`)), 30_000);
+      const read = (chunk: Buffer) => {
+        output += chunk;
+        const match = /Listening on (http:\/\/[^/\s]+)\//.exec(output);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      };
+      child.stdout.on('data', read);
+      child.stderr.on('data', read);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`deno exited with ${code}: ${output}`));
+      });
+    });
+    assert.equal(listening, `http://127.0.0.1:${port}`, 'on the PORT and HOST given');
+    const response = await fetch(`${listening}/agents/${service.demo.agentId}/query`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Origin: 'https://www.example.com' },
+      body: JSON.stringify({ query: 'Hello', streaming: false }),
+    });
+    const body = (await response.json()) as { answer?: string };
+    assert.equal(response.status, 200, JSON.stringify(body));
+    assert.equal(typeof body.answer, 'string');
+  } finally {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    await service.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

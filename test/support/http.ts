@@ -1,5 +1,5 @@
 // Serves a Web-standard handler over real HTTP on 127.0.0.1, on a free port.
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { serve } from 'srvx';
 
 export interface TestServer {
@@ -19,4 +19,16 @@ export async function listen(fetch: (request: Request) => Response | Promise<Res
   await server.ready();
   const { port } = server.node!.server!.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}`, close: () => server.close(true) };
+}
+
+/** A port free on 127.0.0.1 a moment ago, for a server that must be told its port (it can be taken before that server binds it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }

@@ -1,7 +1,7 @@
 // Starts a real redis-server of its own on a free port on 127.0.0.1, for the
 // shared rate-limit store's tests, and stops it afterwards.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './http.js';
 
 export interface TestRedis {
   url: string;
@@ -12,17 +12,6 @@ export interface TestRedis {
 /** Whether a redis-server binary is on PATH (`.ci/run` installs Debian's). */
 export function hasRedisServer(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts redis-server on `port`, or on a free one. */
