@@ -123,7 +123,7 @@ describe('the script-tag build in two parts', () => {
     expect(part(page.chat, 'failure')!.dataset.kind).to.equal('not-loaded');
     expect(part(page.chat, 'failure')!.querySelector('span')!.textContent).to.equal(ENGLISH.failures['not-loaded']);
     expect(said).to.have.length(1);
-    expect(said[0]).to.match(/^kagent-chat: not-loaded: .*the proxy asks for visitor sessions, and the chat's file for them \(kagent-chat-sessions-\*\.js\) could not be fetched: copy all the build's files beside kagent-chat\.js$/);
+    expect(said[0]).to.match(/^kagent-chat: not-loaded: .*the proxy asks for visitor sessions: copy their file \(kagent-chat-sessions-\*\.js\) beside kagent-chat\.js, with all the build's files$/);
     const log = await sessionLog(scope);
     expect(log.features, 'the features route said sessions are on').to.deep.equal([200]);
     expect(routes(log), 'nothing sent without a session').to.deep.equal([]);
