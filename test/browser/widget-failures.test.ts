@@ -1,7 +1,7 @@
 import { expect } from '@open-wc/testing';
 import '../../src/widget/index.js';
-import { ENGLISH, type KagentErrorDetail } from '../../src/widget/index.js';
-import { agentLog, ask, expectComplaints, lastAnswer, mountChat, part, parts, removeAllChats, settled, sleep, uniqueAgent, waitFor } from './widget-helpers.js';
+import { ENGLISH, type KagentChat, type KagentErrorDetail } from '../../src/widget/index.js';
+import { agentLog, ask, expectComplaints, lastAnswer, mountChat, mountChatAt, part, parts, removeAllChats, settled, sleep, uniqueAgent, waitFor } from './widget-helpers.js';
 
 /** The warnings the chat writes on the console from now on, until `stop`. */
 function watchWarnings(): { said: string[]; stop: () => void } {
@@ -176,16 +176,13 @@ describe('<kagent-chat> set up wrong: the developer reads what to fix, the visit
     // The proxy on another origin than the page's (the same test server by another host name): a cross-origin request, as a site's.
     const other = new URL(location.href);
     other.hostname = other.hostname === 'localhost' ? '127.0.0.1' : 'localhost';
-    const chat = document.createElement('kagent-chat');
-    chat.setAttribute('agent-id', agent);
-    chat.setAttribute('endpoint', `${other.origin}/scripted/refusing/${agent}`);
     const errors: KagentErrorDetail[] = [];
-    chat.addEventListener('kagent-error', (event) => errors.push(event.detail));
     const warnings = watchWarnings();
     expectComplaints(/^GET \/scripted\/refusing\/[\w-]+\/features: 403$/, /^console\.warn: kagent-chat: .*KAGENT_ALLOWED_ORIGINS/);
+    let chat: KagentChat;
     try {
-      document.body.append(chat);
-      await chat.updateComplete;
+      chat = await mountChatAt(agent, `${other.origin}/scripted/refusing/${agent}`);
+      chat.addEventListener('kagent-error', (event) => errors.push(event.detail));
       await ask(chat, 'Can you hear me?');
       await settled(chat);
       await ask(chat, 'And now?');
@@ -210,12 +207,7 @@ describe('<kagent-chat> set up wrong: the developer reads what to fix, the visit
 
   it('proxy-features="off" in front of a service that is not kagent-proxy: nothing is asked but the question, and it is answered', async () => {
     const agent = uniqueAgent('not-proxy');
-    const chat = document.createElement('kagent-chat');
-    chat.setAttribute('agent-id', agent);
-    chat.setAttribute('endpoint', `/scripted/not-proxy/${agent}`);
-    chat.setAttribute('proxy-features', 'off');
-    document.body.append(chat);
-    await chat.updateComplete;
+    const chat = await mountChatAt(agent, `/scripted/not-proxy/${agent}`, { 'proxy-features': 'off' });
     expect(chat.proxyFeatures).to.equal('off');
     await ask(chat, 'Hello?');
     await settled(chat);
@@ -226,13 +218,9 @@ describe('<kagent-chat> set up wrong: the developer reads what to fix, the visit
 
   it('without proxy-features="off", that service is asked its features route once, and its 404 is the one complaint', async () => {
     const agent = uniqueAgent('not-proxy-auto');
-    const chat = document.createElement('kagent-chat');
-    chat.setAttribute('agent-id', agent);
-    chat.setAttribute('endpoint', `/scripted/not-proxy/${agent}`);
     // What the console check holds against such a page (Chromium and Safari print the 404 in red): hence the attribute.
     expectComplaints(/^GET \/scripted\/not-proxy\/[\w-]+\/features: 404$/);
-    document.body.append(chat);
-    await chat.updateComplete;
+    const chat = await mountChatAt(agent, `/scripted/not-proxy/${agent}`);
     await ask(chat, 'Hello?');
     await settled(chat);
     await ask(chat, 'Again?');

@@ -50,10 +50,15 @@ export async function agentLog(agentId: string): Promise<AgentLog> {
 }
 
 /** Adds a chat for `scenario` of the scripted service to the page. */
-export async function mountChat(agentId: string, scenario: string, attributes: Record<string, string> = {}): Promise<KagentChat> {
+export function mountChat(agentId: string, scenario: string, attributes: Record<string, string> = {}): Promise<KagentChat> {
+  return mountChatAt(agentId, `/scripted/widget/${scenario}`, attributes);
+}
+
+/** Adds a chat asking `endpoint` to the page, once drawn. */
+export async function mountChatAt(agentId: string, endpoint: string, attributes: Record<string, string> = {}): Promise<KagentChat> {
   const chat = document.createElement('kagent-chat');
   chat.setAttribute('agent-id', agentId);
-  chat.setAttribute('endpoint', `/scripted/widget/${scenario}`);
+  chat.setAttribute('endpoint', endpoint);
   for (const [name, value] of Object.entries(attributes)) chat.setAttribute(name, value);
   document.body.append(chat);
   await chat.updateComplete;
