@@ -119,7 +119,7 @@ describe('<kagent-chat> failures', () => {
     const chat = await mountChat(agent, 'first-429');
     await ask(chat, 'Too fast?');
     await settled(chat);
-    expect(part(chat, 'failure')!.textContent).to.contain('Too many questions at once. You can ask again in 2 s.');
+    expect(part(chat, 'failure')!.textContent).to.contain('Too many questions for now. You can ask again in 2 s.');
     expect(part(chat, 'wait')!.textContent).to.equal('You can ask again in 2 s.');
     expect((part(chat, 'send') as HTMLButtonElement).disabled).to.equal(true);
     expect((part(chat, 'retry') as HTMLButtonElement).disabled).to.equal(true);

@@ -48,9 +48,9 @@ const EXPECTED: Record<string, string[]> = {
   'kagent-chat/protocol': PROTOCOL,
   'kagent-chat/client': [...PROTOCOL, 'AgentAnswerStream', 'CallOptions', 'FileUpload', 'KagentClient', 'KagentClientOptions', 'KagentError', 'LocalErrorCode', 'StartSessionOptions'].sort(),
   'kagent-chat/proxy': [
-    'DEFAULTS', 'Env', 'MemoryRateLimitStore', 'ProxyConfigError', 'ProxyHandler', 'ProxyLogEntry', 'ProxyLogger', 'ProxyOptions',
+    'DEFAULTS', 'Env', 'HitOptions', 'MemoryRateLimitStore', 'ProxyConfigError', 'ProxyHandler', 'ProxyLogEntry', 'ProxyLogger', 'ProxyOptions',
     'ProxyRequestContext', 'RateLimit', 'RateLimitCount', 'RateLimitStore', 'RedisEval', 'RedisRateLimitStore',
-    'RedisRateLimitStoreOptions', 'consoleLogger', 'createProxy', 'parseRateLimit', 'proxyOptionsFromEnv',
+    'RedisRateLimitStoreOptions', 'StoreFullError', 'StoreLog', 'consoleLogger', 'createProxy', 'parseRateLimit', 'proxyOptionsFromEnv',
   ],
   'kagent-chat/proxy/node': [
     'ConnectionLimits', 'NodeFetchOptions', 'RunningProxy', 'ServeProxyOptions', 'createNodeFetch', 'createProxy', 'serveOptionsFromEnv',

@@ -10,6 +10,7 @@ import { Sessions, isRefusal, verifyTurnstile, type SessionRefusal, type Turnsti
 import { QUESTIONS_LEFT_HEADER, SESSION_ERROR_CODES, SESSION_HEADER } from '../../protocol/index.js';
 import { matchRoute, type SessionRoute } from './route.js';
 import { fetchUpstream, forward, type UpstreamCall } from './upstream.js';
+import { StoreFullError } from '../stores/store.js';
 
 /**
  * A visitor's request as plain values, whatever the transport: the Web
@@ -53,6 +54,8 @@ export interface ProxyCore {
  */
 export function createProxyCore(options: ProxyOptions, call?: UpstreamCall): ProxyCore {
   const resolved = resolveOptions(options);
+  // The store reports what would make it refuse or forget counts (full, evicting, restarted empty) in the proxy's log.
+  resolved.store.watch?.(resolved.log);
   let warnedNoAddress = false;
   const noAddress = () => {
     if (warnedNoAddress) return;
@@ -250,7 +253,9 @@ async function storeCall<T>(run: () => Promise<T>): Promise<T | SessionRefusal> 
 }
 
 function sessionRefusal(refusal: SessionRefusal, cors: Record<string, string>, where: Record<string, string>, log: ResolvedOptions['log']): ProxyAnswer {
-  if (refusal.error !== undefined) log('error', 'sessions cannot be checked; refusing rather than letting requests through unchecked', { ...where, status: 503, error: refusal.error });
+  // A full store says so itself, once a minute with its count.
+  if (refusal.error instanceof StoreFullError) log('info', 'refused: the rate-limit store is full', { ...where, status: 503 });
+  else if (refusal.error !== undefined) log('error', 'sessions cannot be checked; refusing rather than letting requests through unchecked', { ...where, status: 503, error: refusal.error });
   else log('info', `refused: ${refusal.message}`, { ...where, status: refusal.status, code: refusal.code });
   const headers = refusal.retryAfterSeconds === undefined ? cors : { ...cors, 'Retry-After': String(refusal.retryAfterSeconds) };
   return errorAnswer(refusal.status, refusal.message, headers, refusal.code);
@@ -263,7 +268,8 @@ function bodyProblem(problem: { status: number; message: string }, cors: Record<
 
 function limitAnswer(check: LimitCheck, cors: Record<string, string>, where: Record<string, string>, log: ResolvedOptions['log']): ProxyAnswer {
   if (check.kind === 'unavailable') {
-    log('error', 'rate limits cannot be checked; refusing rather than letting requests through unchecked', { ...where, status: 503, error: check.error });
+    if (check.error instanceof StoreFullError) log('info', 'refused: the rate-limit store is full', { ...where, status: 503 });
+    else log('error', 'rate limits cannot be checked; refusing rather than letting requests through unchecked', { ...where, status: 503, error: check.error });
     return errorAnswer(503, 'The service is busy. Please try again shortly.', { ...cors, 'Retry-After': '5' });
   }
   log('info', `refused: ${check.message}`, { ...where, status: 429, limit: check.limit, retryAfter: check.retryAfterSeconds });

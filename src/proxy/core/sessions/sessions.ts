@@ -51,6 +51,8 @@ interface Keys {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+/** A session already started goes on counting when a bounded store is full; only new sessions are refused. */
+const UNDER_WAY = { whenFull: 'reserve' } as const;
 
 /** The sessions of one proxy: its challenges, its tokens and their checks. */
 export class Sessions {
@@ -196,7 +198,7 @@ export class Sessions {
   async countQuestion(sid: string): Promise<{ ok: true; left: number | undefined } | SessionRefusal> {
     const limit = this.#settings.perSessionLimit;
     if (!limit) return { ok: true, left: undefined };
-    const { count, resetInMs } = await this.#store.hit(`session:${sid}`, limit.windowSeconds * 1000);
+    const { count, resetInMs } = await this.#store.hit(`session:${sid}`, limit.windowSeconds * 1000, UNDER_WAY);
     if (count <= limit.max) return { ok: true, left: limit.max - count };
     const wait = Math.max(1, Math.ceil(resetInMs / 1000));
     return { ...refuse(429, SESSION_ERROR_CODES.limited, `You have asked all the questions this conversation allows for now. Please wait ${minutes(wait)}.`), retryAfterSeconds: wait };
@@ -208,7 +210,7 @@ export class Sessions {
    */
   async hold(sid: string, ms: number): Promise<{ ok: true; release: () => void } | SessionRefusal> {
     const key = `session-stream:${sid}`;
-    const { count } = await this.#store.hit(key, ms);
+    const { count } = await this.#store.hit(key, ms, UNDER_WAY);
     if (count > 1) return { ...refuse(429, SESSION_ERROR_CODES.busy, 'An answer is still on its way. Please wait for it to finish.'), retryAfterSeconds: 2 };
     let released = false;
     return {
