@@ -282,4 +282,54 @@ describe('kagent-proxy command', () => {
     assert.match(run.output(), /"message":"answered"/);
     assertNoKey(run.output(), 'the command output');
   });
+
+  test('its start-up line names the agents, the allowed origins and whether visitor sessions are on, and warns when no origin is allowed', async () => {
+    const base = { KAGENT_API_KEY: TEST_KEY, KAGENT_UPSTREAM_URL: 'http://127.0.0.1:9', KAGENT_AGENT_IDS: `${AGENT},agent_2`, PORT: '0' };
+    const bare = startCommand(base);
+    try {
+      assert.ok(await bare.listening, `the command did not start: ${bare.output()}`);
+      const warning = await outputMatching(bare, /"level":"warn".*/);
+      assert.match(warning, /no origin is allowed, so every page's chat is refused: set KAGENT_ALLOWED_ORIGINS .*e\.g\. KAGENT_ALLOWED_ORIGINS=https:\/\/www\.example\.com/);
+      const line = JSON.parse(/^\{.*listening on.*$/m.exec(bare.output())![0]) as Record<string, unknown>;
+      assert.match(String(line.message), new RegExp(`^kagent proxy listening on http://127\\.0\\.0\\.1:\\d+/ for agents ${AGENT}, agent_2; no page \\(no origin allowed\\); visitor sessions off$`));
+      assert.deepEqual([line.agents, line.allowedOrigins, line.visitorSessions], [[AGENT, 'agent_2'], [], 'off']);
+    } finally {
+      bare.child.kill('SIGTERM');
+      await bare.exited;
+    }
+    const set = startCommand({ ...base, KAGENT_ALLOWED_ORIGINS: `${SITE}, http://localhost:5173`, KAGENT_SESSION_SECRET: 'a-session-secret-of-at-least-32-characters' });
+    try {
+      assert.ok(await set.listening, `the command did not start: ${set.output()}`);
+      assert.match(set.output(), new RegExp(`for agents ${AGENT}, agent_2; pages from ${SITE}, http://localhost:5173; visitor sessions on"`));
+      assert.match(set.output(), /"visitorSessions":"on"/);
+    } finally {
+      set.child.kill('SIGTERM');
+      await set.exited;
+    }
+    // Stopped, it has printed all it will: no warning when an origin is allowed.
+    assert.doesNotMatch(set.output(), /"level":"warn"/);
+    assert.doesNotMatch(set.output(), /a-session-secret-of-at-least-32-characters/);
+  });
 });
+
+/** Resolves with the first match of `pattern` in the command's output, once it has been printed (15 s: a ceiling for a loaded machine). */
+function outputMatching(run: ReturnType<typeof startCommand>, pattern: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${pattern} in: ${run.output()}`)), 15_000);
+    const check = () => {
+      const match = pattern.exec(run.output());
+      if (!match) return;
+      clearTimeout(timer);
+      run.child.stdout.off('data', check);
+      run.child.stderr.off('data', check);
+      resolve(match[0]);
+    };
+    run.child.stdout.on('data', check);
+    run.child.stderr.on('data', check);
+    run.child.once('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`exited before printing ${pattern}: ${run.output()}`));
+    });
+    check();
+  });
+}

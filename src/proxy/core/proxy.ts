@@ -2,6 +2,7 @@ import { isJsonContentType, buildUpstreamBody, parseJsonObject, readBodyCapped }
 import { clientAddress } from './client-address.js';
 import { resolveOptions, type ProxyOptions, type ResolvedOptions } from './options.js';
 import type { Log } from './log.js';
+import { featuresAnswer } from './features.js';
 import { checkOrigin, corsHeaders, preflightHeaders } from './origin.js';
 import { checkRateLimits, type LimitCheck } from './rate-limit.js';
 import { errorAnswer, internalErrorAnswer, jsonAnswer, type ProxyAnswer } from './responses.js';
@@ -108,6 +109,7 @@ async function handle(request: VisitorRequest, context: Context): Promise<ProxyA
       : errorAnswer(404, 'Not found.', cors);
   }
   const { route } = match;
+  if (route.kind === 'features') return featuresAnswer(request.method, request.header('origin'), origin, options);
   const where = { route: route.kind, id: route.id };
 
   if (!origin.allowed) {

@@ -1,11 +1,12 @@
 // `kagent-proxy`: serves the proxy on Node, configured from the environment (docs/proxy.md).
 import cluster from 'node:cluster';
-import { secretsFromEnv, checkProxyOptions, DEFAULTS, proxyOptionsFromEnv, redactText, serveOptionsFromEnv, workersFromEnv, type ProxyOptions } from '../core/index.js';
+import { secretsFromEnv, checkProxyOptions, summarizeProxy, DEFAULTS, proxyOptionsFromEnv, redactText, serveOptionsFromEnv, workersFromEnv, type ProxyOptions } from '../core/index.js';
 import { connectRedisRateLimitStore, safeAddress } from '../stores/redis-node.js';
 import { DEFAULT_MEMORY_STORE_MAX_KEYS } from '../stores/memory.js';
 import { endWithLauncher } from './launcher.js';
 import { createBatchedConsoleLogger } from './log.js';
 import { serveProxy } from './server.js';
+import { printListening, type Listening } from './listening.js';
 import { checkWorkersCanCount, runPrimary, type WorkerListening } from './workers.js';
 
 async function main(): Promise<void> {
@@ -46,18 +47,18 @@ async function main(): Promise<void> {
     // The graceful shutdown closes the server on these signals; the channel to the primary must not keep the worker alive after it.
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.channel?.unref());
   }
-  const listening = {
+  const { text, warnings, ...summary } = summarizeProxy(options);
+  const listening: Listening = {
     level: 'info',
-    message: `kagent proxy listening on ${running.url}`,
+    message: `kagent proxy listening on ${running.url} for ${text}`,
     upstream: new URL(options.upstreamUrl).origin,
-    agents: options.agentIds,
-    datastores: options.datastoreIds ?? [],
-    allowedOrigins: options.allowedOrigins ?? [],
+    ...summary,
     connections: running.limits,
+    warnings,
   };
   // A worker's line is printed once by the primary, when every worker listens.
   if (cluster.isWorker) process.send!({ kagentListening: listening } satisfies WorkerListening);
-  else console.log(JSON.stringify(listening));
+  else printListening(listening);
 }
 
 main().catch((error: unknown) => {

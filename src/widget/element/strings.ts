@@ -135,7 +135,8 @@ export const ENGLISH: ChatStrings = {
     incomplete: 'The answer was cut off before it was complete.',
     'stream-error': 'The assistant ran into a problem while answering.',
     unreadable: 'The assistant sent a reply this chat could not read.',
-    'not-loaded': 'The chat could not load, so this was not sent. Check your connection, then retry.',
+    // Offline, or a file of the chat missing from the site (the console names it): no advice the visitor can act on.
+    'not-loaded': 'Part of this chat could not be loaded, so your question was not sent. Please try again later.',
   },
   retryIn: (seconds) => `You can ask again in ${formatSeconds(seconds)}.`,
   retryNow: 'You can ask again now.',
