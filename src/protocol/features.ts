@@ -30,7 +30,7 @@ export const ORIGIN_NOT_ALLOWED = 'ORIGIN_NOT_ALLOWED';
 export function originNotAllowedMessage(origin: string | null): string {
   return origin
     ? `this proxy does not allow pages from ${origin}: add ${origin} to its KAGENT_ALLOWED_ORIGINS (the allowedOrigins option), then restart it`
-    : 'this proxy answers pages of its allowed origins (KAGENT_ALLOWED_ORIGINS) only, and the request has no Origin header';
+    : `this proxy does not allow pages from this origin: add it to its KAGENT_ALLOWED_ORIGINS (the allowedOrigins option), then restart it`;
 }
 
 /** The features route's answer as a page reads it: each feature `true` only where the answer says so; anything else, all off. */

@@ -21,7 +21,7 @@ import {
   STAND_IN_TOKEN,
   type StrictWindow,
 } from './session-helpers.js';
-import { agentLog, ask, lastAnswer, part, parts, removeAllChats, settled, uniqueAgent, waitFor } from './widget-helpers.js';
+import { agentLog, ask, expectComplaints, lastAnswer, part, parts, removeAllChats, settled, uniqueAgent, waitFor } from './widget-helpers.js';
 
 // The chat in front of the real proxy with visitor sessions on (test/support/browser-sessions.ts):
 // it earns its session, sends each question once with the token, renews a refused or ageing
@@ -89,6 +89,8 @@ describe('<kagent-chat> with visitor sessions on at the proxy', () => {
 
   it('a token that expired mid-conversation (the proxy refuses it): a new session, and the question sent exactly once more', async () => {
     const scope = uniqueAgent('sessions-expired');
+    // Provoked: the proxy refuses the expired token once (a 401 the browser prints), then the renewed one goes through.
+    expectComplaints(/^POST \S+\/query: 401$/);
     const old = await keepToken('on', scope, 3600);
     const chat = await mountSessionChat('on', scope);
     await askAndSettle(chat, 'Still there?');
@@ -115,6 +117,8 @@ describe('<kagent-chat> with visitor sessions on at the proxy', () => {
 
   it('a secret rotated away (the proxy refuses the token as invalid): renewed, and the question sent once more', async () => {
     const scope = uniqueAgent('sessions-rotated');
+    // Provoked: the rotated secret makes the proxy refuse the token once (a 401 the browser prints).
+    expectComplaints(/^POST \S+\/query: 401$/);
     const chat = await mountSessionChat('on', scope);
     await askAndSettle(chat, 'Before');
     await fetch(`/scripted/sessions-rotate/on/${scope}`, { method: 'POST' });
@@ -452,6 +456,8 @@ describe('<kagent-chat> with the human check (Cloudflare Turnstile) on at the pr
 
   it('each new session gets a fresh token: the renewal before the end, and the one after a refused token', async () => {
     const scope = uniqueAgent('turnstile-renew');
+    // Provoked: a token the proxy refuses (a 401 the browser prints), after which a new session is earned.
+    expectComplaints(/^POST \S+\/query: 401$/);
     const old = await keepToken('turnstile', scope, 60, Date.now() - 1000);
     const chat = await mountSessionChat('turnstile', scope);
     await askAndSettle(chat, 'One');

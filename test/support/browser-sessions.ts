@@ -6,6 +6,7 @@ import { MemoryRateLimitStore } from '../../src/proxy/stores/memory.js';
 import { Sessions } from '../../src/proxy/core/sessions/index.js';
 import { FEATURES_ROUTE, SESSION_HEADER, SESSION_ROUTES } from '../../src/protocol/index.js';
 import { OTHER_SECRET, SESSION_SECRET } from './proxy-sessions.js';
+import { sessionAudience } from '../../src/proxy/core/options.js';
 import { SITE_KEYS } from './turnstile-script-stand-in.js';
 import { TURNSTILE_PASS, startTurnstileStandIn, type TurnstileOutage, type TurnstileStandIn } from './turnstile-stand-in.js';
 
@@ -121,7 +122,7 @@ export async function sessionRoute(path: string, request: Request, scenario: Sce
   const minted = /^\/scripted\/sessions-token\/([\w-]+)$/.exec(path);
   if (minted) {
     const age = Number(new URL(request.url).searchParams.get('age') ?? 0);
-    const sessions = new Sessions({ secrets: [SESSION_SECRET], tokenSeconds: 1800, difficulty: DIFFICULTY, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore());
+    const sessions = new Sessions({ secrets: [SESSION_SECRET], audience: sessionAudience([minted[1]!]), tokenSeconds: 1800, difficulty: DIFFICULTY, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore());
     const origin = new URL(request.url).searchParams.get('origin') ?? new URL(request.url).origin;
     return Response.json({ token: (await sessions.grant(origin, Date.now() - age * 1000)).token });
   }

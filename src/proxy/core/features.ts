@@ -16,13 +16,15 @@ export function featuresAnswer(method: string, pageOrigin: string | null, origin
     if (upper === 'OPTIONS' && origin.allowed) return { status: 204, headers: { ...cors, 'Access-Control-Allow-Methods': 'GET', 'Access-Control-Max-Age': '600', Allow: 'GET, OPTIONS' }, body: null };
     return errorAnswer(405, 'Only GET is allowed here.', { ...cors, Allow: 'GET, OPTIONS' });
   }
-  if (!origin.allowed) {
+  // A browser sends no Origin with a same-origin GET (a proxy mounted on the site's own origin), nor does a server:
+  // what the proxy serves is no secret, so they are answered; a page whose Origin is refused is told so.
+  if (!origin.allowed && pageOrigin) {
     options.log('info', `refused: ${origin.reason}`, { route: 'features', status: 403, origin: pageOrigin?.slice(0, 200) });
     // Readable by the refused page, and never kept: once the operator allows it, the page's next load sees it.
-    const named = pageOrigin && /^[\x21-\x7e]{1,200}$/.test(pageOrigin) ? pageOrigin : null;
+    const named = /^[\x21-\x7e]{1,200}$/.test(pageOrigin) ? pageOrigin : null;
     const readable: Record<string, string> = named ? { 'Access-Control-Allow-Origin': named, Vary: 'Origin' } : { Vary: 'Origin' };
     return errorAnswer(403, originNotAllowedMessage(named), readable, ORIGIN_NOT_ALLOWED);
   }
   const features: ProxyFeatures = { sessions: options.sessions !== undefined, feedback: options.insights !== undefined };
-  return jsonAnswer(200, features, { ...corsHeaders(origin.allowOrigin), 'Cache-Control': `max-age=${FEATURES_MAX_AGE_SECONDS}` });
+  return jsonAnswer(200, features, { ...corsHeaders(origin.allowed ? origin.allowOrigin : undefined), 'Cache-Control': `max-age=${FEATURES_MAX_AGE_SECONDS}` });
 }

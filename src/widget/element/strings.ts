@@ -128,7 +128,7 @@ export const ENGLISH: ChatStrings = {
     unauthorized: 'This chat is not allowed to reach the assistant right now.',
     'usage-limit': 'The assistant has reached its usage limit. Please try again later.',
     'not-found': 'This assistant could not be found. It may have been removed.',
-    'rate-limited': 'Too many questions at once.',
+    'rate-limited': 'Too many questions for now.',
     server: 'The assistant ran into a problem. Please try again in a moment.',
     offline: 'You seem to be offline. Check your connection, then retry.',
     unreachable: 'The assistant could not be reached. Check your connection, then retry.',

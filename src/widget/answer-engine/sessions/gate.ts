@@ -45,7 +45,7 @@ export function sessionFor(endpoint: string, on = false, pageSaysOff = false): P
     } catch (error) {
       keepers.delete(base);
       // For the site's developer (the question's console warning): which file the proxy's sessions need.
-      const detail = `${error}: the proxy asks for visitor sessions, and the chat's file for them (kagent-chat-sessions-*.js) could not be fetched: copy all the build's files beside kagent-chat.js`;
+      const detail = `${error}: the proxy asks for visitor sessions: copy their file (kagent-chat-sessions-*.js) beside kagent-chat.js, with all the build's files`;
       return { failure: { kind: navigator.onLine ? 'not-loaded' : 'offline', detail } } satisfies KeeperMissing;
     }
   })();

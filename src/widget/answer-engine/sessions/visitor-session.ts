@@ -353,7 +353,7 @@ export class VisitorSession {
 function isChallenge(value: unknown): value is SessionChallenge[] {
   return Array.isArray(value) && value.length > 0 && value.every((part: { parameters?: Record<string, unknown> } | undefined) => {
     const p = part?.parameters;
-    return Boolean(p) && ['nonce', 'salt', 'keyPrefix'].every((name) => typeof p![name] === 'string') && typeof p!.cost === 'number' && typeof p!.keyLength === 'number';
+    return Boolean(p) && ['nonce', 'salt'].every((name) => typeof p![name] === 'string') && ['cost', 'keyLength', 'keyBelow'].every((name) => typeof p![name] === 'number');
   });
 }
 
