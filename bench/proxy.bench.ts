@@ -90,11 +90,11 @@ if (built.status !== 0) throw new Error('building the proxy (tsc -p tsconfig.bui
 // or a container's log driver takes it. Not to a pipe read by this process: Node writes to a pipe synchronously, and
 // this process, busy being the upstream, read it late, so the proxy waited on its own log lines (about 9 ms per
 // request at 16 connections: 1,700 requests/s on a quiet machine, against 6,900 with the same log in a file).
-async function startProxy(): Promise<Server> {
+async function startProxy(name = 'kagent-proxy', env: Record<string, string> = {}): Promise<Server> {
   const logFile = join(mkdtempSync(join(tmpdir(), 'kagent-bench-proxy-')), 'proxy.log');
   const log = openSync(logFile, 'w');
   const child = spawn(process.execPath, [PROXY_COMMAND], {
-    env: { ...process.env, KAGENT_API_KEY: KEY, KAGENT_UPSTREAM_URL: upstreamUrl, KAGENT_AGENT_IDS: AGENT, KAGENT_ALLOWED_ORIGINS: ORIGIN, KAGENT_RATE_LIMIT_PER_ADDRESS: 'off', KAGENT_RATE_LIMIT_PER_VISITOR: 'off', KAGENT_MAX_CONNECTIONS_PER_ADDRESS: 'off', KAGENT_WORKERS: String(WORKERS), PORT: '0' },
+    env: { ...process.env, KAGENT_API_KEY: KEY, KAGENT_UPSTREAM_URL: upstreamUrl, KAGENT_AGENT_IDS: AGENT, KAGENT_ALLOWED_ORIGINS: ORIGIN, KAGENT_RATE_LIMIT_PER_ADDRESS: 'off', KAGENT_RATE_LIMIT_PER_VISITOR: 'off', KAGENT_MAX_CONNECTIONS_PER_ADDRESS: 'off', KAGENT_WORKERS: String(WORKERS), PORT: '0', ...env },
     stdio: ['ignore', log, 'inherit'],
   });
   closeSync(log);
@@ -114,7 +114,7 @@ async function startProxy(): Promise<Server> {
     await stopChild(child);
     rmSync(logFile, { force: true });
   };
-  return { name: 'kagent-proxy', url, pid: child.pid!, stop };
+  return { name, url, pid: child.pid!, stop };
 }
 
 // nginx as a reverse proxy in front of the same upstream: as many workers as the proxy has processes, kept-alive upstream
@@ -358,6 +358,10 @@ async function burst(server: Server, count: number): Promise<{ answered: number;
 const servers: Server[] = [await startProxy()];
 if (NGINX) servers.push(await startNginx(NGINX));
 const [proxy, nginx] = servers as [Server, Server | undefined];
+// The same command recording every question (KAGENT_INSIGHTS=on, memory store), measured beside it: its cost per question.
+const INSIGHTS_TOKEN = 'bench_admin_0f1e2d3c4b5a69788796a5b4c3d2e1f0';
+const withInsights = await startProxy('kagent-proxy, insights on', { KAGENT_INSIGHTS: 'on', KAGENT_ADMIN_TOKEN: INSIGHTS_TOKEN });
+servers.push(withInsights);
 
 // Warm every path (JIT, connections).
 for (let i = 0; i < 100; i++) for (const server of servers) await timedPost(server.url, '{"query":"warm","streaming":true}');
@@ -451,6 +455,21 @@ if (nginx) {
   console.log(`| memory per held stream | ${measurable ? `${memory.toFixed(2)}x` : 'not measurable in this run (RSS fell while the streams opened)'} | at most 2x | ${measurable ? verdict(memory <= 2) : '**not measured**'} |`);
 } else {
   console.log('nginx is not installed: no reference run and no ratios (install nginx-light to get them).');
+}
+
+{
+  const off = loadOf(proxy, 16);
+  const on = loadOf(withInsights, 16);
+  const cpu = on.cpuUsPerRequest / off.cpuUsPerRequest;
+  const ttfbGap = quantile(ttfb.get(withInsights.name)!, 0.5) - quantile(ttfb.get(proxy.name)!, 0.5);
+  // What was recorded, read back: the recorder kept up with the load (dropped counts records a failing store lost).
+  const report = (await (await fetch(`${withInsights.url}/insights`, { headers: { authorization: `Bearer ${INSIGHTS_TOKEN}` } })).json()) as { totals: { questions: number; dropped: number } };
+  console.log('');
+  console.log('| insights on against off (the same command, side by side) | figure | target | |');
+  console.log('|---|---|---|---|');
+  console.log(`| server CPU per JSON question, 16 connections | ${cpu.toFixed(3)}x (${off.cpuUsPerRequest.toFixed(0)} -> ${on.cpuUsPerRequest.toFixed(0)} µs) | at most 1.05x | ${cpu <= 1.05 ? 'met' : '**not met**'} |`);
+  console.log(`| median time to first streamed byte | ${ttfbGap >= 0 ? '+' : ''}${ttfbGap.toFixed(3)} ms | nothing added (within the run's noise) | |`);
+  console.log(`| questions recorded / dropped | ${report.totals.questions} / ${report.totals.dropped} | | |`);
 }
 
 clearInterval(heartbeat);

@@ -65,6 +65,7 @@ async function main(): Promise<void> {
     localService = emulator.url;
   }
 
+  const insightsToken = env.KAGENT_ADMIN_TOKEN ?? randomBytes(32).toString('hex');
   const limits = Object.fromEntries(DEMO_LIMITS.map(({ variable, value }) => [variable, env[variable] ?? value]));
   const proxy = await startProxy({
     KAGENT_API_KEY: apiKey,
@@ -73,6 +74,9 @@ async function main(): Promise<void> {
     KAGENT_ALLOWED_ORIGINS: env.KAGENT_ALLOWED_ORIGINS ?? pageServer.origin,
     // Visitor sessions on, as a site should run it: the page earns its session by proof of work. A new secret each start.
     KAGENT_SESSION_SECRET: env.KAGENT_SESSION_SECRET ?? randomBytes(32).toString('hex'),
+    // Insights on, so the demo's owner sees what was asked (docs/proxy.md, Insights). A new token each start.
+    KAGENT_INSIGHTS: env.KAGENT_INSIGHTS ?? 'on',
+    KAGENT_ADMIN_TOKEN: insightsToken,
     ...limits,
   });
   running.push(proxy);
@@ -82,6 +86,10 @@ async function main(): Promise<void> {
   console.log(`\n  kagent-chat demo:  ${pageServer.origin}/\n`);
   console.log(`  The page talks to the proxy at ${pageConfig.endpoint}; only the proxy holds the API key.`);
   if (localService) console.log(`  The proxy asks the local service (emulator) at ${localService}.`);
+  if (!/^off$/i.test(env.KAGENT_INSIGHTS ?? 'on')) {
+    console.log(`  What visitors asked:  npx kagent-proxy insights --url ${pageConfig.endpoint} --token ${insightsToken}`);
+    console.log(`  or as a page:  curl -H "Authorization: Bearer ${insightsToken}" '${pageConfig.endpoint}/insights?format=html' > insights.html`);
+  }
   console.log(`  Limits, loose for trying it out: ${DEMO_LIMITS.map(({ variable, what, per }) => `${inWords(limits[variable]!, what)} per ${per}`).join(', ')}.`);
   console.log('  A site\'s proxy starts stricter (5 questions every 5 minutes per conversation: docs/proxy.md, Configuration); set KAGENT_RATE_LIMIT_PER_SESSION and the others to try yours.');
   console.log('  Press Ctrl-C to stop (answers under way finish first; press it again to stop at once).\n');

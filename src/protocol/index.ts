@@ -32,3 +32,4 @@ export * from './event-stream.js';
 export * from './stream-writer.js';
 export * from './sessions/index.js';
 export * from './features.js';
+export * from './insights.js';

@@ -155,6 +155,21 @@ test('a question gets a streamed answer whose sources name the seeded documents'
   await page.close();
 });
 
+test('npm start runs with insights on and prints the report\'s command and token; the report holds the question asked', { timeout: 60_000 }, async () => {
+  const said = /kagent-proxy insights --url (\S+) --token ([0-9a-f]{64})/.exec(output());
+  assert.ok(said, `the report's command in: ${output()}`);
+  const [, endpoint, token] = said;
+  const deadline = Date.now() + 10_000;
+  let questions = 0;
+  // Records land once an answer has ended: asked until the first test's question is there.
+  while (questions === 0 && Date.now() < deadline) {
+    const report = (await (await fetch(`${endpoint}/insights`, { headers: { authorization: `Bearer ${token}` } })).json()) as { totals: { questions: number } };
+    questions = report.totals.questions;
+    if (!questions) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.ok(questions >= 1, 'the question of the first test is in the report');
+});
+
 test('in a browser without a sanitizer of its own, the page serves the second part with DOMPurify inside and the answer shows', { timeout: 60_000 }, async () => {
   // The chat may fetch its chunks at idle time, before the visitor asks: every response from the start is kept.
   const responses: { url: string; status: number }[] = [];

@@ -13,8 +13,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { build } from 'esbuild';
+import { reportWhen } from '../support/proxy-insights.js';
 import { startEmulator } from '../fixtures/emulator/harness.js';
-import { SESSION_ERROR_CODES, SESSION_HEADER } from '../../src/protocol/index.js';
+import { QUESTION_ID_HEADER, SESSION_ERROR_CODES, SESSION_HEADER } from '../../src/protocol/index.js';
 import { SESSION_SECRET, TEST_DIFFICULTY, earnSession, mint } from '../support/proxy-sessions.js';
 import { freePort } from '../support/http.js';
 import { denoBinary } from '../support/proxy-runtimes.js';
@@ -52,10 +53,14 @@ async function bundleRecipe(recipe: { file: string } | { code: string }, conditi
   return bundled.outputFiles[0]!.text;
 }
 
-/** Upstash's REST API in miniature: EVAL of the rate-limit store's scripts (INCR, then PTTL or PEXPIRE; DEL; the marker's GET, then SET) on counters kept here. */
-async function startUpstashStandIn(token: string): Promise<{ server: Server; url: string; calls: string[]; released: string[]; markers: Map<string, string> }> {
+/**
+ * Upstash's REST API in miniature: EVAL of the rate-limit store's scripts (INCR, then PTTL or PEXPIRE; DEL; the marker's GET,
+ * then SET) on counters kept here, and of its list scripts for insights (RPUSH with PEXPIRE, LRANGE, LREM) on lists kept here.
+ */
+async function startUpstashStandIn(token: string): Promise<{ server: Server; url: string; calls: string[]; released: string[]; markers: Map<string, string>; lists: Map<string, string[]> }> {
   const counters = new Map<string, { count: number; expiresAt: number }>();
   const markers = new Map<string, string>();
+  const lists = new Map<string, string[]>();
   const calls: string[] = [];
   const released: string[] = [];
   const server = createServer((request, response) => {
@@ -67,8 +72,18 @@ async function startUpstashStandIn(token: string): Promise<{ server: Server; url
         response.writeHead(401, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: 'Unauthorized' }));
         return;
       }
-      const [command, script, , key, windowMs] = JSON.parse(body) as [string, string, number, string, string];
+      const [command, script, , key, windowMs, ...rest] = JSON.parse(body) as [string, string, number, string, string, ...string[]];
       assert.equal(command, 'EVAL');
+      const answer = (result: unknown) => response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ result }));
+      // The list scripts: the value added (the expiry is not kept here), the list read, values taken out.
+      if (script.includes("'RPUSH'")) return answer(lists.set(key, [...(lists.get(key) ?? []), windowMs]).get(key)!.length);
+      if (script.includes("'LRANGE'")) return answer(lists.get(key) ?? []);
+      if (script.includes("'LREM'")) {
+        const going = new Set([windowMs, ...rest]);
+        const before = lists.get(key) ?? [];
+        lists.set(key, before.filter((value) => !going.has(value)));
+        return answer(before.length - lists.get(key)!.length);
+      }
       // The store's check that Redis still holds its counts: a marker key, set when missing.
       if (script.includes("'GET'")) {
         const kept = markers.get(key) ?? null;
@@ -91,7 +106,7 @@ async function startUpstashStandIn(token: string): Promise<{ server: Server; url
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls, released, markers };
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls, released, markers, lists };
 }
 
 /** The Cloudflare recipe bundled and run in workerd, against the emulator and the Upstash stand-in, with `bindings` added to its env. */
@@ -157,6 +172,26 @@ test('the Cloudflare recipe runs in workerd: the Upstash store is built from env
     assert.deepEqual(statuses.slice(0, 2), [200, 200]);
     assert.equal(statuses[2], 429, 'the third question in the minute is refused by the shared count');
     assert.ok(recipe.upstash.markers.has('kagent-proxy:store-marker'), 'the store checked, inside a request, that Redis still holds its counts');
+  } finally {
+    await recipe.close();
+  }
+});
+
+test('the Cloudflare recipe with insights on: questions and feedback kept in the Upstash store, the report read from workerd', { timeout: 60_000 }, async () => {
+  const token = 'adm_0a1b2c3d4e5f60718293a4b5c6d7e8f9';
+  const recipe = await startCloudflareRecipe({ KAGENT_INSIGHTS: 'on', KAGENT_ADMIN_TOKEN: token });
+  try {
+    const base = recipe.url.href.replace(/\/$/, '');
+    const asked = await recipe.ask();
+    assert.equal(asked.status, 200);
+    const questionId = asked.headers.get(QUESTION_ID_HEADER)!;
+    await asked.text();
+    const rated = await fetch(`${base}/feedback`, { method: 'POST', headers: { 'Content-Type': 'application/json', Origin: 'https://www.example.com', 'CF-Connecting-IP': '203.0.113.7' }, body: JSON.stringify({ questionId, rating: 'down', comment: 'Too short' }) });
+    assert.equal(rated.status, 204);
+    const report = await reportWhen(base, (r) => r.thumbsDown.some((q) => q.id === questionId), token);
+    assert.equal(report.thumbsDown[0]!.question, 'Hello');
+    assert.equal(report.thumbsDown[0]!.feedback!.comment, 'Too short');
+    assert.ok([...recipe.upstash.lists.keys()].some((key) => key.includes('insights:')), 'kept in the Upstash store');
   } finally {
     await recipe.close();
   }

@@ -55,7 +55,7 @@ function envReader(env: Env) {
 /** The API key and the other secrets as the proxy reads them, for redacting them from a message before the options are read. */
 export function secretsFromEnv(env: Env): string[] {
   const { get } = envReader(env);
-  return ['KAGENT_API_KEY', 'KAGENT_SESSION_SECRET', 'KAGENT_SESSION_SECRET_PREVIOUS', 'KAGENT_TURNSTILE_SECRET'].map(get).filter((value): value is string => value !== undefined);
+  return ['KAGENT_API_KEY', 'KAGENT_SESSION_SECRET', 'KAGENT_SESSION_SECRET_PREVIOUS', 'KAGENT_TURNSTILE_SECRET', 'KAGENT_ADMIN_TOKEN'].map(get).filter((value): value is string => value !== undefined);
 }
 
 /**
@@ -122,6 +122,14 @@ export function proxyOptionsFromEnv(env: Env): ProxyOptions & { redisUrl?: strin
     turnstileVerifyUrl: get('KAGENT_TURNSTILE_VERIFY_URL'),
   };
   for (const [key, value] of Object.entries(sessions)) if (value !== undefined) Object.assign(options, { [key]: value });
+  // Insights (docs/proxy.md, Insights).
+  const insights = get('KAGENT_INSIGHTS');
+  if (insights !== undefined) {
+    if (/^(on|true|1|yes)$/i.test(insights)) options.insights = true;
+    else if (!/^(off|false|0|no)$/i.test(insights)) problems.push(`KAGENT_INSIGHTS must be on or off (got ${JSON.stringify(insights)})`);
+  }
+  set('insightsDays', whole('KAGENT_INSIGHTS_DAYS'));
+  set('adminToken', get('KAGENT_ADMIN_TOKEN'));
   const redisUrl = get('KAGENT_REDIS_URL');
   if (redisUrl !== undefined) options.redisUrl = redisUrl;
 

@@ -25,6 +25,6 @@ export function featuresAnswer(method: string, pageOrigin: string | null, origin
     const readable: Record<string, string> = named ? { 'Access-Control-Allow-Origin': named, Vary: 'Origin' } : { Vary: 'Origin' };
     return errorAnswer(403, originNotAllowedMessage(named), readable, ORIGIN_NOT_ALLOWED);
   }
-  const features: ProxyFeatures = { sessions: options.sessions !== undefined, feedback: false };
+  const features: ProxyFeatures = { sessions: options.sessions !== undefined, feedback: options.insights !== undefined };
   return jsonAnswer(200, features, { ...corsHeaders(origin.allowed ? origin.allowOrigin : undefined), 'Cache-Control': `max-age=${FEATURES_MAX_AGE_SECONDS}` });
 }

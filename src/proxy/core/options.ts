@@ -4,6 +4,7 @@ import { DEFAULT_MEMORY_STORE_MAX_KEYS, MemoryRateLimitStore } from '../stores/m
 import type { RateLimitStore } from '../stores/store.js';
 import type { RateLimit } from './rate-limit-setting.js';
 import { MAKE_A_SECRET, MIN_SECRET_BITS, secretBits, type SessionSettings } from './sessions/index.js';
+import { insightsSettings, type InsightsSettings } from './insights/settings.js';
 
 export type { RateLimit };
 
@@ -79,6 +80,15 @@ export interface ProxyOptions {
   turnstileSiteKey?: string;
   /** Where Turnstile tokens are verified. Default: Cloudflare's siteverify address. For a stand-in in tests. */
   turnstileVerifyUrl?: string;
+  /**
+   * Records what visitors ask and how it went, takes feedback on answers (`POST /feedback`), for the report at
+   * `GET /insights` (docs/proxy.md, Insights). Never an address; the visitor as a keyed hash. Default: off.
+   */
+  insights?: boolean;
+  /** Days the insights are kept. Default: 30. */
+  insightsDays?: number;
+  /** The operator's token for `GET` and `DELETE /insights`: at least 32 random characters. Without it the report route does not exist. */
+  adminToken?: string;
 }
 
 /** Raised at start-up when the options cannot work; the message names what is wrong. */
@@ -119,6 +129,8 @@ export interface ResolvedOptions {
   sessions: SessionSettings | undefined;
   /** The Turnstile check, when sessions are on and its secret is set: `siteKey` for the page, the rest for the proxy. */
   turnstile: { secret: string; siteKey: string; verifyUrl: string } | undefined;
+  /** Insights, when on. */
+  insights: InsightsSettings | undefined;
 }
 
 export const DEFAULTS = {
@@ -169,7 +181,8 @@ export function resolveOptions(options: ProxyOptions): ResolvedOptions {
   if (options.rateLimitStore && options.memoryStoreMaxKeys !== undefined) throw new ProxyConfigError('kagent proxy cannot start: memoryStoreMaxKeys (KAGENT_MEMORY_STORE_MAX_KEYS) sets the memory store, but another rateLimitStore (or KAGENT_REDIS_URL) is given');
   const store = options.rateLimitStore ?? new MemoryRateLimitStore({ maxKeys: memoryStoreMaxKeys });
   if (checked.sessions && typeof store.release !== 'function') throw new ProxyConfigError('kagent proxy cannot start: visitor sessions need a rateLimitStore with release() (MemoryRateLimitStore and RedisRateLimitStore have it)');
-  const secrets = [options.apiKey, options.sessionSecret ?? '', options.previousSessionSecret ?? '', options.turnstileSecret ?? ''];
+  if (checked.insights && (typeof store.append !== 'function' || typeof store.list !== 'function' || typeof store.remove !== 'function')) throw new ProxyConfigError('kagent proxy cannot start: insights need a rateLimitStore with append(), list() and remove() (MemoryRateLimitStore and RedisRateLimitStore have them)');
+  const secrets = [options.apiKey, options.sessionSecret ?? '', options.previousSessionSecret ?? '', options.turnstileSecret ?? '', options.adminToken ?? ''];
   return {
     ...checked,
     store,
@@ -253,6 +266,8 @@ function checkOptions(options: ProxyOptions): Omit<ResolvedOptions, 'store' | 'l
     problems.push('turnstileSiteKey (KAGENT_TURNSTILE_SITE_KEY) needs turnstileSecret (KAGENT_TURNSTILE_SECRET): without it no Turnstile pass is checked');
   }
 
+  const insights = insightsSettings(o, problems);
+
   const fetchFn = o.fetch ?? globalThis.fetch;
   if (typeof fetchFn !== 'function') problems.push('fetch: this runtime has no global fetch; pass one');
 
@@ -285,6 +300,7 @@ function checkOptions(options: ProxyOptions): Omit<ResolvedOptions, 'store' | 'l
     fetchFn,
     sessions,
     turnstile,
+    insights,
   };
 }
 

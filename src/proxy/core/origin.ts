@@ -1,4 +1,4 @@
-import { QUESTIONS_LEFT_HEADER, SESSION_HEADER } from '../../protocol/index.js';
+import { QUESTION_ID_HEADER, QUESTIONS_LEFT_HEADER, SESSION_HEADER } from '../../protocol/index.js';
 import type { ResolvedOptions } from './options.js';
 
 export type OriginDecision =
@@ -17,8 +17,8 @@ export function checkOrigin(origin: string | null, options: Pick<ResolvedOptions
   return { allowed: false, reason: 'the origin is not allowed' };
 }
 
-/** Response headers a page may read: when to try again, and a session's questions left. */
-const EXPOSED = `Retry-After, ${QUESTIONS_LEFT_HEADER}`;
+/** Response headers a page may read: when to try again, a session's questions left, and the recorded question's id (for feedback). */
+const EXPOSED = `Retry-After, ${QUESTIONS_LEFT_HEADER}, ${QUESTION_ID_HEADER}`;
 
 /** CORS headers for a response to an allowed origin. Never `Allow-Credentials`: the proxy uses no cookies. */
 export function corsHeaders(allowOrigin: string | undefined): Record<string, string> {

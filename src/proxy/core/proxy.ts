@@ -9,6 +9,7 @@ import { errorAnswer, internalErrorAnswer, jsonAnswer, type ProxyAnswer } from '
 import { Sessions, isRefusal, verifyTurnstile, type SessionRefusal, type TurnstileVerdict } from './sessions/index.js';
 import { QUESTIONS_LEFT_HEADER, SESSION_ERROR_CODES, SESSION_HEADER } from '../../protocol/index.js';
 import { matchRoute, type SessionRoute } from './route.js';
+import { Insights, feedbackAnswer, insightsAnswer, type InsightsStore, type QuestionRecording } from './insights/index.js';
 import { fetchUpstream, forward, type UpstreamCall } from './upstream.js';
 import { StoreFullError } from '../stores/store.js';
 
@@ -20,6 +21,8 @@ export interface VisitorRequest {
   method: string;
   /** The URL's path, as `new URL(url).pathname` gives it. */
   pathname: string;
+  /** The URL's query (`?format=html`), `''` when none: asked for by the operator's routes only, so worked out on demand. */
+  search?(): string;
   /** A header's value by lower-case name, repeated ones joined with `, ` (as `Headers.get`); `null` when absent. */
   header(name: string): string | null;
   /** The visitor's address from the platform's trusted source, if known. */
@@ -67,6 +70,8 @@ export function createProxyCore(options: ProxyOptions, call?: UpstreamCall): Pro
     options: resolved,
     noAddress,
     sessions: resolved.sessions && new Sessions(resolved.sessions, resolved.store),
+    // resolveOptions made sure the store has the list methods insights need.
+    insights: resolved.insights && new Insights(resolved.insights, resolved.store as RateLimitStoreWithLists, resolved.log),
   };
   return {
     log: resolved.log,
@@ -87,7 +92,10 @@ interface Context {
   options: ResolvedOptions;
   noAddress: () => void;
   sessions: Sessions | undefined;
+  insights: Insights | undefined;
 }
+
+type RateLimitStoreWithLists = ResolvedOptions['store'] & InsightsStore;
 
 const SESSION_HEADER_NAME = SESSION_HEADER.toLowerCase();
 
@@ -110,6 +118,8 @@ async function handle(request: VisitorRequest, context: Context): Promise<ProxyA
   }
   const { route } = match;
   if (route.kind === 'features') return featuresAnswer(request.method, request.header('origin'), origin, options);
+  // The operator's report: no CORS, whatever the origin, so no page can read it.
+  if (route.kind === 'insights') return insightsAnswer(request.method, request.header('authorization'), request.search?.() ?? '', context.insights!, log);
   const where = { route: route.kind, id: route.id };
 
   if (!origin.allowed) {
@@ -142,25 +152,36 @@ async function handle(request: VisitorRequest, context: Context): Promise<ProxyA
     if (!checked.ok) return sessionRefusal(checked, cors, where, log);
     session = checked;
   }
+  // Insights tell visitors apart by their session, else their address; only a keyed hash of it is kept.
+  const visitor = session ? `session:${session.sid}` : `address:${address ?? 'unknown'}`;
 
   const read = await readBodyCapped(request.header('content-length'), request.readBody, options.maxBodyBytes);
   if (!read.ok) return bodyProblem(read.problem, cors, where, log);
   const parsed = parseJsonObject(read.bytes);
   if (!parsed.ok) return bodyProblem(parsed.problem, cors, where, log);
+  if (route.kind === 'feedback') {
+    const limited = await storeCall(() => feedbackLimit(options, visitor));
+    if (limited) return sessionRefusal(limited, cors, where, log);
+    return feedbackAnswer(parsed.value, visitor, context.insights!, cors, log);
+  }
   const built = buildUpstreamBody(parsed.value, route, options);
   if (!built.ok) return bodyProblem(built.problem, cors, where, log);
+
+  // From here the question is recorded (insights on), however it ends.
+  const recording = context.insights?.start(route.id, String(built.body.query), visitor);
+  const recorded = recording ? (answer: ProxyAnswer) => recording.answered(answer) : (answer: ProxyAnswer) => answer;
 
   // A session holds one answer at a time, and counts its questions whatever visitorId the body names.
   let hold: { release: () => void } | undefined;
   let questionsLeft: number | undefined;
   if (session) {
     const held = await storeCall(() => sessions!.hold(session.sid, options.upstreamTimeoutMs + options.maxStreamMs));
-    if (!held.ok) return sessionRefusal(held, cors, where, log);
+    if (!held.ok) return recorded(sessionRefusal(held, cors, where, log));
     hold = held;
     const counted = await storeCall(() => sessions!.countQuestion(session.sid));
     if (!counted.ok) {
       hold.release();
-      return sessionRefusal(counted, cors, where, log);
+      return recorded(sessionRefusal(counted, cors, where, log));
     }
     questionsLeft = counted.left;
   }
@@ -170,15 +191,25 @@ async function handle(request: VisitorRequest, context: Context): Promise<ProxyA
   const byVisitor = visitorCheck && (await visitorCheck);
   if (byVisitor) {
     hold?.release();
-    return limitAnswer(byVisitor, cors, where, log);
+    return recorded(limitAnswer(byVisitor, cors, where, log));
   }
 
-  if (!session) return forward(route, built.body, request.onLeave, cors, context.call, options);
-  const answer = await forward(route, built.body, request.onLeave, cors, context.call, options, hold!.release);
+  if (!session) return recorded(await forward(route, built.body, request.onLeave, cors, context.call, options, undefined, recording));
+  const answer = await forward(route, built.body, request.onLeave, cors, context.call, options, hold!.release, recording);
   // A relayed stream lets go of the hold when it ends; any other answer is whole already.
   if (!(answer.body instanceof ReadableStream)) hold!.release();
   if (questionsLeft !== undefined) answer.headers[QUESTIONS_LEFT_HEADER] = String(questionsLeft);
-  return answer;
+  return recorded(answer);
+}
+
+/** Feedback a visitor may send a minute: enough to change their mind on every answer, not to flood the store. */
+const FEEDBACK_PER_MINUTE = 30;
+
+/** A refusal when the visitor sent too much feedback this minute. */
+async function feedbackLimit(options: ResolvedOptions, visitor: string): Promise<SessionRefusal | undefined> {
+  const { count, resetInMs } = await options.store.hit(`feedback:${visitor}`, 60_000);
+  if (count <= FEEDBACK_PER_MINUTE) return undefined;
+  return { ok: false, status: 429, code: 'RATE_LIMITED', message: 'Too much feedback at once. Please wait a moment.', retryAfterSeconds: Math.max(1, Math.ceil(resetInMs / 1000)) };
 }
 
 interface SessionCall {

@@ -18,6 +18,14 @@ export interface RelayOptions {
    * the visitor, who may ask again before the service has closed its connection (`onEnd` comes after that).
    */
   onAnswered?: () => void;
+  /** Told each piece as it goes to the visitor, and how the relay ended (insights' recorder). */
+  watch?: AnswerWatch | undefined;
+}
+
+/** Watches a relayed answer without holding anything back: it sees each piece after the visitor's stream has it. */
+export interface AnswerWatch {
+  piece(bytes: Uint8Array): void;
+  end(outcome: RelayOutcome): void;
 }
 
 export type RelayOutcome =
@@ -63,6 +71,7 @@ export function relayBody(body: ReadableStream<Uint8Array>, options: RelayOption
     finished = true;
     clearTimeout(deadline);
     options.onEnd(outcome);
+    options.watch?.end(outcome);
   };
   /** Ends the visitor's stream early: cancels the service's request and closes with the error line (none after `[DONE]`). */
   const stop = (controller: ReadableStreamDefaultController<Uint8Array>, outcome: Exclude<RelayOutcome, { kind: 'complete' | 'visitor-left' }>, rest = redactor.flush()) => {
@@ -99,6 +108,7 @@ export function relayBody(body: ReadableStream<Uint8Array>, options: RelayOption
           if (finished) return;
           if (result.done) {
             const rest = redactor.flush();
+            if (rest.length) options.watch?.piece(rest);
             if (!ending.sawEnd) return stop(controller, { kind: 'ended-early' }, rest);
             if (rest.length) controller.enqueue(rest);
             finish({ kind: 'complete' });
@@ -109,7 +119,10 @@ export function relayBody(body: ReadableStream<Uint8Array>, options: RelayOption
           if (sent + out.length > options.maxBytes) return stop(controller, { kind: 'too-large' }, new Uint8Array(0));
           sent += out.length;
           ending.push(out);
-          if (out.length) controller.enqueue(out);
+          if (out.length) {
+            controller.enqueue(out);
+            options.watch?.piece(out);
+          }
           if (ending.sawEnd && !answered) {
             answered = true;
             options.onAnswered?.();

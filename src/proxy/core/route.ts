@@ -1,4 +1,4 @@
-import { FEATURES_ROUTE } from '../../protocol/index.js';
+import { FEATURES_ROUTE, FEEDBACK_ROUTE, INSIGHTS_ROUTE } from '../../protocol/index.js';
 import { memoized } from './memo.js';
 import type { ResolvedOptions, RouteKind } from './options.js';
 
@@ -22,9 +22,22 @@ export interface FeaturesRoute {
   kind: 'features';
 }
 
-export type RouteMatch = { ok: true; route: Route | SessionRoute | FeaturesRoute; preflight: boolean } | { ok: false; status: 404 | 405 };
+/** `POST /feedback` (with insights on): a visitor's rating of an answer. */
+export interface FeedbackRoute {
+  kind: 'feedback';
+  id: 'feedback';
+}
 
-type RouteOptions = Pick<ResolvedOptions, 'basePath' | 'agentIds' | 'datastoreIds' | 'sessions'>;
+/** `GET` and `DELETE /insights` (with insights on and an admin token set): the operator's report, by any method (routes.ts tells them apart). */
+export interface InsightsRoute {
+  kind: 'insights';
+}
+
+type AnyRoute = Route | SessionRoute | FeaturesRoute | FeedbackRoute | InsightsRoute;
+
+export type RouteMatch = { ok: true; route: AnyRoute; preflight: boolean } | { ok: false; status: 404 | 405 };
+
+type RouteOptions = Pick<ResolvedOptions, 'basePath' | 'agentIds' | 'datastoreIds' | 'sessions' | 'insights'>;
 
 /**
  * Matches a request path against the allowed routes after normalising it:
@@ -41,14 +54,15 @@ export function matchRoute(method: string, pathname: string, options: RouteOptio
   if (!route) return { ok: false, status: 404 };
   const upper = method.toUpperCase();
   if (route === FEATURES) return { ok: true, route, preflight: upper === 'OPTIONS' };
+  if (route === INSIGHTS) return { ok: true, route, preflight: false };
   if (upper === 'POST') return { ok: true, route, preflight: false };
   if (upper === 'OPTIONS') return { ok: true, route, preflight: true };
   return { ok: false, status: 405 };
 }
 
-const known = new WeakMap<object, (pathname: string) => Route | SessionRoute | FeaturesRoute | undefined>();
+const known = new WeakMap<object, (pathname: string) => AnyRoute | undefined>();
 
-function routeOf(pathname: string, options: RouteOptions): Route | SessionRoute | FeaturesRoute | undefined {
+function routeOf(pathname: string, options: RouteOptions): AnyRoute | undefined {
   const segments = decodeSegments(pathname);
   if (!segments) return undefined;
   const { basePath } = options;
@@ -57,6 +71,8 @@ function routeOf(pathname: string, options: RouteOptions): Route | SessionRoute 
   const words = rest.map((s) => s.toLowerCase());
 
   if (words.length === 1 && '/' + words[0] === FEATURES_ROUTE) return FEATURES;
+  if (options.insights && words.length === 1 && '/' + words[0] === FEEDBACK_ROUTE) return FEEDBACK;
+  if (options.insights?.adminToken && words.length === 1 && '/' + words[0] === INSIGHTS_ROUTE) return INSIGHTS;
   if (options.sessions && words[0] === 'sessions') {
     if (words.length === 1) return SESSION_ROUTE;
     if (words.length === 2 && words[1] === 'challenge') return CHALLENGE_ROUTE;
@@ -75,6 +91,8 @@ function routeOf(pathname: string, options: RouteOptions): Route | SessionRoute 
 }
 
 const FEATURES: FeaturesRoute = { kind: 'features' };
+const FEEDBACK: FeedbackRoute = { kind: 'feedback', id: 'feedback' };
+const INSIGHTS: InsightsRoute = { kind: 'insights' };
 const SESSION_ROUTE: SessionRoute = { kind: 'session', id: 'session', versioned: false };
 const CHALLENGE_ROUTE: SessionRoute = { kind: 'session', id: 'challenge', versioned: false };
 

@@ -2,7 +2,7 @@ import { readStreamCapped } from './body.js';
 import { EVENT_STREAM_HEADERS, errorCodeForStatus, parseRetryAfter, readErrorBody } from '../../protocol/index.js';
 import type { ResolvedOptions } from './options.js';
 import { redactText } from './redact.js';
-import { relayBody } from './relay.js';
+import { relayBody, type AnswerWatch } from './relay.js';
 import { errorAnswer, type ProxyAnswer } from './responses.js';
 import { upstreamPath, type Route } from './route.js';
 
@@ -64,8 +64,9 @@ export function fetchUpstream(fetchImpl: typeof fetch): UpstreamCall {
  * type, what to accept; nothing of the visitor's), and turns its answer into
  * the visitor's: a stream passed on as it arrives, JSON as is, errors rebuilt.
  * `onStreamEnd` is called when a relayed stream ends, however it ends, or as soon as its end line is sent (then maybe twice).
+ * `watch` sees a relayed stream's pieces as they go and how it ended (insights).
  */
-export async function forward(route: Route, body: Record<string, unknown>, onVisitorLeave: ((listener: () => void) => () => void) | undefined, corsHeaders: Record<string, string>, call: UpstreamCall, options: Options, onStreamEnd?: () => void): Promise<ProxyAnswer> {
+export async function forward(route: Route, body: Record<string, unknown>, onVisitorLeave: ((listener: () => void) => () => void) | undefined, corsHeaders: Record<string, string>, call: UpstreamCall, options: Options, onStreamEnd?: () => void, watch?: AnswerWatch): Promise<ProxyAnswer> {
   let known = upstreamUrls.get(route);
   if (known?.base !== options.upstreamUrl) upstreamUrls.set(route, (known = { base: options.upstreamUrl, url: new URL(upstreamPath(options.upstreamUrl.pathname, route), options.upstreamUrl) }));
   const { url } = known;
@@ -144,6 +145,7 @@ export async function forward(route: Route, body: Record<string, unknown>, onVis
       abortUpstream: cancelCall,
       // A visitor session's one stream is over once its end line is sent: its next question may come before the service closes.
       onAnswered: onStreamEnd,
+      watch,
       onEnd: (outcome) => {
         stopWatchingVisitor();
         onStreamEnd?.();

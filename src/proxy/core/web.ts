@@ -45,6 +45,7 @@ function webVisitor(request: Request, context: ProxyRequestContext | undefined):
   return {
     method: request.method,
     pathname: new URL(request.url).pathname,
+    search: () => new URL(request.url).search,
     header: (name) => request.headers.get(name),
     clientAddress: context?.clientAddress,
     readBody: (maxBytes) => (request.body ? readStreamCapped(request.body, maxBytes) : Promise.resolve({ bytes: new Uint8Array(0), complete: true })),

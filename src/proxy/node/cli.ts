@@ -8,6 +8,7 @@ import { createBatchedConsoleLogger } from './log.js';
 import { serveProxy } from './server.js';
 import { printListening, type Listening } from './listening.js';
 import { checkWorkersCanCount, runPrimary, type WorkerListening } from './workers.js';
+import { insightsCommand } from './insights-cli.js';
 
 async function main(): Promise<void> {
   const { redisUrl, ...options } = proxyOptionsFromEnv(process.env);
@@ -61,7 +62,9 @@ async function main(): Promise<void> {
   else printListening(listening);
 }
 
-main().catch((error: unknown) => {
+// `kagent-proxy insights --url … --token …` prints a running proxy's insights report; otherwise it serves.
+if (process.argv[2] === 'insights') insightsCommand(process.argv.slice(3), process.env).then((code) => process.exit(code));
+else main().catch((error: unknown) => {
   // Config errors name the variable and never hold the key; any other message is redacted as the log is.
   const message = error instanceof Error ? error.message : String(error);
   console.error(redactText(message, secretsFromEnv(process.env)));

@@ -27,7 +27,7 @@ export function nodeVisitorHandler(core: ProxyCore, fallback: (req: IncomingMess
     } catch {
       return fallback(req, res);
     }
-    core.answer(visitorOf(req, res, pathname)).then(
+    core.answer(visitorOf(req, res, pathname, target)).then(
       (answer) => writeAnswer(res, answer),
       // The core never throws; this is the last line should writing fail.
       () => fail(res),
@@ -35,10 +35,11 @@ export function nodeVisitorHandler(core: ProxyCore, fallback: (req: IncomingMess
   };
 }
 
-function visitorOf(req: IncomingMessage, res: ServerResponse, pathname: string): VisitorRequest {
+function visitorOf(req: IncomingMessage, res: ServerResponse, pathname: string, target: string): VisitorRequest {
   return {
     method: req.method ?? 'GET',
     pathname,
+    search: () => new URL(`http://h${target}`).search,
     header: (name) => header(req, name),
     // The socket's address only: X-Forwarded-For is the core's to read, with its trusted hop count.
     clientAddress: req.socket.remoteAddress,

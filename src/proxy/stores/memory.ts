@@ -5,6 +5,11 @@ interface Window {
   resetsAt: number;
 }
 
+interface List {
+  values: string[];
+  expiresAt: number;
+}
+
 /** Counts held by default: up to about 34 MB of heap when full (`npm run bench -- memory-store`; docs/proxy.md, Rate-limit stores). */
 export const DEFAULT_MEMORY_STORE_MAX_KEYS = 100_000;
 /** The share of the room new counts that must be kept cannot take: held back for sessions under way and the daily budget. */
@@ -34,6 +39,9 @@ export class MemoryRateLimitStore implements RateLimitStore {
   readonly #maxKeys: number;
   /** Most kept counts before new ones are refused: the rest of the room is held back for what is under way. */
   readonly #newLimit: number;
+  readonly #lists = new Map<string, List>();
+  readonly #maxListValues: number;
+  #listValues = 0;
   readonly #now: () => number;
   #hitsSinceSweep = 0;
   #lastSweep = -Infinity;
@@ -41,11 +49,15 @@ export class MemoryRateLimitStore implements RateLimitStore {
   /** What being full cost since each kind's last report: counts refused, counts dropped or not kept. */
   readonly #pressure = { refused: { count: 0, reportedAt: -Infinity }, forgotten: { count: 0, reportedAt: -Infinity } };
 
-  /** `maxKeys` bounds memory under a flood of distinct addresses (up to about 340 bytes a count). */
-  constructor({ maxKeys = DEFAULT_MEMORY_STORE_MAX_KEYS, now = Date.now }: { maxKeys?: number; now?: () => number } = {}) {
+  /**
+   * `maxKeys` bounds memory under a flood of distinct addresses (up to about 340 bytes a count). `maxListValues` bounds
+   * the values of all lists together (insights' records, a few hundred bytes each): past it `append` refuses.
+   */
+  constructor({ maxKeys = DEFAULT_MEMORY_STORE_MAX_KEYS, maxListValues = 200_000, now = Date.now }: { maxKeys?: number; maxListValues?: number; now?: () => number } = {}) {
     if (!Number.isInteger(maxKeys) || maxKeys < 1) throw new RangeError(`maxKeys must be a whole number above 0 (got ${maxKeys})`);
     this.#maxKeys = maxKeys;
     this.#newLimit = Math.max(1, Math.floor(maxKeys * (1 - RESERVED_SHARE)));
+    this.#maxListValues = maxListValues;
     this.#now = now;
   }
 
@@ -75,6 +87,50 @@ export class MemoryRateLimitStore implements RateLimitStore {
     if (!this.#kept.delete(key)) this.#forgettable.delete(key);
   }
 
+  async append(key: string, value: string, ttlMs: number): Promise<void> {
+    const now = this.#now();
+    let list = this.#liveList(key, now);
+    if (!list) {
+      // Lists are few (one a day for insights): expired ones are dropped when a new one starts.
+      for (const [other, held] of this.#lists) if (held.expiresAt <= now) this.#dropList(other, held);
+      this.#lists.set(key, (list = { values: [], expiresAt: 0 }));
+    }
+    if (this.#listValues >= this.#maxListValues) throw new Error(`the memory store holds ${this.#maxListValues} list values already (maxListValues)`);
+    list.values.push(value);
+    list.expiresAt = now + ttlMs;
+    this.#listValues++;
+  }
+
+  async list(key: string): Promise<string[]> {
+    return [...(this.#liveList(key, this.#now())?.values ?? [])];
+  }
+
+  async remove(key: string, values: readonly string[]): Promise<number> {
+    const list = this.#liveList(key, this.#now());
+    if (!list) return 0;
+    const gone = new Set(values);
+    const kept = list.values.filter((value) => !gone.has(value));
+    const removed = list.values.length - kept.length;
+    list.values = kept;
+    this.#listValues -= removed;
+    if (kept.length === 0) this.#lists.delete(key);
+    return removed;
+  }
+
+  #liveList(key: string, now: number): List | undefined {
+    const list = this.#lists.get(key);
+    if (list && list.expiresAt <= now) {
+      this.#dropList(key, list);
+      return undefined;
+    }
+    return list;
+  }
+
+  #dropList(key: string, list: List): void {
+    this.#lists.delete(key);
+    this.#listValues -= list.values.length;
+  }
+
   watch(log: StoreLog): void {
     this.#log = log;
   }
@@ -90,6 +146,8 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 
   async close(): Promise<void> {
+    this.#lists.clear();
+    this.#listValues = 0;
     this.#kept.clear();
     this.#forgettable.clear();
   }

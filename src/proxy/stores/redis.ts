@@ -22,6 +22,11 @@ return {count, ttl}
 
 const RELEASE_SCRIPT = `redis.call('DEL', KEYS[1]) return 1`;
 
+// Insights' lists: a value added at the end with the list's expiry renewed; the whole list; values taken out.
+const APPEND_SCRIPT = `redis.call('RPUSH', KEYS[1], ARGV[1]) redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1`;
+const LIST_SCRIPT = `return redis.call('LRANGE', KEYS[1], 0, -1)`;
+const REMOVE_SCRIPT = `local n = 0 for i = 1, #ARGV do n = n + redis.call('LREM', KEYS[1], 0, ARGV[i]) end return n`;
+
 export interface RedisRateLimitStoreOptions {
   /** Runs the store's script on your Redis client. */
   eval: RedisEval;
@@ -93,6 +98,21 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   async release(key: string): Promise<void> {
     await this.#run(RELEASE_SCRIPT, key, []);
+  }
+
+  async append(key: string, value: string, ttlMs: number): Promise<void> {
+    await this.#run(APPEND_SCRIPT, key, [value, String(Math.max(1, Math.round(ttlMs)))]);
+  }
+
+  async list(key: string): Promise<string[]> {
+    const reply = await this.#run(LIST_SCRIPT, key, []);
+    if (!Array.isArray(reply)) throw new Error(`Redis answered the list script with ${JSON.stringify(reply)?.slice(0, 100)}`);
+    return reply.map(String);
+  }
+
+  async remove(key: string, values: readonly string[]): Promise<number> {
+    if (values.length === 0) return 0;
+    return Number(await this.#run(REMOVE_SCRIPT, key, [...values]));
   }
 
   /** Runs a script on one key (the prefix put before it), failing after the timeout. */
