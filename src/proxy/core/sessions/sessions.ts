@@ -6,6 +6,7 @@ import { createChallenge, verifySolution } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/web/pbkdf2';
 import { SESSION_ERROR_CODES, SessionRequestBody, checkWith, describeProblems, type ChallengeAnswer, type SessionChallenge, type SessionGrant, type SessionRequest } from '../../../protocol/index.js';
 import type { RateLimitStore } from '../../stores/store.js';
+import { memoized } from '../memo.js';
 import type { SessionSettings } from './settings.js';
 
 /** PBKDF2 iterations per counter tried: enough that a browser's per-call overhead is small, little enough that issuing a challenge's part (one derivation) costs the proxy about half a millisecond. */
@@ -52,6 +53,16 @@ interface Keys {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** What a token claims: its session, page origin, expiry (Unix seconds) and key id. */
+type TokenClaims = { s?: unknown; o?: unknown; e?: unknown; k?: unknown };
+
+/**
+ * Tokens whose signatures were checked, remembered: a page sends its token with every question, and WebCrypto's
+ * HMAC check costs more than the rest of a question's handling (docs/benchmarks.md, Proxy). At most this many
+ * (a token is under 200 bytes), then forgotten all at once; expiry and origin are checked on every question.
+ */
+const CHECKED_TOKENS = 10_000;
+
 /** The sessions of one proxy: its challenges, its tokens and their checks. */
 export class Sessions {
   readonly #settings: SessionSettings;
@@ -62,6 +73,8 @@ export class Sessions {
    * instance's last start, and when that minute ends: a challenge then needs no round trip to the store.
    */
   #started = { count: 0, until: 0 };
+  /** A token's claims if this proxy signed it, else `undefined`: worked out once per token, as it cannot change. */
+  readonly #signedClaims = memoized((token: string) => this.#checkSignature(token), { maxKeys: CHECKED_TOKENS, maxKeyLength: 1024 });
 
   constructor(settings: SessionSettings, store: RateLimitStore) {
     this.#settings = settings;
@@ -170,12 +183,20 @@ export class Sessions {
   /** The session a query's token names, if the token is this proxy's, unexpired and for `origin`. */
   async checkToken(token: string | null, origin: string, now = Date.now()): Promise<{ ok: true; sid: string } | SessionRefusal> {
     if (!token) return refuse(401, SESSION_ERROR_CODES.required, 'This question needs a session. Reload the page to start one.');
+    const claims = await this.#signedClaims(token);
+    if (!claims || typeof claims.s !== 'string' || typeof claims.o !== 'string' || typeof claims.e !== 'number') return refuse(401, SESSION_ERROR_CODES.invalid, 'This session is not valid. Start a new one.');
+    if (claims.e * 1000 <= now) return refuse(401, SESSION_ERROR_CODES.expired, 'This session has expired. Start a new one.');
+    if (claims.o !== origin) return refuse(403, SESSION_ERROR_CODES.wrongOrigin, 'This session belongs to another site. Start a new one.');
+    return { ok: true, sid: claims.s };
+  }
+
+  async #checkSignature(token: string): Promise<TokenClaims | undefined> {
     const parts = token.length <= 1024 ? token.split('.') : [];
-    let claims: { s?: unknown; o?: unknown; e?: unknown; k?: unknown } | undefined;
+    let claims: TokenClaims | undefined;
     let signature: Uint8Array | undefined;
     try {
       if (parts.length === 3 && parts[0] === 'v1') {
-        claims = JSON.parse(decoder.decode(fromBase64url(parts[1]!))) as typeof claims;
+        claims = JSON.parse(decoder.decode(fromBase64url(parts[1]!))) as TokenClaims;
         signature = fromBase64url(parts[2]!);
         // Only the encoding the proxy writes: base64 leaves spare bits that decoders ignore.
         if (base64url(signature) !== parts[2]) signature = undefined;
@@ -186,10 +207,7 @@ export class Sessions {
     // The claims are read before the signature is checked only to find the secret that signed them.
     const keys = claims && typeof claims === 'object' ? (await this.#allKeys()).find((k) => k.kid === claims!.k) : undefined;
     const signed = keys !== undefined && signature !== undefined && (await crypto.subtle.verify('HMAC', keys.token, signature as BufferSource, encoder.encode(`v1.${parts[1]}`)).catch(() => false));
-    if (!signed || typeof claims!.s !== 'string' || typeof claims!.o !== 'string' || typeof claims!.e !== 'number') return refuse(401, SESSION_ERROR_CODES.invalid, 'This session is not valid. Start a new one.');
-    if (claims!.e * 1000 <= now) return refuse(401, SESSION_ERROR_CODES.expired, 'This session has expired. Start a new one.');
-    if (claims!.o !== origin) return refuse(403, SESSION_ERROR_CODES.wrongOrigin, 'This session belongs to another site. Start a new one.');
-    return { ok: true, sid: claims!.s };
+    return signed ? claims : undefined;
   }
 
   /** Counts a question against its session's window; `left` is what remains after it. */
