@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DONE_EVENT, EVENT_STREAM_HEADERS, SESSION_HEADER, answerEvent, endpointResponseEvent } from '../src/protocol/index.js';
-import { buildProxyAt, earnTokens } from './support/proxy-variants.js';
+import { SESSIONS_ENV, SESSION_TOKENS, buildProxyAt, earnTokens, tokensInTurn } from './support/proxy-variants.js';
 
 const KEY = 'sk_bench_0123456789abcdef';
 const ORIGIN = 'https://www.example.com';
@@ -49,12 +49,6 @@ if (!Number.isInteger(WORKERS) || WORKERS < 1) throw new Error(`BENCH_WORKERS mu
  * checkout's under the same JSON load; `BENCH_PROXY_BEFORE=<commit>` names another, `off` leaves it out.
  */
 const BEFORE = process.env.BENCH_PROXY_BEFORE ?? 'd27f650';
-const SESSION_SECRET = 'bench-session-secret-0123456789abcdefghijklmnopqrstuvwxyz';
-/**
- * Tokens the sessions-on load takes in turn. A session holds one answer at a time, and wrk cannot give each
- * connection its own token, so each comes back only after this many questions: far more than the 16 in flight.
- */
-const SESSION_TOKENS = 512;
 
 const ANSWER = JSON.stringify({ answer: 'A short answer. '.repeat(20), conversationId: 'c', visitorId: 'v', sources: [{ datasource_id: 'd', score: 0.9 }] });
 const STREAM = Array.from({ length: 20 }, (_, i) => answerEvent(`word${i} `)).join('') + endpointResponseEvent(ANSWER) + DONE_EVENT;
@@ -139,27 +133,12 @@ async function startProxy(name = 'kagent-proxy', command = PROXY_COMMAND, env: R
   return { name, url, pid: child.pid!, stop };
 }
 
-/**
- * The proxy with visitor sessions on, its questions each carrying a token it granted: earned over HTTP as a page
- * earns one, at the least work, with the per-session and per-address allowances off as the bench's other limits are.
- */
+/** The proxy with visitor sessions on, its questions each carrying a token it granted, earned over HTTP as a page earns one. */
 async function startProxyWithSessions(): Promise<Server> {
-  const server = await startProxy('kagent-proxy, sessions on', PROXY_COMMAND, { KAGENT_SESSION_SECRET: SESSION_SECRET, KAGENT_SESSION_DIFFICULTY: '0.001', KAGENT_RATE_LIMIT_PER_SESSION: 'off', KAGENT_SESSIONS_PER_ADDRESS: 'off' });
+  const server = await startProxy('kagent-proxy, sessions on', PROXY_COMMAND, SESSIONS_ENV);
   const tokens = await earnTokens(server.url, ORIGIN, SESSION_TOKENS);
   const wrkScript = join(WRK_SCRIPT, '..', 'post-with-session.lua');
-  writeFileSync(
-    wrkScript,
-    `${wrkPreamble}
-local tokens = { ${tokens.map((t) => JSON.stringify(t)).join(', ')} }
-local next = 0
-local headers = { ["Content-Type"] = "application/json", ["Origin"] = "${ORIGIN}" }
-function request()
-  next = next % #tokens + 1
-  headers["${SESSION_HEADER}"] = tokens[next]
-  return wrk.format(nil, nil, headers)
-end
-`,
-  );
+  writeFileSync(wrkScript, wrkPreamble + tokensInTurn(tokens, ORIGIN));
   return { ...server, tokens, wrkScript };
 }
 

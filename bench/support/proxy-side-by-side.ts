@@ -18,8 +18,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SESSION_HEADER } from '../../src/protocol/index.js';
-import { earnTokens } from './proxy-variants.js';
+import { SESSIONS_ENV, SESSION_TOKENS, earnTokens, tokensInTurn } from './proxy-variants.js';
 
 const KEY = 'sk_bench_0123456789abcdef';
 const ORIGIN = 'https://www.example.com';
@@ -69,10 +68,6 @@ end
 `;
 writeFileSync(join(work, 'post.lua'), wrkScript);
 
-/** A session secret and a token for each of many questions in turn (bench/proxy.bench.ts says why so many). */
-const SESSIONS = { KAGENT_SESSION_SECRET: 'bench-session-secret-0123456789abcdefghijklmnopqrstuvwxyz', KAGENT_SESSION_DIFFICULTY: '0.001', KAGENT_RATE_LIMIT_PER_SESSION: 'off', KAGENT_SESSIONS_PER_ADDRESS: 'off' };
-const SESSION_TOKENS = 512;
-
 interface Running {
   cli: string;
   child: ChildProcess;
@@ -88,7 +83,7 @@ async function start(cli: string, index: number): Promise<Running> {
   const sessions = rest.endsWith('+sessions');
   const path = sessions ? rest.slice(0, -'+sessions'.length) : rest;
   const child = spawn(process.execPath, [...NODE_ARGS, ...flags.split(' ').filter(Boolean), path], {
-    env: { ...process.env, KAGENT_API_KEY: KEY, KAGENT_UPSTREAM_URL: `http://127.0.0.1:${upstreamPort}`, KAGENT_AGENT_IDS: AGENT, KAGENT_ALLOWED_ORIGINS: ORIGIN, KAGENT_RATE_LIMIT_PER_ADDRESS: 'off', KAGENT_RATE_LIMIT_PER_VISITOR: 'off', KAGENT_MAX_CONNECTIONS_PER_ADDRESS: 'off', KAGENT_WORKERS: String(WORKERS), PORT: '0', ...(sessions ? SESSIONS : {}) },
+    env: { ...process.env, KAGENT_API_KEY: KEY, KAGENT_UPSTREAM_URL: `http://127.0.0.1:${upstreamPort}`, KAGENT_AGENT_IDS: AGENT, KAGENT_ALLOWED_ORIGINS: ORIGIN, KAGENT_RATE_LIMIT_PER_ADDRESS: 'off', KAGENT_RATE_LIMIT_PER_VISITOR: 'off', KAGENT_MAX_CONNECTIONS_PER_ADDRESS: 'off', KAGENT_WORKERS: String(WORKERS), PORT: '0', ...(sessions ? SESSIONS_ENV : {}) },
     stdio: ['ignore', log, 'inherit'],
   });
   closeSync(log);
@@ -98,16 +93,7 @@ async function start(cli: string, index: number): Promise<Running> {
     if (url) {
       const tokens = await earnTokens(url, ORIGIN, SESSION_TOKENS);
       const script = join(work, `post-${index}.lua`);
-      writeFileSync(script, `${wrkScript}
-local tokens = { ${tokens.map((t) => JSON.stringify(t)).join(', ')} }
-local next = 0
-local headers = { ["Content-Type"] = "application/json", ["Origin"] = "${ORIGIN}" }
-function request()
-  next = next % #tokens + 1
-  headers["${SESSION_HEADER}"] = tokens[next]
-  return wrk.format(nil, nil, headers)
-end
-`);
+      writeFileSync(script, wrkScript + tokensInTurn(tokens, ORIGIN));
       return { cli, child, url, script };
     }
     if (child.exitCode !== null) throw new Error(`${cli} did not start`);

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { solveSessionChallenges, type ChallengeAnswer } from '../../src/protocol/index.js';
+import { SESSION_HEADER, solveSessionChallenges, type ChallengeAnswer } from '../../src/protocol/index.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -29,6 +29,31 @@ export function buildProxyAt(commit: string): { command: string } | { missing: s
   if (built.status !== 0) return { missing: `building ${commit} (tsc -p tsconfig.build.json) failed` };
   mkdirSync(join(dir, 'built'));
   return { command };
+}
+
+/**
+ * The proxy's environment for visitor sessions under load: the least work to earn a token, and the per-session and
+ * per-address allowances off, as the benches' other limits are.
+ */
+export const SESSIONS_ENV = { KAGENT_SESSION_SECRET: 'bench-session-secret-0123456789abcdefghijklmnopqrstuvwxyz', KAGENT_SESSION_DIFFICULTY: '0.001', KAGENT_RATE_LIMIT_PER_SESSION: 'off', KAGENT_SESSIONS_PER_ADDRESS: 'off' };
+/**
+ * Tokens a sessions-on load takes in turn. A session holds one answer at a time, and wrk cannot give each
+ * connection its own token, so each comes back only after this many questions: far more than the 16 in flight.
+ */
+export const SESSION_TOKENS = 512;
+
+/** The part of a wrk script that puts the next of `tokens` on each question (with the other headers it replaces). */
+export function tokensInTurn(tokens: readonly string[], origin: string): string {
+  return `
+local tokens = { ${tokens.map((t) => JSON.stringify(t)).join(', ')} }
+local next = 0
+local headers = { ["Content-Type"] = "application/json", ["Origin"] = "${origin}" }
+function request()
+  next = next % #tokens + 1
+  headers["${SESSION_HEADER}"] = tokens[next]
+  return wrk.format(nil, nil, headers)
+end
+`;
 }
 
 /** `count` session tokens from the proxy at `base` for a page at `origin`: challenge, solution, token, a few at a time. */
