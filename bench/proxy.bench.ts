@@ -407,7 +407,10 @@ for (let i = 0; i < TTFB_RUNS; i++) {
 }
 
 // 2 and 3. JSON questions at 16 connections (every server) and at 256 (the proxy and nginx), servers alternating,
-// LOAD_ROUNDS rounds each; medians reported.
+// LOAD_ROUNDS rounds each; medians reported. First one round each, not counted: a Node process's first seconds
+// under load cost it several times the CPU of the next ones (seen: 850 µs a question, then 200, then about 110)
+// while its code is compiled, which would count against whichever server had seen the fewest questions before.
+for (const server of json16Servers) await load(server, 16, LOAD_SECONDS);
 const loads = new Map<string, Load[]>();
 for (let round = 0; round < LOAD_ROUNDS; round++) {
   for (const connections of [16, 256]) {
