@@ -7,6 +7,7 @@ import {
   DEFAULT_PACE_MS,
   DEFAULT_RATE_LIMITS,
   DEFAULT_SOURCE_THRESHOLD,
+  DEFAULT_CLOSEST_THRESHOLD,
   type EmulatorOptions,
 } from './options.js';
 import { RateLimiter } from './rate-limit.js';
@@ -21,6 +22,7 @@ export interface Settings {
   llm: { url: string; model: string | undefined; apiKey: string | undefined } | undefined;
   pace: number;
   sourceThreshold: number;
+  closestThreshold: number;
   maxUploadBytes: number;
   webLimits: EmulatorOptions['webLimits'];
   ingestLimits: EmulatorOptions['ingestLimits'];
@@ -36,6 +38,7 @@ export function settingsOf(options: EmulatorOptions): Settings {
     llm: options.llmUrl ? { url: chatCompletionsUrl(options.llmUrl), model: options.llmModel, apiKey: options.llmApiKey } : undefined,
     pace: options.pace ?? DEFAULT_PACE_MS,
     sourceThreshold: options.sourceThreshold ?? DEFAULT_SOURCE_THRESHOLD,
+    closestThreshold: Math.min(options.closestThreshold ?? DEFAULT_CLOSEST_THRESHOLD, options.sourceThreshold ?? DEFAULT_SOURCE_THRESHOLD),
     maxUploadBytes: options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
     webLimits:
       options.allowPrivateAddresses === undefined ? options.webLimits : { ...options.webLimits, allowPrivateAddresses: options.allowPrivateAddresses },

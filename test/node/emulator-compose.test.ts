@@ -2,9 +2,9 @@
 // fragments are quoted, and how, on hand-made fragments.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { NO_ANSWER, composeAnswer, sentencesOf } from '../../emulator/src/answers/compose.js';
+import { CLOSEST, NO_ANSWER, composeAnswer, intentOf, sentencesOf } from '../../emulator/src/answers/compose.js';
 import { piecesOf } from '../../emulator/src/answers/passages.js';
-import type { Retrieved } from '../../emulator/src/answers/retrieve.js';
+import { pickSources, type Retrieved } from '../../emulator/src/answers/retrieve.js';
 
 interface Around {
   offset?: number;
@@ -15,12 +15,12 @@ interface Around {
 }
 
 /** A retrieved fragment; by default a whole document (nothing before or after it). */
-function hit(name: string, text: string, around: Around = { before: '', after: '' }): Retrieved {
+function hit(name: string, text: string, around: Around = { before: '', after: '' }, score = 0.9): Retrieved {
   return {
     datasourceId: `ds-${name}`,
-    score: 0.9,
+    score,
     fragment: { id: `f-${name}`, text, offset: around.offset ?? around.before?.length ?? 0 },
-    datasource: { name },
+    datasource: { id: `ds-${name}`, name, type: 'file', config: {}, custom_id: null },
     ...(around.before !== undefined ? { textBefore: around.before } : {}),
     ...(around.after !== undefined ? { textAfter: around.after } : {}),
   } as unknown as Retrieved;
@@ -119,7 +119,7 @@ describe('structure: lists, tables and code', () => {
   test('a table row that answers is shown as a table: its header row and that row, after a line with the marker', () => {
     const text = 'Plans and prices.\n\nPlan | Price | Requests\nPlan: Free; Price: 0 euros; Requests: 60 per minute\nPlan: Pro; Price: 20 euros; Requests: 300 per minute\nPlan: Enterprise; Price: by agreement';
     const answer = composeAnswer('What does the Pro plan cost?', [hit('plans.md', text)]);
-    assert.match(answer, /\[1\]:\n\n\| Plan \| Price \| Requests \|\n\|---\|---\|---\|\n\| Pro \| 20 euros \| 300 per minute \|$/);
+    assert.match(answer, /\[1\]:?\n\n\| Plan \| Price \| Requests \|\n\|---\|---\|---\|\n\| Pro \| 20 euros \| 300 per minute \|$/);
     assert.doesNotMatch(answer, /Free|Enterprise/, 'only the row asked about');
   });
 
@@ -222,4 +222,94 @@ describe('sources and markers', () => {
 test('pieces know the heading they are under, also when it is only in the text before the fragment', () => {
   const pieces = piecesOf(hit('proxy.md', 'Run npx wrangler deploy.', { before: 'Cloudflare Workers\n\n', after: '' }));
   assert.deepEqual(pieces.map((piece) => [piece.kind, piece.heading, piece.text]), [['sentence', 'Cloudflare Workers', 'Run npx wrangler deploy.']]);
+});
+
+describe('a list item cut by the fragment', () => {
+  test('a long list item the fragment starts and ends inside still gives its whole sentences', () => {
+    const item = '- **Size** (of the single file). The parts were measured one by one. Measured by removing each part, the bundle is 32 KB gzipped: marked 15 KB, the rest 17 KB. The budget leaves 7 KB for the widget. Older releases were smaller';
+    const cutAt = item.indexOf('The parts');
+    const answer = composeAnswer('How big is the bundle gzipped?', [hit('sizes.md', item.slice(cutAt, item.indexOf('Older')), { before: item.slice(0, cutAt), after: item.slice(item.indexOf('Older')) })]);
+    assert.match(answer, /Measured by removing each part, the bundle is 32 KB gzipped: marked 15 KB, the rest 17 KB\./, answer);
+    assert.notEqual(answer, NO_ANSWER);
+    assert.doesNotMatch(answer, /Older releases|single file/, 'the cut sentences are left out');
+  });
+});
+
+describe('the line between a source and noise', () => {
+  const render = () => undefined;
+  test('passages above the threshold are the sources, one per document; none then is not "closest"', () => {
+    const picked = pickSources([hit('a.md', 'A.', undefined, 0.9), hit('a.md', 'A again.', undefined, 0.8), hit('b.md', 'B.', undefined, 0.75), hit('c.md', 'C.', undefined, 0.6)], 0.7, render, 0.5);
+    assert.deepEqual(picked.hits.map((h) => [h.datasource.name, h.score]), [['a.md', 0.9], ['b.md', 0.75]]);
+    assert.equal(picked.closest, false);
+  });
+
+  test('with none above the threshold, the best passage at or above the closest line is the one source, marked closest', () => {
+    const picked = pickSources([hit('a.md', 'A.', undefined, 0.62), hit('b.md', 'B.', undefined, 0.55)], 0.7, render, 0.5);
+    assert.deepEqual(picked.hits.map((h) => h.datasource.name), ['a.md']);
+    assert.equal(picked.sources.length, 1);
+    assert.equal(picked.closest, true);
+  });
+
+  test('below the closest line nothing is a source', () => {
+    const picked = pickSources([hit('a.md', 'A.', undefined, 0.45)], 0.7, render, 0.5);
+    assert.deepEqual(picked.sources, []);
+    assert.equal(picked.closest, false);
+  });
+
+  test('the closest passage is quoted as such, with its marker, never as "I don\'t know"', () => {
+    const answer = composeAnswer('Can the kettle boil milk?', [hit('kettle.md', 'The kettle boils water in two minutes.', undefined, 0.6)], { closest: true });
+    assert.match(answer, new RegExp(`^${CLOSEST}, in kettle\\.md:\n\nThe kettle boils water in two minutes\\. \\[1\\]$`), answer);
+  });
+});
+
+describe('the passage that answers the kind of question asked', () => {
+  test('the kind of question is read from its wording', () => {
+    assert.deepEqual(intentOf('How big is the bundle?'), { how: true, figure: true, list: false });
+    assert.deepEqual(intentOf('Which ports does the server open?'), { how: false, figure: false, list: true });
+    assert.deepEqual(intentOf('What flags does the tool take?'), { how: false, figure: false, list: true });
+    assert.deepEqual(intentOf('What does the server do?'), { how: false, figure: false, list: false });
+    assert.deepEqual(intentOf('What happens when the disk is full?'), { how: false, figure: false, list: false });
+    assert.deepEqual(intentOf('How do I restart the server?'), { how: true, figure: false, list: false });
+  });
+
+  test('a caveat beside the answer does not lead the quote, nor come with it', () => {
+    const text = 'The daily budget caps what the bots can spend, and sessions make each bot pay. Neither the budget nor the sessions stop bots from reading answers on the page, whatever the bots spend.';
+    const answer = composeAnswer('How do I stop bots from spending my budget?', [hit('guard.md', text)]);
+    assert.match(answer, /The daily budget caps what the bots can spend/, answer);
+    assert.doesNotMatch(answer, /Neither/, answer);
+  });
+
+  test('a figure question gets the sentence holding the figure', () => {
+    const text = 'The kettle is small and light, made for small kitchens.\n\nIts lid opens wide.\n\nThe kettle holds 1.2 litres and weighs 900 grams.';
+    const answer = composeAnswer('How big is the kettle?', [hit('kettle.md', text)]);
+    assert.match(answer, /The kettle holds 1\.2 litres/, answer);
+    assert.doesNotMatch(answer, /small kitchens/, answer);
+  });
+
+  test('a how-to gets the sentence naming what to set beside the one that matches its words', () => {
+    const paragraph = 'Custom properties: `--glow`, `--shade`, `--base`. Colours default to warm white; a value you set is used day and night. Where the browser lacks colour mixing, the lamp has one plain colour look.';
+    const cutAt = paragraph.indexOf('Colours') + 9;
+    const fragment = paragraph.slice(cutAt);
+    const answer = composeAnswer("How do I change the lamp's colours?", [hit('lamp.md', fragment, { before: `# Settings\n\nIt glows.\n\n${paragraph.slice(0, cutAt)}`, after: '' })]);
+    assert.match(answer, /Custom properties: `--glow`, `--shade`, `--base`\. Colours default to warm white; a value you set is used day and night\. \[1\]/, answer);
+    assert.doesNotMatch(answer, /Where the browser lacks/, 'the caveat is left out');
+  });
+
+  test('a "which" question gets the table whole, not only the rows that share its words', () => {
+    const text = 'The command takes these flags:\n\nFlag | Default | Meaning\nFlag: --port <n>; Default: 8080; Meaning: Port to listen on.\nFlag: --host <address>; Default: 127.0.0.1; Meaning: Address of the server.\nFlag: --data <folder>; Default: memory; Meaning: Where the server keeps its files.\nFlag: --quiet; Default: off; Meaning: Print nothing.';
+    const answer = composeAnswer('Which flags does the server command take?', [hit('cli.md', text)]);
+    for (const flag of ['--port', '--host', '--data', '--quiet']) assert.match(answer, new RegExp(`^\\| ${flag}`, 'm'), answer);
+    const matchingOnly = composeAnswer('Where does the server keep its files?', [hit('cli.md', text)]);
+    assert.doesNotMatch(matchingOnly, /--quiet/, 'another question gets the rows it asks about');
+  });
+
+  test('a "which" question gets a table the fragment starts inside from its header row on, before a sentence that names its words', () => {
+    const table = 'Flag | Default | Meaning\nFlag: --port <n>; Default: 8080; Meaning: Port to listen on.\nFlag: --host <address>; Default: 127.0.0.1; Meaning: Address of the server.\nFlag: --data <folder>; Default: memory; Meaning: Where the server keeps its files.\nFlag: --quiet; Default: off; Meaning: Print nothing.';
+    const cutAt = table.indexOf('Flag: --data');
+    const after = '\n\nThe server reads its flags once; the other flags of the server are in its guide.';
+    const answer = composeAnswer('What flags does the server take?', [hit('cli.md', `${table.slice(cutAt)}${after}`, { before: `# Server\n\n${table.slice(0, cutAt)}`, after: '' })]);
+    assert.match(answer, /\| Flag \| Default \| Meaning \|\n\|---\|---\|---\|\n\| --port \\<n> \| 8080 \|/, answer);
+    for (const flag of ['--host', '--data', '--quiet']) assert.match(answer, new RegExp(`^\\| ${flag}`, 'm'), answer);
+    assert.doesNotMatch(answer, /reads its flags once/, answer);
+  });
 });

@@ -1,21 +1,18 @@
-// The newcomer question sets (test/fixtures/questions) asked of the demo
-// agent, with the emulator seeded exactly as `npm start` seeds it (README.md
-// and docs/*.md, through demo/knowledge-base.ts), over real HTTP. Floors, not
-// goals: the ranking is general BM25F (held to a public benchmark in
-// emulator-search-scifact.test.ts), and the rules once fitted to the first set's
-// questions are gone (issue 25), so that set no longer scores above the
-// held-out one. A question whose words the documents share, and that they do
-// not answer, can still be cited: words alone cannot always tell. Each floor is two questions
-// or so under this round's figures (docs/benchmarks.md: first set recall@1 77.1%, recall@3
-// 87.5%; cited right sources scored above the others with AUC 0.659, medians 0.93 and 0.85,
-// where the score before got 0.574, 0.80 and 0.78): the corpus is the project's docs, and
-// every doc edit moves them.
+// The newcomer question sets (test/fixtures/questions: the set the ranking was tuned on, a
+// held-out set and a blind one written without reading the docs) asked of the demo agent, with
+// the emulator seeded exactly as `npm start` seeds it (README.md and docs/*.md, through
+// demo/knowledge-base.ts), over real HTTP. Floors, not goals: the ranking is general BM25F (held
+// to a public benchmark in emulator-search-scifact.test.ts), each floor a question or two under
+// the figures of bench/emulator-questions.bench.ts on the docs of this commit, and every doc edit
+// moves them. A question the documents do not cover may get the closest passage found, said so
+// (a score between 0.5 and 0.7): words alone cannot always tell it from a weak right answer; the
+// floors count those answered as if the documents covered them.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { seedKnowledgeBase } from '../../demo/knowledge-base.js';
 import { startEmulator, type CheckedEmulator as RunningEmulator } from '../fixtures/emulator/harness.js';
 import { describeSeparation, separation } from '../support/separation.js';
-import { askQuestionSet, citedScores, figuresOf, loadQuestionSet, percent, rankOf, type Asked, type Figures, type QuestionSet } from '../support/question-set.js';
+import { askQuestionSet, citedScores, figuresOf, loadQuestionSet, percent, rankOf, type Asked, type Figures, type QuestionSet, type QuestionSetName } from '../support/question-set.js';
 
 let running: RunningEmulator;
 before(async () => {
@@ -29,13 +26,13 @@ interface Floors {
   recallAt3: number;
   /** Most answered questions that may get "I don't know". */
   dontKnow: number;
-  /** Fewest uncovered questions that must get "I don't know". */
-  uncoveredDontKnow: number;
+  /** Most uncovered questions that may be answered with a source above the threshold (the closest passage, said so, is not counted). */
+  uncoveredCited: number;
   /** How far the scores of cited right documents stand above the others' (set too small to tell when absent). */
   separation?: { auc: number; medianGap: number };
 }
 
-function questionSetTests(name: 'newcomer-questions' | 'newcomer-holdout', sizes: { answered: number; uncovered: number }, floors: Floors) {
+function questionSetTests(name: QuestionSetName, sizes: { answered: number; uncovered: number }, floors: Floors) {
   describe(name, () => {
     const set: QuestionSet = loadQuestionSet(name);
     let asked: { answered: Asked[]; uncovered: Asked[] };
@@ -72,9 +69,9 @@ function questionSetTests(name: 'newcomer-questions' | 'newcomer-holdout', sizes
       assert.ok(figures.recallAt1 >= floors.recallAt1, `recall@1 ${percent(figures.recallAt1)}:\n${misses((rank) => rank === 1)}`);
     });
 
-    test(`at least ${floors.uncoveredDontKnow} of the questions the documents do not cover get "I don't know"`, () => {
-      const answered = asked.uncovered.filter((question) => !question.dontKnow).map((question) => `  "${question.question}" cited ${question.sources.join(', ')}`);
-      assert.ok(figures.uncoveredDontKnow >= floors.uncoveredDontKnow, answered.join('\n'));
+    test(`at most ${floors.uncoveredCited} of the questions the documents do not cover are answered as if they did (a source above 0.7); the others get "I don't know" or the closest passage, said so`, () => {
+      const cited = asked.uncovered.filter((question) => !question.dontKnow && !question.closest);
+      assert.ok(cited.length <= floors.uncoveredCited, cited.map((question) => `  "${question.question}" cited ${question.sources.join(', ')}`).join('\n'));
     });
 
     const wanted = floors.separation;
@@ -89,15 +86,18 @@ function questionSetTests(name: 'newcomer-questions' | 'newcomer-holdout', sizes
       });
     }
 
-    test('cited sources are best first, each scored above the 0.7 threshold', () => {
-      for (const question of asked.answered) {
+    test('cited sources are best first, each scored above the 0.7 threshold, or one closest passage at 0.5 or more, said so', () => {
+      for (const question of [...asked.answered, ...asked.uncovered]) {
         assert.deepEqual([...question.scores].sort((a, b) => b - a), question.scores, question.question);
-        for (const score of question.scores) assert.ok(score > 0.7 && score <= 1, `${question.question}: ${score}`);
+        if (question.closest) assert.ok(question.scores.length === 1 && question.scores[0]! >= 0.5 && question.scores[0]! <= 0.7, `${question.question}: ${question.scores}`);
+        else for (const score of question.scores) assert.ok(score > 0.7 && score <= 1, `${question.question}: ${score}`);
       }
     });
   });
 }
 
-questionSetTests('newcomer-questions', { answered: 40, uncovered: 10 }, { recallAt1: 0.72, recallAt3: 0.83, dontKnow: 3, uncoveredDontKnow: 7, separation: { auc: 0.62, medianGap: 0.04 } });
+questionSetTests('newcomer-questions', { answered: 40, uncovered: 10 }, { recallAt1: 0.72, recallAt3: 0.83, dontKnow: 1, uncoveredCited: 2, separation: { auc: 0.62, medianGap: 0.04 } });
 // Held out: never used to tune the ranking or the score, so a change fitted to the set above shows here.
-questionSetTests('newcomer-holdout', { answered: 12, uncovered: 5 }, { recallAt1: 0.8, recallAt3: 0.8, dontKnow: 2, uncoveredDontKnow: 2 });
+questionSetTests('newcomer-holdout', { answered: 12, uncovered: 5 }, { recallAt1: 0.9, recallAt3: 0.9, dontKnow: 1, uncoveredCited: 3 });
+// Blind: written by someone who had not read the docs, judged against them afterwards; never tuned on.
+questionSetTests('newcomer-blind', { answered: 27, uncovered: 3 }, { recallAt1: 0.77, recallAt3: 0.85, dontKnow: 1, uncoveredCited: 0 });

@@ -1,7 +1,8 @@
-// The newcomer question set (test/fixtures/questions/newcomer-questions.json),
-// asked of an agent, and the figures the test and the bench report:
-// recall@1 and @3 (the right document first, or among the first three
-// sources), mean reciprocal rank, and how many answers were "I don't know".
+// The newcomer question sets (test/fixtures/questions), asked of an agent, and
+// the figures the test and the bench report: recall@1 and @3 (the right
+// document first, or among the first three sources), mean reciprocal rank, how
+// many answers were "I don't know", whether the answer's markers cite a right
+// document, and how many questions the documents do not cover were answered.
 import { readFileSync } from 'node:fs';
 
 export interface AnsweredQuestion {
@@ -10,6 +11,8 @@ export interface AnsweredQuestion {
   documents: string[];
   /** The section that holds the answer. */
   heading: string;
+  /** What kind of question it is (the blind set: how-to, figure, list, troubleshooting, yes-no). */
+  kind?: string;
 }
 
 export interface QuestionSet {
@@ -18,11 +21,15 @@ export interface QuestionSet {
 }
 
 /**
- * A question set of test/fixtures/questions: `newcomer-questions` (the one the
- * ranking was tuned on) or `newcomer-holdout` (never tuned on: how the search
- * does on questions it was not fitted to).
+ * The question sets of test/fixtures/questions: `newcomer-questions` (the one the
+ * ranking was tuned on), `newcomer-holdout` (never tuned on: how the search does
+ * on questions it was not fitted to) and `newcomer-blind` (written by someone
+ * who had not read the docs, judged against them afterwards, never tuned on).
  */
-export function loadQuestionSet(name: 'newcomer-questions' | 'newcomer-holdout' = 'newcomer-questions'): QuestionSet {
+export const QUESTION_SETS = ['newcomer-questions', 'newcomer-holdout', 'newcomer-blind'] as const;
+export type QuestionSetName = (typeof QUESTION_SETS)[number];
+
+export function loadQuestionSet(name: QuestionSetName = 'newcomer-questions'): QuestionSet {
   return JSON.parse(readFileSync(new URL(`../fixtures/questions/${name}.json`, import.meta.url), 'utf8')) as QuestionSet;
 }
 
@@ -33,7 +40,10 @@ export interface Asked {
   sources: string[];
   scores: number[];
   answer: string;
+  /** The answer says it does not know (it may still list the sources it looked at). */
   dontKnow: boolean;
+  /** The answer quotes the closest passage found, none having scored as a source. */
+  closest: boolean;
 }
 
 export interface Figures {
@@ -43,9 +53,27 @@ export interface Figures {
   mrr: number;
   /** Answered questions that got "I don't know". */
   dontKnow: number;
+  /** Answered questions that got the closest passage found. */
+  closest: number;
+  /** Answered questions whose answer cites (with a `[n]` marker) an expected document. */
+  citesRight: number;
+  /** Answered questions whose first marker cites an expected document: the lead quote comes from it. */
+  leadsRight: number;
   /** Uncovered questions that got "I don't know" (all of them is right). */
   uncoveredDontKnow: number;
+  /** Uncovered questions that got the closest passage found (a hedged answer, not a cited one). */
+  uncoveredClosest: number;
   uncovered: number;
+}
+
+/** The sources an answer's `[n]` markers cite, in the order they first appear. */
+export function citedInAnswer(asked: Pick<Asked, 'answer' | 'sources'>): string[] {
+  const cited: string[] = [];
+  for (const [, number] of asked.answer.matchAll(/(?<!`)\[(\d{1,3})\](?!`)/g)) {
+    const source = asked.sources[Number(number) - 1];
+    if (source !== undefined && !cited.includes(source)) cited.push(source);
+  }
+  return cited;
 }
 
 /** Where the first right document is among the sources (1-based), 0 when absent. */
@@ -63,7 +91,11 @@ export function figuresOf(set: QuestionSet, answered: readonly Asked[], uncovere
     recallAt3: share(ranks.filter((rank) => rank >= 1 && rank <= 3).length),
     mrr: share(ranks.reduce((sum, rank) => sum + (rank ? 1 / rank : 0), 0)),
     dontKnow: answered.filter((asked) => asked.dontKnow).length,
+    closest: answered.filter((asked) => asked.closest).length,
+    citesRight: set.answered.filter((expected, i) => citedInAnswer(answered[i]!).some((name) => expected.documents.includes(name))).length,
+    leadsRight: set.answered.filter((expected, i) => expected.documents.includes(citedInAnswer(answered[i]!)[0] ?? '')).length,
     uncoveredDontKnow: uncovered.filter((asked) => asked.dontKnow).length,
+    uncoveredClosest: uncovered.filter((asked) => asked.closest).length,
     uncovered: uncovered.length,
   };
 }
@@ -86,7 +118,8 @@ export async function askQuestionSet(
       sources: body.sources.map((source) => source.datasource_name ?? ''),
       scores: body.sources.map((source) => source.score ?? 0),
       answer: body.answer,
-      dontKnow: body.sources.length === 0 || /^I don't know/.test(body.answer),
+      dontKnow: /^I don't know/.test(body.answer),
+      closest: /^The closest I found/.test(body.answer),
     };
   };
   const answered: Asked[] = [];

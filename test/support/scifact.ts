@@ -128,3 +128,20 @@ export async function askSciFact(service: Service, claim: string, topK = 100): P
   return { ranked: [...new Set(hits.map((hit) => hit.custom_id ?? ''))], cited: [...cited].map(([id, score]) => ({ id, score })), ms };
 }
 
+
+/**
+ * SciFact searched in process, as the emulator's datastore search ranks it (the abstracts
+ * ingested as plain text, the index tidied as a settled datastore holds it): per claim, its
+ * best fragments as the search gives them (`topK`), with their documents and scores.
+ */
+export async function searchSciFactInProcess(set: SciFact, topK = 100): Promise<Map<string, { id: string; score: number }[]>> {
+  const [{ extractPlainText }, { fragmentsOf }, { FragmentIndex }] = await Promise.all([
+    import('../../emulator/src/ingest/text.js'),
+    import('../../emulator/src/ingest-queue.js'),
+    import('../../emulator/src/search/fragment-index.js'),
+  ]);
+  const index = new FragmentIndex();
+  for (const document of set.corpus) index.replace(document.id, fragmentsOf(extractPlainText(Buffer.from(documentText(document)))));
+  index.tidy();
+  return new Map(set.queries.map((query) => [query.id, index.query(query.text, { topK }).map((hit) => ({ id: hit.datasourceId, score: hit.score }))]));
+}

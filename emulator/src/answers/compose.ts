@@ -32,10 +32,28 @@ const HEADING_WEIGHT = 0.5;
 
 /** Questions whose answer is often a command or a configuration. */
 const ASKS_HOW = /\b(how|command|commands|run|install|deploy|configure|config|configuration|setup|set up|start|launch|use|example|write|create|add|enable|call|build|script)\b/i;
+/** Questions whose answer is a figure: a size, a speed, a count, a duration. */
+const ASKS_FIGURE = /\b(how (big|large|small|heavy|fast|slow|quick|long|much|many|often)|what size|biggest|largest|smallest|fastest|slowest|latency|throughput)\b/i;
+/** Questions whose answer is a list: "which …s", "what …s" (up to two words between), "what are", "list". */
+const ASKS_LIST = /\b(?:which|what)\s+(?:(?!(?:do|does|did|is|are|was|were|can|could|will|would|should|has|have)\b)[\w-]+\s+){0,2}?(?!(?:does|is|was|has|happens|means|goes)\b)[\w-]{2,}(?<![su]s)s\b|\bwhat are\b|^\s*list\b/i;
+/**
+ * A sentence that qualifies what is said beside it (a caveat: "Neither mode stops …", "Where
+ * X is missing, …", "Unless …") rather than saying it: it leads a quote only when nothing
+ * plainer matches as well.
+ */
+const CAVEAT = /^(?:Neither|Nor|Unless|Except|However|But|Note|Only|Not|None|No|Without|Otherwise|(?:Where|When|If)\b[^,]{0,80}\b(?:missing|absent|lacks?|unavailable|unsupported|not|no|fails?|older)\b)/;
+/** How much a piece without a figure counts for a figure question, against one with a figure. */
+const ASIDE_WEIGHT = 0.5;
+/** How much more a piece holding code counts for a how-to, and one holding a figure for a figure question. */
+const FITS_INTENT_WEIGHT = 1.5;
+/** Items of a list or rows of a table a "which" question gets, at most (all of a shorter list, in its order). */
+const LIST_ROWS = 12;
 /** Words with which a sentence leans on the one before it. */
 const LEANS_BACK = /^(It|Its|This|That|These|Those|They|Their|Them|Then|So|But|Also|Here|There)\b/;
 
 export const NO_ANSWER = "I don't know: nothing in this agent's datastores matches the question.";
+/** How an answer opens when no passage scored as a source, but one came close. */
+export const CLOSEST = 'The closest I found';
 
 export { sentencesOf } from './passages.js';
 
@@ -46,17 +64,38 @@ interface Scored extends Piece {
   headingScore: number;
 }
 
-/** The answer text for `question` from the sources' fragments, with `[n]` markers. */
-export function composeAnswer(asked: string, sources: readonly Retrieved[]): string {
+/** What kind of answer a question asks for, from its wording. */
+interface Intent {
+  /** Steps, commands or configuration. */
+  how: boolean;
+  /** A figure: how big, how fast, how many. */
+  figure: boolean;
+  /** A list or a table, whole. */
+  list: boolean;
+}
+
+export function intentOf(question: string): Intent {
+  return { how: ASKS_HOW.test(question), figure: ASKS_FIGURE.test(question), list: ASKS_LIST.test(question) };
+}
+
+/**
+ * The answer text for `question` from the sources' fragments, with `[n]` markers. `closest`:
+ * no source scored above the threshold, and the one given is the closest passage found, which
+ * the answer says.
+ */
+export function composeAnswer(asked: string, sources: readonly Retrieved[], { closest = false }: { closest?: boolean } = {}): string {
   // As much of the question as the search read: the cost of an answer is bounded whatever the question's length.
   const question = questionRead(asked);
   const quoted = sources.slice(0, SOURCES_QUOTED).map((hit) => piecesOf(hit));
   const weigh = termWeights(question, quoted);
+  const intent = intentOf(question);
   const points: { pieces: Scored[]; number: number; hit: Retrieved }[] = [];
   for (const [index, pieces] of quoted.entries()) {
     // A row is weighed by its values: the column names, in every row, tell the rows apart no better than the header does.
-    const scored = pieces.map((piece, position) => ({ ...piece, index: position, score: weigh(piece.table ? piece.table.cells.join('\n') : piece.text), headingScore: weigh(piece.heading) }));
-    const chosen = choosePieces(question, scored, index === 0 && points.length === 0);
+    // For a list question they count too: a table whose header names what is asked for ("Flag") is the list asked for.
+    const rowWeight = (table: NonNullable<Piece['table']>) => weigh(table.cells.join('\n')) + (intent.list ? weigh(table.columns.join('\n')) : 0);
+    const scored = pieces.map((piece, position) => ({ ...piece, index: position, score: piece.table ? rowWeight(piece.table) : weigh(weighedText(piece)), headingScore: weigh(piece.heading) }));
+    const chosen = choosePieces(intent, scored, index === 0 && points.length === 0);
     if (chosen.length === 0) continue;
     points.push({ pieces: chosen, number: index + 1, hit: sources[index]! });
   }
@@ -65,7 +104,8 @@ export function composeAnswer(asked: string, sources: readonly Retrieved[]): str
     const [{ pieces, number, hit }] = points as [(typeof points)[0]];
     const title = sectionTitle(pieces, hit);
     const source = markdownText(hit.datasource.name);
-    return renderPoint(pieces, number, source, title ? `From **${markdownText(title)}** in ${source}` : `According to ${source}`);
+    const where = title ? `**${markdownText(title)}** in ${source}` : source;
+    return renderPoint(pieces, number, source, closest ? `${CLOSEST}, in ${where}` : title ? `From ${where}` : `According to ${source}`);
   }
   return [
     'Here is what the documents say:',
@@ -89,6 +129,11 @@ function sectionTitle(pieces: readonly Piece[], hit: Retrieved): string {
   return title === section[0] ? '' : title;
 }
 
+/** The words a piece is weighed by: a row's values (its column names are the table's, not the row's), else its text. */
+function weighedText(piece: Piece): string {
+  return piece.table ? piece.table.cells.join('\n') : piece.text;
+}
+
 /**
  * Weighs a text by the question's terms it holds, each by how rare it is
  * among the pieces quoted (a word in every piece tells little).
@@ -99,7 +144,7 @@ function termWeights(question: string, quoted: readonly Piece[][]): (text: strin
   const documentFrequency = new Map<string, number>();
   for (const pieces of quoted) {
     for (const piece of pieces) {
-      for (const term of searchTerms(piece.text)) if (questionTerms.has(term)) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+      for (const term of searchTerms(weighedText(piece))) if (questionTerms.has(term)) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
     }
   }
   const cache = new Map<string, number>();
@@ -116,13 +161,13 @@ function termWeights(question: string, quoted: readonly Piece[][]): (text: strin
 }
 
 /** The pieces one source contributes, in reading order; none when nothing in it matches (unless it must answer). */
-function choosePieces(question: string, pieces: readonly Scored[], mustAnswer: boolean): Scored[] {
+function choosePieces(intent: Intent, pieces: readonly Scored[], mustAnswer: boolean): Scored[] {
   // A sentence that announces a list or code ("as follows:") is no answer when what it announces is not there.
-  const announcesNothing = new Set(pieces.filter((piece) => piece.introduces && introducedBy(piece, pieces).length === 0));
-  const asksHow = ASKS_HOW.test(question);
+  const announcesNothing = new Set(pieces.filter((piece) => piece.introduces && introducedBy(piece, pieces, intent).length === 0));
+  const asksHow = intent.how;
   const prose = pieces.filter((piece) => piece.kind !== 'code' && !announcesNothing.has(piece));
   const code = pieces.filter((piece) => piece.kind === 'code' && fitsAsCode(piece));
-  let window = bestWindow(prose);
+  let window = bestWindow(prose, pieces, intent);
   if (!window) {
     // Only code matches: quote the best block, with the sentence that introduces it.
     const block = [...code].sort((a, b) => b.score - a.score || a.index - b.index)[0];
@@ -133,11 +178,11 @@ function choosePieces(question: string, pieces: readonly Scored[], mustAnswer: b
   window = extend(window, prose);
   const chosen = [...window];
   const last = window[window.length - 1]!;
-  let introduced = introducedBy(last, pieces);
+  let introduced = introducedBy(last, pieces, intent);
   // A passage from a paragraph that closes by announcing a list or table ("The eight types:") is about it too.
   const closing = last.kind === 'sentence' && introduced.length === 0 ? pieces.filter((piece) => piece.group === last.group).at(-1) : undefined;
   if (closing && closing !== last && closing.introduces) {
-    introduced = introducedBy(closing, pieces);
+    introduced = introducedBy(closing, pieces, intent);
     // The rest of the paragraph comes with it, so the quote stays the source's own words.
     if (introduced.length) chosen.push(...pieces.filter((piece) => piece.group === last.group && piece.index > last.index));
   }
@@ -157,16 +202,17 @@ function choosePieces(question: string, pieces: readonly Scored[], mustAnswer: b
  * introduces (ending with ':'), or the list or table right after its paragraph
  * (which a paragraph before a table or list is most often about). Of a list or
  * table, the items or rows that match the question, or its first ones when
- * none does (the question asked for what the whole list answers).
+ * none does (the question asked for what the whole list answers); for a
+ * "which" question, the list whole as far as it fits.
  */
-function introducedBy(piece: Scored, pieces: readonly Scored[]): Scored[] {
+function introducedBy(piece: Scored, pieces: readonly Scored[], intent: Intent): Scored[] {
   const next = pieces[piece.index + 1];
   const shown = piece.introduces || (piece.followedBy ?? '');
   if (!shown || next?.group !== shown) return [];
   if (next.kind === 'code') return piece.introduces && fitsAsCode(next) ? [next] : [];
   const all = pieces.filter((other) => other.group === next.group);
   const matching = all.filter((other) => other.score > 0);
-  return firstRows(matching.length ? matching : all);
+  return intent.list ? wholeList(all) : firstRows(matching.length ? matching : all);
 }
 
 /** The best of a list's items or a table's rows that fit in a point, in reading order. */
@@ -180,24 +226,64 @@ function firstRows(rows: readonly Scored[]): Scored[] {
   return chosen.sort((a, b) => a.index - b.index);
 }
 
+/** A list's items or a table's rows from its start, as many as fit in a point (`LIST_ROWS`, `TABLE_LIMIT`). */
+function wholeList(rows: readonly Scored[]): Scored[] {
+  const chosen: Scored[] = [];
+  for (const row of rows) {
+    if (chosen.length >= LIST_ROWS || length([...chosen, row]) > TABLE_LIMIT) break;
+    chosen.push(row);
+  }
+  return chosen;
+}
+
+/**
+ * How well a piece answers, as the lead of a quote: its words and a little its heading's,
+ * and more for what the kind of question asks for: a piece holding code for a how-to, a figure
+ * for a figure question (less for one without), an item or a row for a list question.
+ */
+function leadValue(piece: Scored, pieces: readonly Scored[], intent: Intent): number {
+  let value = piece.score + HEADING_WEIGHT * piece.headingScore;
+  if (intent.figure) value *= /\d/.test(piece.text) ? FITS_INTENT_WEIGHT : ASIDE_WEIGHT;
+  else if (intent.how && (holdsCode(piece) || pieces[piece.index + 1]?.kind === 'code')) value *= FITS_INTENT_WEIGHT;
+  if (intent.list && (piece.kind === 'row' || piece.kind === 'item')) value *= FITS_INTENT_WEIGHT;
+  return value;
+}
+
+function isCaveat(piece: Piece): boolean {
+  return piece.kind === 'sentence' && CAVEAT.test(piece.text);
+}
+
+/** Whether a piece of prose names code: a command, a setting, a property (`inline code`). */
+function holdsCode(piece: Piece): boolean {
+  return piece.kind !== 'code' && /`[^`]+`/.test(piece.text);
+}
+
 /**
  * The passage that best matches the question: the best piece (its own words,
  * and a little its heading's), with the neighbours of its paragraph that match
  * too, or the items and rows of its list or table that match as well as it does.
  */
-function bestWindow(prose: readonly Scored[]): Scored[] | undefined {
+function bestWindow(prose: readonly Scored[], pieces: readonly Scored[], intent: Intent): Scored[] | undefined {
   let anchor: Scored | undefined;
-  let anchorValue = 0;
-  for (const piece of prose) {
-    const value = piece.score + HEADING_WEIGHT * piece.headingScore;
-    if (value > anchorValue + 1e-9) [anchor, anchorValue] = [piece, value];
+  // A caveat leads only when nothing plainer matches.
+  for (const caveats of [false, true]) {
+    let anchorValue = 0;
+    for (const piece of prose) {
+      if ((piece.score <= 0 && piece.headingScore <= 0) || isCaveat(piece) !== caveats) continue;
+      const value = leadValue(piece, pieces, intent);
+      if (value > anchorValue + 1e-9) [anchor, anchorValue] = [piece, value];
+    }
+    if (anchor) break;
   }
   if (!anchor) return undefined;
-  // Sentences around the best one that match at all; items and rows of its list or table that match
+  // Sentences around the best one that match at all (for a how-to, also one holding code: what to do), but not a
+  // caveat, which qualifies the answer rather than giving it; items and rows of its list or table that match
   // two thirds as well (a row that shares one word with the question, as every row of a table may, is not what was asked).
-  const relevant = (piece: Scored) => (anchor.kind === 'sentence' ? piece.score > 0 : piece.score >= (anchor.score * 2) / 3);
+  const relevant = (piece: Scored) =>
+    anchor.kind === 'sentence' ? (piece.score > 0 || (intent.how && holdsCode(piece))) && (!isCaveat(piece) || isCaveat(anchor)) : piece.score >= (anchor.score * 2) / 3;
   if (anchor.kind !== 'sentence') {
-    const rows = firstRows(prose.filter((piece) => piece.group === anchor.group && (piece === anchor || relevant(piece))));
+    const group = prose.filter((piece) => piece.group === anchor.group);
+    const rows = intent.list ? wholeList(group) : firstRows(group.filter((piece) => piece === anchor || relevant(piece)));
     // The sentence that announces the list or table ("… as follows:") goes with it.
     const leadIn = prose.find((piece) => piece.introduces === anchor.group);
     return leadIn ? [leadIn, ...rows] : rows;
@@ -225,7 +311,7 @@ function neighbours(a: Scored, b: Scored): boolean {
 /**
  * A sentence that leans on the one before it ("It …", "This …") takes that one
  * along; a single short sentence takes the next one of its paragraph, which
- * usually says more about the same thing.
+ * usually says more about the same thing (unless it is a caveat).
  */
 function extend(window: Scored[], prose: readonly Scored[]): Scored[] {
   const first = window[0]!;
@@ -236,7 +322,7 @@ function extend(window: Scored[], prose: readonly Scored[]): Scored[] {
   }
   const last = result[result.length - 1]!;
   const after = prose[prose.indexOf(last) + 1];
-  if (result.length === 1 && last.kind === 'sentence' && last.text.length < 200 && after && neighbours(last, after) && length([...result, after]) <= POINT_LIMIT) {
+  if (result.length === 1 && last.kind === 'sentence' && last.text.length < 200 && after && neighbours(last, after) && !isCaveat(after) && length([...result, after]) <= POINT_LIMIT) {
     result = [...result, after];
   }
   return result;

@@ -77,6 +77,19 @@ export function piecesOf(hit: Pick<Retrieved, 'fragment' | 'textBefore' | 'textA
   const columns = new Map<number, string[]>();
   /** Lists and tables that start inside the fragment: their items and rows after it are read too. */
   const startedInside = new Set<string>();
+  // Lists and tables the fragment starts inside, whose start the text before shows (a table's header line, a list's
+  // first item after a break): their items and rows before it are read too, so a quote can show them whole.
+  const wholeBefore = new Set<string>();
+  if (startKnown) {
+    const first = new Map<string, Unit>();
+    for (const [index, unit] of units.entries()) if ((unit.kind === 'item' || unit.kind === 'row') && !first.has(groupOf(unit, index))) first.set(groupOf(unit, index), unit);
+    for (const [index, unit] of units.entries()) {
+      if ((unit.kind !== 'item' && unit.kind !== 'row') || unit.end <= from || unit.start >= to) continue;
+      const start = first.get(groupOf(unit, index))!;
+      const seen = start.kind === 'row' ? units.some((other) => other.kind === 'table-header' && other.block === start.block) : start.start > 0;
+      if (seen && start.start < from) wholeBefore.add(groupOf(unit, index));
+    }
+  }
   let heading = '';
   let firstInside = true;
   for (const [index, unit] of units.entries()) {
@@ -87,12 +100,14 @@ export function piecesOf(hit: Pick<Retrieved, 'fragment' | 'textBefore' | 'textA
     }
     if (unit.kind === 'table-header') columns.set(unit.block, unitText(unit).split(' | '));
     const continues = (unit.kind === 'item' || unit.kind === 'row') && unit.start >= to && unit.end <= readTo && startedInside.has(groupOf(unit, index));
-    if (unit.end <= from || (unit.start >= to && !continues)) continue;
+    const readWhole = (unit.kind === 'item' || unit.kind === 'row') && unit.start < from && wholeBefore.has(groupOf(unit, index));
+    const precedes = readWhole && unit.end <= from;
+    if ((unit.end <= from && !precedes) || (unit.start >= to && !continues)) continue;
     // Without the text before it, a fragment's first line may be the tail of a sentence or row.
     const cutAtStart = !startKnown && firstInside;
     firstInside = false;
     if (unit.kind === 'table-header' || (cutAtStart && (unit.kind === 'row' || (unit.kind === 'code' && unit.fenceLength === 0)))) continue;
-    const group = groupOf(unit, index);
+    let group = groupOf(unit, index);
     if (unit.kind === 'code') {
       const endSeen = endKnown || unit.fenceLength > 0;
       if (unit.complete && endSeen && unit.start >= from && unit.end <= to) {
@@ -100,18 +115,21 @@ export function piecesOf(hit: Pick<Retrieved, 'fragment' | 'textBefore' | 'textA
       }
       continue;
     }
-    if ((unit.start < from || unit.end > to) && !continues) {
-      if (unit.kind !== 'prose') continue;
-      // A paragraph cut by the fragment's edge: its whole sentences inside the fragment still count.
-    }
-    if (unit.kind === 'item' || unit.kind === 'row') {
+    const cut = (unit.start < from || unit.end > to) && !continues && !readWhole;
+    // A paragraph cut by the fragment's edge, or a list item of several sentences: its whole sentences inside the fragment still count.
+    if (cut && unit.kind === 'row') continue;
+    if (cut) group = `unit-${index}`;
+    if (!cut && (unit.kind === 'item' || unit.kind === 'row')) {
       startedInside.add(group);
       const text = unitText(unit);
       const table = unit.kind === 'row' ? rowCells(text, columns.get(unit.block)) : undefined;
       pieces.push({ kind: unit.kind, text, language: '', group, heading, introduces: '', ...(table ? { table } : {}) });
       continue;
     }
-    const sentences = sentencesWithin(unit, from, to).slice(cutAtStart ? 1 : 0);
+    // A paragraph the fragment starts inside is read from its start when the text before shows it (a break before it):
+    // the sentence a quote needs beside the one that matches may lie just before the fragment.
+    const whole = startKnown && unit.kind === 'prose' && unit.start > 0 && unit.start < from;
+    const sentences = sentencesWithin(unit, whole ? unit.start : from, to).slice(cutAtStart ? 1 : 0);
     const next = units[index + 1];
     for (const [position, sentence] of sentences.entries()) {
       const last = position === sentences.length - 1 && sentence.end === unitText(unit).length;

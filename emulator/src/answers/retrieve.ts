@@ -74,14 +74,18 @@ function gap(length: number): string {
 
 /**
  * The answer's sources as the service picks them (wire-format.md): fragments
- * scored above the threshold, best first, one per datasource. `hits[i]` is
- * the fragment behind `sources[i]`, so `[i+1]` in the answer cites it.
+ * scored above `threshold`, best first, one per datasource. `hits[i]` is
+ * the fragment behind `sources[i]`, so `[i+1]` in the answer cites it. When
+ * none is, the best fragment scored at least `closest` is the one source, and
+ * `closest` is true: the answer quotes it as the closest found rather than
+ * saying it knows nothing.
  */
 export function pickSources(
   retrieved: readonly Retrieved[],
   threshold: number,
   fileUrl: (row: DatasourceRow) => string | undefined,
-): { sources: Source[]; hits: Retrieved[] } {
+  closest = threshold,
+): { sources: Source[]; hits: Retrieved[]; closest: boolean } {
   const seen = new Set<string>();
   const hits: Retrieved[] = [];
   for (const hit of retrieved) {
@@ -89,5 +93,8 @@ export function pickSources(
     seen.add(hit.datasource.id);
     hits.push(hit);
   }
-  return { sources: hits.map((hit) => sourceOf(hit, hit.datasource, fileUrl)), hits };
+  const best = retrieved[0];
+  const nearest = hits.length === 0 && best !== undefined && best.score >= closest && best.score > 0;
+  if (nearest) hits.push(best);
+  return { sources: hits.map((hit) => sourceOf(hit, hit.datasource, fileUrl)), hits, closest: nearest };
 }

@@ -31,6 +31,8 @@ interface Turn {
   conversation: ConversationRow;
   isNewConversation: boolean;
   hits: Retrieved[];
+  /** No source scored above the threshold: `hits` holds the closest passage found. */
+  closest: boolean;
   sources: Source[];
   messageId: string;
 }
@@ -65,7 +67,7 @@ export async function queryAgent(context: RequestContext): Promise<Response> {
       throw error;
     }
   } else {
-    pieces = paced(answerPieces(composeAnswer(body.query, turn.hits)), context.settings.pace, abort.signal);
+    pieces = paced(answerPieces(composeAnswer(body.query, turn.hits, { closest: turn.closest })), context.settings.pace, abort.signal);
   }
   recordQuestion(context, owner, turn);
 
@@ -106,8 +108,8 @@ function startTurn(context: RequestContext, agent: AgentRow, body: AgentQueryBod
   };
   const datastoreIds = agent.datastoreIds.filter((datastoreId) => context.store.datastores.has(datastoreId));
   const retrieved = retrieve(context.store, context.indexes, datastoreIds, body.query, datasourceFilter(context.store, body.filters));
-  const { sources, hits } = pickSources(retrieved, context.settings.sourceThreshold, fileUrlFor(context));
-  return { agent, body, conversation, isNewConversation: !existing, hits, sources, messageId: newId() };
+  const { sources, hits, closest } = pickSources(retrieved, context.settings.sourceThreshold, fileUrlFor(context), context.settings.closestThreshold);
+  return { agent, body, conversation, isNewConversation: !existing, hits, closest, sources, messageId: newId() };
 }
 
 /** Writes the question and counts the query against the agent's organization. */
