@@ -6,6 +6,11 @@
 // latency at 256 connections, memory per held stream, and a burst of 5,000
 // simultaneous connections. Load comes from wrk when installed (it costs far
 // less CPU than a Node client on a machine of two cores), else from Node.
+// The JSON load at 16 connections also runs, in the same alternating rounds,
+// through the proxy with visitor sessions on (a token on every question) and
+// through the proxy as it was before sessions (BENCH_PROXY_BEFORE, a commit
+// built here from git), so that the cost of sessions, on and off, is read as
+// ratios to nginx measured in the same minutes.
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, request, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -13,7 +18,8 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DONE_EVENT, EVENT_STREAM_HEADERS, answerEvent, endpointResponseEvent } from '../src/protocol/index.js';
+import { DONE_EVENT, EVENT_STREAM_HEADERS, SESSION_HEADER, answerEvent, endpointResponseEvent } from '../src/protocol/index.js';
+import { SESSIONS_ENV, SESSION_TOKENS, buildProxyAt, earnTokens, tokensInTurn } from './support/proxy-variants.js';
 
 const KEY = 'sk_bench_0123456789abcdef';
 const ORIGIN = 'https://www.example.com';
@@ -37,6 +43,12 @@ const WRK = spawnSync('wrk', ['--version']).error ? undefined : 'wrk';
 /** Processes each server runs (`BENCH_WORKERS`, default 1): the proxy's `KAGENT_WORKERS` and nginx's `worker_processes` alike, so the comparison stays fair. */
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
 if (!Number.isInteger(WORKERS) || WORKERS < 1) throw new Error(`BENCH_WORKERS must be a whole number of at least 1 (got ${process.env.BENCH_WORKERS})`);
+
+/**
+ * The proxy before visitor sessions (the last commit without them), built from git and measured beside this
+ * checkout's under the same JSON load; `BENCH_PROXY_BEFORE=<commit>` names another, `off` leaves it out.
+ */
+const BEFORE = process.env.BENCH_PROXY_BEFORE ?? 'd27f650';
 
 const ANSWER = JSON.stringify({ answer: 'A short answer. '.repeat(20), conversationId: 'c', visitorId: 'v', sources: [{ datasource_id: 'd', score: 0.9 }] });
 const STREAM = Array.from({ length: 20 }, (_, i) => answerEvent(`word${i} `)).join('') + endpointResponseEvent(ANSWER) + DONE_EVENT;
@@ -77,6 +89,10 @@ interface Server {
   url: string;
   pid: number;
   stop: () => Promise<void>;
+  /** Session tokens its questions carry, one after another (sessions on). */
+  tokens?: string[];
+  /** The wrk script its JSON load runs (sessions on: a token on each question). */
+  wrkScript?: string;
 }
 
 // The command as users run it: `kagent-proxy`, which runs the build in dist/ (made here first from the
@@ -90,10 +106,10 @@ if (built.status !== 0) throw new Error('building the proxy (tsc -p tsconfig.bui
 // or a container's log driver takes it. Not to a pipe read by this process: Node writes to a pipe synchronously, and
 // this process, busy being the upstream, read it late, so the proxy waited on its own log lines (about 9 ms per
 // request at 16 connections: 1,700 requests/s on a quiet machine, against 6,900 with the same log in a file).
-async function startProxy(name = 'kagent-proxy', env: Record<string, string> = {}): Promise<Server> {
+async function startProxy(name = 'kagent-proxy', command = PROXY_COMMAND, env: Record<string, string> = {}): Promise<Server> {
   const logFile = join(mkdtempSync(join(tmpdir(), 'kagent-bench-proxy-')), 'proxy.log');
   const log = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [PROXY_COMMAND], {
+  const child = spawn(process.execPath, [command], {
     env: { ...process.env, KAGENT_API_KEY: KEY, KAGENT_UPSTREAM_URL: upstreamUrl, KAGENT_AGENT_IDS: AGENT, KAGENT_ALLOWED_ORIGINS: ORIGIN, KAGENT_RATE_LIMIT_PER_ADDRESS: 'off', KAGENT_RATE_LIMIT_PER_VISITOR: 'off', KAGENT_MAX_CONNECTIONS_PER_ADDRESS: 'off', KAGENT_WORKERS: String(WORKERS), PORT: '0', ...env },
     stdio: ['ignore', log, 'inherit'],
   });
@@ -115,6 +131,15 @@ async function startProxy(name = 'kagent-proxy', env: Record<string, string> = {
     rmSync(logFile, { force: true });
   };
   return { name, url, pid: child.pid!, stop };
+}
+
+/** The proxy with visitor sessions on, its questions each carrying a token it granted, earned over HTTP as a page earns one. */
+async function startProxyWithSessions(): Promise<Server> {
+  const server = await startProxy('kagent-proxy, sessions on', PROXY_COMMAND, SESSIONS_ENV);
+  const tokens = await earnTokens(server.url, ORIGIN, SESSION_TOKENS);
+  const wrkScript = join(WRK_SCRIPT, '..', 'post-with-session.lua');
+  writeFileSync(wrkScript, wrkPreamble + tokensInTurn(tokens, ORIGIN));
+  return { ...server, tokens, wrkScript };
 }
 
 // nginx as a reverse proxy in front of the same upstream: as many workers as the proxy has processes, kept-alive upstream
@@ -191,11 +216,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const keepAlive = new Agent({ keepAlive: true, maxSockets: 256 });
 
 /** POSTs the body; resolves with ms to the first body byte and ms to the end. */
-function timedPost(base: string, body: string, agent: Agent | false = keepAlive): Promise<{ firstByte: number; total: number; status: number }> {
+function timedPost(base: string, body: string, agent: Agent | false = keepAlive, headers: Record<string, string> = {}): Promise<{ firstByte: number; total: number; status: number }> {
   const target = new URL(PATH, base);
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { origin: ORIGIN, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res: IncomingMessage) => {
+    const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { origin: ORIGIN, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } }, (res: IncomingMessage) => {
       let firstByte = 0;
       res.on('data', () => {
         if (!firstByte) firstByte = performance.now() - started;
@@ -239,9 +264,7 @@ interface Load {
 }
 
 const WRK_SCRIPT = join(mkdtempSync(join(tmpdir(), 'kagent-bench-wrk-')), 'post.lua');
-writeFileSync(
-  WRK_SCRIPT,
-  `wrk.method = "POST"
+const wrkPreamble = `wrk.method = "POST"
 wrk.body = '{"query":"q"}'
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Origin"] = "${ORIGIN}"
@@ -249,9 +272,8 @@ function done(summary, latency, requests)
   io.write(string.format('RESULT {"requests":%d,"us":%d,"p50":%d,"p99":%d,"max":%d,"timeout":%d,"connect":%d,"read":%d,"write":%d,"status":%d}\\n',
     summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), latency.max,
     summary.errors.timeout, summary.errors.connect, summary.errors.read, summary.errors.write, summary.errors.status))
-end
-`,
-);
+end`;
+writeFileSync(WRK_SCRIPT, `${wrkPreamble}\n`);
 
 /** `connections` clients asking JSON questions back to back for `seconds` through `server`. */
 async function load(server: Server, connections: number, seconds: number): Promise<Load> {
@@ -259,7 +281,7 @@ async function load(server: Server, connections: number, seconds: number): Promi
   let result: Omit<Load, 'cpuUsPerRequest'> & { requests: number };
   if (WRK) {
     // Not spawnSync: the upstream answering wrk's requests runs in this process.
-    const child = spawn(WRK, ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '2s', '-s', WRK_SCRIPT, server.url + PATH]);
+    const child = spawn(WRK, ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '2s', '-s', server.wrkScript ?? WRK_SCRIPT, server.url + PATH]);
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c));
     child.stderr.on('data', (c: Buffer) => (output += c));
@@ -273,13 +295,15 @@ async function load(server: Server, connections: number, seconds: number): Promi
     const agent = new Agent({ keepAlive: true, maxSockets: connections });
     const times: number[] = [];
     let failed = 0;
+    let asked = 0;
     const started = performance.now();
     const deadline = started + seconds * 1000;
     await Promise.all(
       Array.from({ length: connections }, async () => {
         while (performance.now() < deadline) {
           try {
-            const { total, status } = await timedPost(server.url, '{"query":"q"}', agent);
+            const token = server.tokens?.[asked++ % server.tokens.length];
+            const { total, status } = await timedPost(server.url, '{"query":"q"}', agent, token === undefined ? {} : { [SESSION_HEADER]: token });
             if (status === 200) times.push(total);
             else failed++;
           } catch {
@@ -360,11 +384,20 @@ if (NGINX) servers.push(await startNginx(NGINX));
 const [proxy, nginx] = servers as [Server, Server | undefined];
 // The same command recording every question (KAGENT_INSIGHTS=on, memory store), measured beside it: its cost per question.
 const INSIGHTS_TOKEN = 'bench_admin_0f1e2d3c4b5a69788796a5b4c3d2e1f0';
-const withInsights = await startProxy('kagent-proxy, insights on', { KAGENT_INSIGHTS: 'on', KAGENT_ADMIN_TOKEN: INSIGHTS_TOKEN });
+const withInsights = await startProxy('kagent-proxy, insights on', PROXY_COMMAND, { KAGENT_INSIGHTS: 'on', KAGENT_ADMIN_TOKEN: INSIGHTS_TOKEN });
 servers.push(withInsights);
+// Beside them under the JSON load at 16 connections: the proxy with sessions on, and the proxy before sessions.
+const withSessions = await startProxyWithSessions();
+const beforeBuild = BEFORE === 'off' ? undefined : buildProxyAt(BEFORE);
+const before = beforeBuild && 'command' in beforeBuild ? await startProxy(`kagent-proxy before sessions (${BEFORE})`, beforeBuild.command) : undefined;
+const json16Servers = [before, proxy, withSessions, withInsights, nginx].filter((server): server is Server => server !== undefined);
+const tokenHeader = (server: Server, i: number): Record<string, string> => (server.tokens ? { [SESSION_HEADER]: server.tokens[i % server.tokens.length]! } : {});
 
 // Warm every path (JIT, connections).
-for (let i = 0; i < 100; i++) for (const server of servers) await timedPost(server.url, '{"query":"warm","streaming":true}');
+for (let i = 0; i < 100; i++) {
+  for (const server of servers) await timedPost(server.url, '{"query":"warm","streaming":true}');
+  for (const server of [before, withSessions]) if (server) await timedPost(server.url, '{"query":"warm"}', keepAlive, tokenHeader(server, i));
+}
 
 // 1. Time to first byte of a streamed answer, alternating direct and through each server.
 const ttfb = new Map<string, number[]>([['direct', []], ...servers.map((s) => [s.name, []] as [string, number[]])]);
@@ -377,11 +410,16 @@ for (let i = 0; i < TTFB_RUNS; i++) {
   }
 }
 
-// 2 and 3. JSON questions at 16 and at 256 connections, servers alternating, LOAD_ROUNDS rounds each; medians reported.
+// 2 and 3. JSON questions at 16 connections (every server) and at 256 (the proxy and nginx), servers alternating,
+// LOAD_ROUNDS rounds each; medians reported. First one round each, not counted: a Node process's first seconds
+// under load cost it several times the CPU of the next ones (seen: 850 µs a question, then 200, then about 110)
+// while its code is compiled, which would count against whichever server had seen the fewest questions before.
+for (const server of json16Servers) await load(server, 16, LOAD_SECONDS);
 const loads = new Map<string, Load[]>();
 for (let round = 0; round < LOAD_ROUNDS; round++) {
   for (const connections of [16, 256]) {
-    for (const server of round % 2 ? [...servers].reverse() : servers) {
+    const measured = connections === 16 ? json16Servers : servers;
+    for (const server of round % 2 ? [...measured].reverse() : measured) {
       const key = `${server.name}@${connections}`;
       loads.set(key, [...(loads.get(key) ?? []), await load(server, connections, LOAD_SECONDS)]);
     }
@@ -417,7 +455,7 @@ console.log('');
 console.log(`| JSON questions, ${LOAD_SECONDS} s runs, median of ${LOAD_ROUNDS} | requests/s | p50 | p99 | max | over 2 s or failed (worst run) | server CPU per request |`);
 console.log('|---|---|---|---|---|---|---|');
 for (const connections of [16, 256]) {
-  for (const server of servers) {
+  for (const server of connections === 16 ? json16Servers : servers) {
     const l = loadOf(server, connections);
     console.log(`| ${server.name}, ${connections} connections | ${l.rps.toFixed(0)} | ${ms(l.p50Ms)} | ${ms(l.p99Ms)} | ${ms(l.maxMs)} | ${l.over2s} + ${l.failed} | ${(l.cpuUsPerRequest).toFixed(0)} µs |`);
   }
@@ -439,6 +477,37 @@ for (const server of servers) {
   console.log(`| ${server.name} | ${b.answered} | ${b.reset} | ${b.other} | ${ms(b.p50Ms)} | ${ms(b.p99Ms)} | ${ms(b.maxMs)} |`);
 }
 console.log('');
+
+// The cost of sessions, off and on, against the proxy before them: ratios taken round by round (the servers of one
+// round ran within seconds of each other, so the machine's load moves them together), the median and the spread.
+const perRound = (server: Server, against: Server, f: (l: Load) => number) => {
+  const mine = loads.get(`${server.name}@16`)!;
+  const theirs = loads.get(`${against.name}@16`)!;
+  return mine.map((l, round) => f(l) / f(theirs[round]!));
+};
+const spread = (ratios: number[]) => `**${median(ratios).toFixed(2)}x** (${Math.min(...ratios).toFixed(2)} to ${Math.max(...ratios).toFixed(2)})`;
+const cpu = (l: Load) => l.cpuUsPerRequest;
+const rps = (l: Load) => l.rps;
+console.log(`| JSON questions at 16 connections, ${LOAD_ROUNDS} rounds of ${LOAD_SECONDS} s${nginx ? '' : ' (no nginx: no ratios to it)'} | CPU per request | × nginx's CPU | × nginx's requests/s | refused or failed (worst run) |`);
+console.log('|---|---|---|---|---|');
+for (const server of json16Servers) {
+  const l = loadOf(server, 16);
+  const toNginx = nginx ? [spread(perRound(server, nginx, cpu)), spread(perRound(server, nginx, rps))] : ['-', '-'];
+  console.log(`| ${server.name} | ${l.cpuUsPerRequest.toFixed(0)} µs | ${toNginx.join(' | ')} | ${l.over2s + l.failed} |`);
+}
+console.log('');
+{
+  const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
+  console.log('| CPU per JSON question, round by round | ratio, median (spread) | target | |');
+  console.log('|---|---|---|---|');
+  if (before) {
+    const offBefore = perRound(proxy, before, cpu);
+    console.log(`| sessions off against the proxy before sessions (${BEFORE}) | ${spread(offBefore)} | at most 1x | ${verdict(median(offBefore) <= 1)} |`);
+  } else console.log(`| sessions off against the proxy before sessions | not measured: ${beforeBuild && 'missing' in beforeBuild ? beforeBuild.missing : 'BENCH_PROXY_BEFORE=off'} | at most 1x | **not measured** |`);
+  const onOff = perRound(withSessions, proxy, cpu);
+  console.log(`| sessions on (a token on each question) against sessions off | ${spread(onOff)} | under 1.1x | ${verdict(median(onOff) < 1.1)} |`);
+  console.log('');
+}
 
 if (nginx) {
   const json16 = loadOf(proxy, 16).rps / loadOf(nginx, 16).rps;
@@ -474,7 +543,7 @@ if (nginx) {
 
 clearInterval(heartbeat);
 keepAlive.destroy();
-for (const server of servers) await server.stop();
+for (const server of [...servers, withSessions, ...(before ? [before] : [])]) await server.stop();
 rmSync(join(WRK_SCRIPT, '..'), { recursive: true, force: true });
 upstream.closeAllConnections();
 upstream.close();

@@ -5,7 +5,8 @@
 //   node --import tsx bench/support/proxy-side-by-side.ts [dir/proxy/cli.js ...]
 //
 // Each argument is a built `cli.js` (default: this checkout's dist/, built
-// first), optionally with node flags for it before a `|`; a copy of dist/
+// first), optionally with node flags for it before a `|`, and `+sessions`
+// after it for visitor sessions on (a token on each question); a copy of dist/
 // elsewhere needs package.json and node_modules beside it. BENCH_ROUNDS (default 5; the first is left out as warm-up),
 // BENCH_SECONDS (4), BENCH_CONNECTIONS (16), BENCH_WORKERS (1), and
 // BENCH_NODE_ARGS (extra node flags for the proxy, e.g. `--cpu-prof
@@ -17,6 +18,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SESSIONS_ENV, SESSION_TOKENS, earnTokens, tokensInTurn } from './proxy-variants.js';
 
 const KEY = 'sk_bench_0123456789abcdef';
 const ORIGIN = 'https://www.example.com';
@@ -56,37 +58,44 @@ const upstream = spawn(process.execPath, [join(work, 'upstream.mjs')], { stdio: 
 process.once('exit', () => upstream.kill('SIGTERM'));
 const upstreamPort = await new Promise<string>((resolve) => upstream.stdout!.once('data', (c: Buffer) => resolve(c.toString().trim())));
 
-writeFileSync(
-  join(work, 'post.lua'),
-  `wrk.method = "POST"
+const wrkScript = `wrk.method = "POST"
 wrk.body = '{"query":"q"}'
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Origin"] = "${ORIGIN}"
 function done(summary, latency, requests)
-  io.write(string.format('RESULT %d %d %d %d\\n', summary.requests, summary.duration, latency:percentile(50), latency:percentile(99)))
+  io.write(string.format('RESULT %d %d %d %d %d\\n', summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), summary.errors.status))
 end
-`,
-);
+`;
+writeFileSync(join(work, 'post.lua'), wrkScript);
 
 interface Running {
   cli: string;
   child: ChildProcess;
   url: string;
+  script: string;
 }
 
 async function start(cli: string, index: number): Promise<Running> {
   const logFile = join(work, `proxy-${index}.log`);
   const log = openSync(logFile, 'w');
   // `--flag --other|path/cli.js`: node flags for this one build.
-  const [flags, path] = cli.includes('|') ? (cli.split('|') as [string, string]) : ['', cli];
+  const [flags, rest] = cli.includes('|') ? (cli.split('|') as [string, string]) : ['', cli];
+  const sessions = rest.endsWith('+sessions');
+  const path = sessions ? rest.slice(0, -'+sessions'.length) : rest;
   const child = spawn(process.execPath, [...NODE_ARGS, ...flags.split(' ').filter(Boolean), path], {
-    env: { ...process.env, KAGENT_API_KEY: KEY, KAGENT_UPSTREAM_URL: `http://127.0.0.1:${upstreamPort}`, KAGENT_AGENT_IDS: AGENT, KAGENT_ALLOWED_ORIGINS: ORIGIN, KAGENT_RATE_LIMIT_PER_ADDRESS: 'off', KAGENT_RATE_LIMIT_PER_VISITOR: 'off', KAGENT_MAX_CONNECTIONS_PER_ADDRESS: 'off', KAGENT_WORKERS: String(WORKERS), PORT: '0' },
+    env: { ...process.env, KAGENT_API_KEY: KEY, KAGENT_UPSTREAM_URL: `http://127.0.0.1:${upstreamPort}`, KAGENT_AGENT_IDS: AGENT, KAGENT_ALLOWED_ORIGINS: ORIGIN, KAGENT_RATE_LIMIT_PER_ADDRESS: 'off', KAGENT_RATE_LIMIT_PER_VISITOR: 'off', KAGENT_MAX_CONNECTIONS_PER_ADDRESS: 'off', KAGENT_WORKERS: String(WORKERS), PORT: '0', ...(sessions ? SESSIONS_ENV : {}) },
     stdio: ['ignore', log, 'inherit'],
   });
   closeSync(log);
   for (;;) {
     const url = /listening on (http:\/\/[^"\s/]+)/.exec(readFileSync(logFile, 'utf8'))?.[1];
-    if (url) return { cli, child, url };
+    if (url && !sessions) return { cli, child, url, script: join(work, 'post.lua') };
+    if (url) {
+      const tokens = await earnTokens(url, ORIGIN, SESSION_TOKENS);
+      const script = join(work, `post-${index}.lua`);
+      writeFileSync(script, wrkScript + tokensInTurn(tokens, ORIGIN));
+      return { cli, child, url, script };
+    }
     if (child.exitCode !== null) throw new Error(`${cli} did not start`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -105,13 +114,14 @@ const cpuMs = (pid: number) =>
 
 async function load(server: Running): Promise<{ rps: number; cpuUs: number; systemUs: number; p50Ms: number; p99Ms: number }> {
   const before = cpuMs(server.child.pid!);
-  const wrk = spawn('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--timeout', '2s', '-s', join(work, 'post.lua'), server.url + PATH]);
+  const wrk = spawn('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--timeout', '2s', '-s', server.script, server.url + PATH]);
   let output = '';
   wrk.stdout.on('data', (c: Buffer) => (output += c));
   await new Promise((resolve) => wrk.once('exit', resolve));
-  const match = /RESULT (\d+) (\d+) (\d+) (\d+)/.exec(output);
+  const match = /RESULT (\d+) (\d+) (\d+) (\d+) (\d+)/.exec(output);
   if (!match) throw new Error(`wrk failed: ${output}`);
-  const [requests, us, p50, p99] = match.slice(1).map(Number) as [number, number, number, number];
+  const [requests, us, p50, p99, refused] = match.slice(1).map(Number) as [number, number, number, number, number];
+  if (refused > 0) console.log(`${server.cli}: ${refused} of ${requests} questions refused`);
   const after = cpuMs(server.child.pid!);
   const perRequest = (ms: number) => (ms * 1000) / requests;
   return { rps: requests / (us / 1e6), cpuUs: perRequest(after.user + after.system - before.user - before.system), systemUs: perRequest(after.system - before.system), p50Ms: p50 / 1000, p99Ms: p99 / 1000 };

@@ -298,6 +298,22 @@ describe('visitor sessions: secret rotation', () => {
 });
 
 describe('visitor sessions: the core', () => {
+  test('a token accepted once is still refused once it expires, and from another origin: its signature is remembered, not its verdict', async () => {
+    const sessions = new Sessions({ secrets: [SESSION_SECRET], audience: HARNESS_AUDIENCE, tokenSeconds: 60, difficulty: 0.01, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore());
+    const now = Date.now();
+    const { token } = await sessions.grant(SITE, now);
+    assert.equal((await sessions.checkToken(token, SITE, now)).ok, true);
+    assert.equal((await sessions.checkToken(token, SITE, now + 1000)).ok, true);
+    const later = await sessions.checkToken(token, SITE, now + 61_000);
+    assert.equal(later.ok === false && later.code, SESSION_ERROR_CODES.expired);
+    const elsewhere = await sessions.checkToken(token, OTHER_SITE, now + 1000);
+    assert.equal(elsewhere.ok === false && elsewhere.code, SESSION_ERROR_CODES.wrongOrigin);
+    // A tampered copy is checked on its own, not taken for the token it was copied from.
+    const [v, payload, signature] = token.split('.') as [string, string, string];
+    const tampered = await sessions.checkToken(`${v}.${payload}.${signature.slice(0, -2)}${signature.endsWith('AA') ? 'AB' : 'AA'}`, SITE, now + 1000);
+    assert.equal(tampered.ok === false && tampered.code, SESSION_ERROR_CODES.invalid);
+  });
+
   test('0 of 10,000 queries without a valid token reach the service, each refusal kind tried', async () => {
     let reached = 0;
     const call: UpstreamCall = async () => {

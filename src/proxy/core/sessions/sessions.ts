@@ -5,6 +5,7 @@
 import { SESSION_ERROR_CODES, SessionRequestBody, checkWith, describeProblems, solves, webCryptoPbkdf2, type ChallengeAnswer, type SessionChallenge, type SessionGrant, type SessionRequest } from '../../../protocol/index.js';
 import { addressBlock } from '../client-address.js';
 import type { RateLimitStore } from '../../stores/store.js';
+import { memoized } from '../memo.js';
 import type { SessionSettings } from './settings.js';
 
 /** PBKDF2 iterations per counter tried: enough that a browser's per-call overhead is small, little enough that checking one part (one derivation) costs the proxy under 2 ms. */
@@ -63,6 +64,16 @@ const decoder = new TextDecoder();
 /** A session already started goes on counting when a bounded store is full; only new sessions are refused. */
 const UNDER_WAY = { whenFull: 'reserve' } as const;
 
+/** What a token claims: its session, page origin and expiry (Unix seconds). */
+type TokenClaims = { s?: unknown; o?: unknown; e?: unknown };
+
+/**
+ * Tokens whose signatures were checked, remembered: a page sends its token with every question, and WebCrypto's
+ * HMAC check costs more than the rest of a question's handling (docs/benchmarks.md, Proxy). At most this many
+ * (a token is under 200 bytes), then forgotten all at once; expiry and origin are checked on every question.
+ */
+const CHECKED_TOKENS = 10_000;
+
 /** The sessions of one proxy: its challenges, its tokens and their checks. */
 export class Sessions {
   readonly #settings: SessionSettings;
@@ -73,6 +84,8 @@ export class Sessions {
    * instance's last start, and when that minute ends: a challenge then needs no round trip to the store.
    */
   #started = { count: 0, until: 0 };
+  /** A token's claims if this proxy signed it, else `undefined`: worked out once per token, as it cannot change. */
+  readonly #signedClaims = memoized((token: string) => this.#checkSignature(token), { maxKeys: CHECKED_TOKENS, maxKeyLength: 1024 });
 
   constructor(settings: SessionSettings, store: RateLimitStore) {
     this.#settings = settings;
@@ -196,12 +209,20 @@ export class Sessions {
   /** The session a query's token names, if the token is this proxy's, unexpired and for `origin`. */
   async checkToken(token: string | null, origin: string, now = Date.now()): Promise<{ ok: true; sid: string } | SessionRefusal> {
     if (!token) return refuse(401, SESSION_ERROR_CODES.required, 'This question needs a session. Reload the page to start one.');
+    const claims = await this.#signedClaims(token);
+    if (!claims || typeof claims.s !== 'string' || typeof claims.o !== 'string' || typeof claims.e !== 'number') return refuse(401, SESSION_ERROR_CODES.invalid, 'This session is not valid. Start a new one.');
+    if (claims.e * 1000 <= now) return refuse(401, SESSION_ERROR_CODES.expired, 'This session has expired. Start a new one.');
+    if (claims.o !== origin) return refuse(403, SESSION_ERROR_CODES.wrongOrigin, 'This session belongs to another site. Start a new one.');
+    return { ok: true, sid: claims.s };
+  }
+
+  async #checkSignature(token: string): Promise<TokenClaims | undefined> {
     const parts = token.length <= 1024 ? token.split('.') : [];
-    let claims: { s?: unknown; o?: unknown; e?: unknown } | undefined;
+    let claims: TokenClaims | undefined;
     let signature: Uint8Array | undefined;
     try {
       if (parts.length === 3 && parts[0] === TOKEN_VERSION) {
-        claims = JSON.parse(decoder.decode(fromBase64url(parts[1]!))) as typeof claims;
+        claims = JSON.parse(decoder.decode(fromBase64url(parts[1]!))) as TokenClaims;
         signature = fromBase64url(parts[2]!);
         // Only the encoding the proxy writes: base64 leaves spare bits that decoders ignore.
         if (base64url(signature) !== parts[2]) signature = undefined;
@@ -215,10 +236,7 @@ export class Sessions {
       // The current secret first: the previous one is tried only during a rotation, and only when the current fails.
       for (const keys of await this.#allKeys()) if ((signed = await crypto.subtle.verify('HMAC', keys.token, signature as BufferSource, message).catch(() => false))) break;
     }
-    if (!signed || typeof claims!.s !== 'string' || typeof claims!.o !== 'string' || typeof claims!.e !== 'number') return refuse(401, SESSION_ERROR_CODES.invalid, 'This session is not valid. Start a new one.');
-    if (claims!.e * 1000 <= now) return refuse(401, SESSION_ERROR_CODES.expired, 'This session has expired. Start a new one.');
-    if (claims!.o !== origin) return refuse(403, SESSION_ERROR_CODES.wrongOrigin, 'This session belongs to another site. Start a new one.');
-    return { ok: true, sid: claims!.s };
+    return signed ? claims : undefined;
   }
 
   /** Counts a question against its session's window; `left` is what remains after it. */
