@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CLOSEST, NO_ANSWER, composeAnswer, intentOf, sentencesOf } from '../../emulator/src/answers/compose.js';
 import { piecesOf } from '../../emulator/src/answers/passages.js';
-import { pickSources, type Retrieved } from '../../emulator/src/answers/retrieve.js';
+import { overviewFirst, pickSources, type Retrieved } from '../../emulator/src/answers/retrieve.js';
 
 interface Around {
   offset?: number;
@@ -311,5 +311,41 @@ describe('the passage that answers the kind of question asked', () => {
     assert.match(answer, /\| Flag \| Default \| Meaning \|\n\|---\|---\|---\|\n\| --port \\<n> \| 8080 \|/, answer);
     for (const flag of ['--host', '--data', '--quiet']) assert.match(answer, new RegExp(`^\\| ${flag}`, 'm'), answer);
     assert.doesNotMatch(answer, /reads its flags once/, answer);
+  });
+});
+
+describe('an overview question gets the section that lists the options', () => {
+  /** A fragment of a made-up guide, in the section `path`. */
+  const inSection = (id: string, path: string[], text: string, score: number): Retrieved => {
+    const found = hit('guide.md', text, { before: '', after: '' }, score);
+    return { ...found, fragment: { ...found.fragment, id, section: path } } as Retrieved;
+  };
+  const hits = [
+    inSection('sea', ['Guide', 'Shipping', 'Ship by sea'], 'Book a container, then ship the parcel from the port.', 0.97),
+    inSection('air', ['Guide', 'Shipping', 'Ship by air'], 'Weigh the parcel, then ship it from the airport.', 0.96),
+    inSection('all', ['Guide', 'Shipping'], 'A parcel ships by sea or by air; each way is below.', 0.95),
+  ];
+
+  test('a question naming no option ("how do I ship ...") leads with the section above the options', () => {
+    assert.deepEqual(
+      overviewFirst(hits, 'How do I ship my parcel?').map((found) => found.fragment.id),
+      ['all', 'sea', 'air'],
+    );
+  });
+
+  test('a question naming one option keeps that option first', () => {
+    assert.deepEqual(
+      overviewFirst(hits, 'How do I ship my parcel by air?').map((found) => found.fragment.id),
+      ['sea', 'air', 'all'],
+    );
+    assert.deepEqual(
+      overviewFirst(hits, 'How do I ship by sea?').map((found) => found.fragment.id),
+      ['sea', 'air', 'all'],
+    );
+  });
+
+  test('without the section itself among the fragments found, or with one option only, the order is the scores\'', () => {
+    assert.deepEqual(overviewFirst(hits.slice(0, 2), 'How do I ship my parcel?').map((found) => found.fragment.id), ['sea', 'air']);
+    assert.deepEqual(overviewFirst([hits[0]!, hits[2]!], 'How do I ship my parcel?').map((found) => found.fragment.id), ['sea', 'all']);
   });
 });

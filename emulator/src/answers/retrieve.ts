@@ -4,6 +4,7 @@ import type { DatastoreIndexes } from '../search/indexes.js';
 import type { DatasourceRow, FragmentRow } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { sourceOf } from '../present.js';
+import { searchTerms } from '../search/terms.js';
 
 /** Fragments an agent reads before it answers. */
 export const AGENT_TOP_K = 8;
@@ -39,7 +40,28 @@ export function retrieve(
       if (datasource) hits.push({ ...hit, datasource, ...neighbouringText(store.fragments.get(hit.datasourceId) ?? [], hit.fragment) });
     }
   }
-  return hits.sort((a, b) => b.score - a.score).slice(0, topK);
+  return overviewFirst(hits.sort((a, b) => b.score - a.score).slice(0, topK), query);
+}
+
+/**
+ * An overview before one of its options: when the best fragments come from several subsections
+ * of one section ("Deploy to A", "Deploy to B") and the question names none of what tells those
+ * apart (the words of their headings that not all of them share), the question asks about the
+ * whole ("How do I deploy it?"), and a fragment of the section itself, which lists the options,
+ * leads, when one was found. Otherwise the order is the scores'.
+ */
+export function overviewFirst(hits: readonly Retrieved[], question: string): Retrieved[] {
+  const section = hits[0]?.fragment.section ?? [];
+  if (section.length < 2) return [...hits];
+  const parent = section.slice(0, -1);
+  const within = (path: readonly string[] | undefined, depth: number) => path !== undefined && path.length === depth && parent.every((title, i) => path[i] === title);
+  const overview = hits.find((hit) => hit.datasource.id === hits[0]!.datasource.id && within(hit.fragment.section, parent.length));
+  const options = new Set(hits.filter((hit) => hit.datasource.id === hits[0]!.datasource.id && within(hit.fragment.section, section.length)).map((hit) => hit.fragment.section!.at(-1)!));
+  if (!overview || options.size < 2) return [...hits];
+  const headings = [...options].map((title) => new Set(searchTerms(title)));
+  const telling = new Set(headings.flatMap((terms) => [...terms].filter((term) => !headings.every((other) => other.has(term)))));
+  if (searchTerms(question).some((term) => telling.has(term))) return [...hits];
+  return [overview, ...hits.filter((hit) => hit !== overview)];
 }
 
 /** The text around `fragment` in its document, read from the fragments before and after it (which overlap it). */
