@@ -2,7 +2,7 @@
 // fragments are quoted, and how, on hand-made fragments.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CLOSEST, NO_ANSWER, composeAnswer, intentOf, sentencesOf } from '../../emulator/src/answers/compose.js';
+import { CLOSEST, NO_ANSWER, composeAnswer, holdsMeasure, intentOf, sentencesOf } from '../../emulator/src/answers/compose.js';
 import { piecesOf } from '../../emulator/src/answers/passages.js';
 import { overviewFirst, pickSources, type Retrieved } from '../../emulator/src/answers/retrieve.js';
 
@@ -248,6 +248,15 @@ describe('the line between a source and noise', () => {
     assert.deepEqual(picked.hits.map((h) => h.datasource.name), ['a.md']);
     assert.equal(picked.sources.length, 1);
     assert.equal(picked.closest, true);
+  });
+
+  test('a figure question\'s closest passage is the best close one giving a measure, when one does', () => {
+    const close = [hit('build.md', 'The build writes the script to dist/ in step 2.', undefined, 0.66), hit('sizes.md', 'The script weighs 12.5 KB gzipped.', undefined, 0.62), hit('far.md', 'It loads in 80 ms.', undefined, 0.4)];
+    const figure = (found: Retrieved) => holdsMeasure(found.fragment.text);
+    assert.deepEqual(pickSources(close, 0.7, render, 0.5, figure).hits.map((h) => h.datasource.name), ['sizes.md']);
+    // None close enough gives one: the best close passage all the same; and a step or version number is no measure.
+    assert.deepEqual(pickSources([close[0]!, close[2]!], 0.7, render, 0.5, figure).hits.map((h) => h.datasource.name), ['build.md']);
+    assert.deepEqual(['Node 20 or later.', 'Step 2.', '15 KB', '120 ms', 'a 3% rise', '1,024 bytes'].map(holdsMeasure), [false, false, true, true, true, true]);
   });
 
   test('below the closest line nothing is a source', () => {

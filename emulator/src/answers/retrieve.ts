@@ -100,13 +100,17 @@ function gap(length: number): string {
  * the fragment behind `sources[i]`, so `[i+1]` in the answer cites it. When
  * none is, the best fragment scored at least `closest` is the one source, and
  * `closest` is true: the answer quotes it as the closest found rather than
- * saying it knows nothing.
+ * saying it knows nothing. That passage is the best of those scored at least
+ * `closest` that `answers` takes (what the kind of question asks for: a figure
+ * for "how big"), when one does: close as they all are, the one that can
+ * answer is the closest.
  */
 export function pickSources(
   retrieved: readonly Retrieved[],
   threshold: number,
   fileUrl: (row: DatasourceRow) => string | undefined,
   closest = threshold,
+  answers: (hit: Retrieved) => boolean = () => true,
 ): { sources: Source[]; hits: Retrieved[]; closest: boolean } {
   const seen = new Set<string>();
   const hits: Retrieved[] = [];
@@ -115,8 +119,9 @@ export function pickSources(
     seen.add(hit.datasource.id);
     hits.push(hit);
   }
-  const best = retrieved[0];
-  const nearest = hits.length === 0 && best !== undefined && best.score >= closest && best.score > 0;
+  const near = retrieved.filter((hit) => hit.score >= closest && hit.score > 0);
+  const best = near.find(answers) ?? near[0];
+  const nearest = hits.length === 0 && best !== undefined;
   if (nearest) hits.push(best);
   return { sources: hits.map((hit) => sourceOf(hit, hit.datasource, fileUrl)), hits, closest: nearest };
 }
