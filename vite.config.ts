@@ -167,6 +167,9 @@ export default defineConfig(({ command }) => ({
         ? { entry: here('./src/widget/index.ts'), name: 'KagentChat', formats: ['iife'], fileName: () => 'kagent-chat.js' }
         : { entry: here('./src/widget/script-tag.ts'), formats: ['es'], fileName: () => 'kagent-chat.js' },
     rolldownOptions: {
+      // Rolldown's slow-plugin report (yellow [PLUGIN_TIMINGS] blocks, about terser's pass, which is slow by design) only when
+      // asked for: KAGENT_BUILD_TIMINGS=1 npx vite build.
+      checks: { bundlerTimings: process.env.KAGENT_BUILD_TIMINGS === '1' },
       // Only the entry defines anything; every other module is pure, so what the widget doesn't use is dropped.
       treeshake: { moduleSideEffects: (id: string) => id.endsWith('/src/widget/index.ts') },
       // Minified whitespace too: library mode would leave it for a bundler, but nothing bundles this file again

@@ -1,4 +1,6 @@
-// `npm run bench -- abuse` (issue 22): a bot farm against the proxy's defaults, as
+// `npm run bench -- abuse` (issue 22): first what a challenge costs the proxy (to issue, to check, to refuse a
+// made-up solution) and a visitor's questions during a challenge flood from 2,000 loopback addresses
+// (bench/support/challenge-flood.ts; `BENCH_ABUSE=costs` stops there). Then a bot farm against the proxy's defaults, as
 // an attacker who wants free answers would run it: 100 source addresses
 // (127.0.0.1 to 127.0.0.100, all loopback on Linux), a new visitorId for every
 // question, one bot process per core, as fast as the proxy answers, for
@@ -19,7 +21,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULTS, MemoryRateLimitStore } from '../src/proxy/index.js';
-import { Sessions } from '../src/proxy/core/sessions/index.js';
+import { CHALLENGE_PARTS, Sessions } from '../src/proxy/core/sessions/index.js';
 import { browserSolveTimes } from './support/browser-solve.js';
 import { SESSION_STEPS, widgetVisitorWaits, type SessionStep } from './support/widget-visitor.js';
 
@@ -51,7 +53,7 @@ const serviceUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`
 const built = spawnSync(process.execPath, [fileURLToPath(new URL('node_modules/typescript/bin/tsc', root)), '-p', fileURLToPath(new URL('tsconfig.build.json', root))], { stdio: 'inherit' });
 if (built.status !== 0) throw new Error('building the proxy failed');
 
-async function startProxy(env: Record<string, string>): Promise<{ url: string; stop: () => Promise<void> }> {
+async function startProxy(env: Record<string, string>): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const logFile = join(mkdtempSync(join(tmpdir(), 'kagent-abuse-')), 'proxy.log');
   const log = openSync(logFile, 'w');
   const child = spawn(process.execPath, [fileURLToPath(new URL('bin/kagent-proxy.js', root))], {
@@ -66,6 +68,7 @@ async function startProxy(env: Record<string, string>): Promise<{ url: string; s
     if (url) {
       return {
         url,
+        pid: child.pid!,
         stop: async () => {
           child.kill('SIGTERM');
           await new Promise((resolve) => child.once('exit', resolve));
@@ -119,6 +122,9 @@ async function runFarm(url: string, sessions: boolean, seconds: number) {
   };
 }
 
+const secret = randomBytes(32).toString('base64');
+const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
+
 // This machine's native PBKDF2-SHA-256 speed on one core, to turn the bots' iterations into CPU seconds.
 const ITERATIONS_PER_CPU_SECOND = (() => {
   const before = process.cpuUsage();
@@ -127,13 +133,91 @@ const ITERATIONS_PER_CPU_SECOND = (() => {
   return 1_000_000 / ((spent.user + spent.system) / 1e6);
 })();
 
-const secret = randomBytes(32).toString('hex');
 const runs: [name: string, env: Record<string, string>, sessions: boolean, seconds: number][] = [
   ['sessions off (the defaults)', {}, false, SECONDS],
   ['sessions on (the defaults)', { KAGENT_SESSION_SECRET: secret }, true, SECONDS],
   [`sessions off, daily budget ${DAILY_BUDGET}`, { KAGENT_DAILY_BUDGET: String(DAILY_BUDGET) }, false, BUDGET_SECONDS],
   [`sessions on, daily budget ${DAILY_BUDGET}`, { KAGENT_SESSION_SECRET: secret, KAGENT_DAILY_BUDGET: String(DAILY_BUDGET) }, true, BUDGET_SECONDS],
 ];
+
+function assertOk(result: { ok: boolean }): void {
+  if (!result.ok) throw new Error(`a solved challenge was refused: ${JSON.stringify(result)}`);
+}
+
+// What a challenge costs the proxy, in this process: issuing one, checking a solved one, refusing a made-up one.
+{
+  const sessions = new Sessions({ secrets: [secret], audience: '', tokenSeconds: 60, difficulty: DEFAULTS.sessionDifficulty, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore());
+  const cpuMs = async (n: number, run: (i: number) => Promise<unknown>, warm = true) => {
+    // Warmed up on other calls than those measured: a check spends its challenge.
+    if (warm) for (let i = 0; i < 50; i++) await run(i);
+    const before = process.cpuUsage();
+    for (let i = 0; i < n; i++) await run(i);
+    const spent = process.cpuUsage(before);
+    return (spent.user + spent.system) / 1000 / n;
+  };
+  const issue = await cpuMs(5000, () => sessions.challenge(ORIGIN));
+  const solved = [];
+  for (let i = 0; i < 20; i++) {
+    const { challenges } = await sessions.challenge(ORIGIN);
+    solved.push({ challenges, solutions: (await solveSessionChallenges(challenges, { deriveKey: async (p, s, it, l) => pbkdf2Sync(p, s, it, l, 'sha256') }))! });
+  }
+  const check = await cpuMs(20, async (i) => assertOk(await sessions.checkSolution(solved[i]!, ORIGIN)), false);
+  const fresh = await Promise.all(Array.from({ length: 200 }, () => sessions.challenge(ORIGIN)));
+  const madeUp = await cpuMs(200, (i) => sessions.checkSolution({ challenges: fresh[i]!.challenges, solutions: fresh[i]!.challenges.map(() => ({ counter: 0, derivedKey: '00'.repeat(16) })) }, ORIGIN), false);
+  const replay = await cpuMs(200, (i) => sessions.checkSolution({ challenges: fresh[i]!.challenges, solutions: fresh[i]!.challenges.map(() => ({ counter: 0, derivedKey: '00'.repeat(16) })) }, ORIGIN));
+  console.log(`| the proxy's CPU, in process (difficulty ${DEFAULTS.sessionDifficulty}; load average ${loadavg()[0]!.toFixed(1)}) | ms each |\n|---|---|`);
+  console.log(`| issue a challenge (goal: at most 0.1 ms) | ${issue.toFixed(3)} |`);
+  console.log(`| check a solved challenge (${CHALLENGE_PARTS} parts derived) | ${check.toFixed(2)} |`);
+  console.log(`| refuse a made-up solution (spent, then 1 part derived) | ${madeUp.toFixed(2)} |`);
+  console.log(`| refuse the same again (replayed: nothing derived) | ${replay.toFixed(3)} |\n`);
+}
+
+// A visitor's questions while 2,000 addresses ask for challenges (20 a minute each), and without: the built proxy.
+{
+  const FLOOD_SECONDS = Number(process.env.BENCH_FLOOD_SECONDS ?? 10);
+  const proxy = await startProxy({ KAGENT_SESSION_SECRET: secret, KAGENT_RATE_LIMIT_PER_ADDRESS: 'off', KAGENT_RATE_LIMIT_PER_VISITOR: 'off', KAGENT_RATE_LIMIT_PER_SESSION: 'off' });
+  try {
+    const post = (route: string, body: unknown, token?: string) => fetch(proxy.url.replace(/\/$/, '') + route, { method: 'POST', headers: { origin: ORIGIN, 'content-type': 'application/json', ...(token ? { 'x-kagent-session': token } : {}) }, body: JSON.stringify(body) });
+    const challenge = (await (await post('/sessions/challenge', {})).json()) as { challenges: Parameters<typeof solveSessionChallenges>[0] };
+    const solutions = await solveSessionChallenges(challenge.challenges, { deriveKey: async (p, s, it, l) => pbkdf2Sync(p, s, it, l, 'sha256') });
+    const { token } = (await (await post('/sessions', { challenges: challenge.challenges, solutions })).json()) as { token: string };
+    const visitor = async (seconds: number) => {
+      const times: number[] = [];
+      const until = Date.now() + seconds * 1000;
+      while (Date.now() < until) {
+        const start = performance.now();
+        const answer = await post(PATH, { query: 'What is the answer?' }, token);
+        await answer.text();
+        if (answer.status !== 200) throw new Error(`the visitor was refused: ${answer.status}`);
+        times.push(performance.now() - start);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return times;
+    };
+    const p95 = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length * 0.95)]!;
+    const alone = await visitor(FLOOD_SECONDS);
+    const pid = proxy.pid;
+    const cpu = () => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').slice(11, 13).reduce((sum, n) => sum + Number(n), 0) * 10;
+    const cpuBefore = cpu();
+    const flood = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('bench/support/challenge-flood.ts', root))], { env: { ...process.env, FLOOD_URL: proxy.url, FLOOD_ORIGIN: ORIGIN, FLOOD_SECONDS: String(FLOOD_SECONDS) }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    flood.stdout.on('data', (chunk) => (out += chunk));
+    const [during] = await Promise.all([visitor(FLOOD_SECONDS), new Promise((resolve) => flood.once('exit', resolve))]);
+    const cpuMs = cpu() - cpuBefore;
+    const flooded = JSON.parse(out.trim().split('\n').at(-1)!) as { sent: number; answered: number; refused: number };
+    console.log(`| a visitor's question (sessions on, ${FLOOD_SECONDS} s each) | questions | median ms | p95 ms |\n|---|---|---|---|`);
+    console.log(`| alone | ${alone.length} | ${Math.round(median(alone))} | ${Math.round(p95(alone))} |`);
+    console.log(`| during a flood of ${flooded.sent} challenge requests from 2,000 addresses (${flooded.answered} answered; proxy CPU ${(cpuMs / FLOOD_SECONDS / 10).toFixed(0)}% of a core, ${(cpuMs / Math.max(1, flooded.answered)).toFixed(3)} ms per challenge request with its HTTP) | ${during.length} | ${Math.round(median(during))} | ${Math.round(p95(during))} |`);
+    console.log(`| goal: p95 during the flood at most twice alone | ${(p95(during) / p95(alone)).toFixed(2)} times | ${p95(during) <= 2 * p95(alone) ? 'met' : '**not met**'} |\n`);
+  } finally {
+    await proxy.stop();
+  }
+}
+// `BENCH_ABUSE=costs`: the two tables above only (the farm and the browsers take minutes).
+if (process.env.BENCH_ABUSE === 'costs') {
+  service.close();
+  process.exit(0);
+}
 
 const load = loadavg().map((n) => n.toFixed(2)).join(' ');
 console.log(`Loopback. ${BOTS} bot processes (one per core), 100 addresses (127.0.0.1-100), a new visitorId per question, as fast as answered. kagent-proxy: the built command, one process, its defaults (${DEFAULTS.perAddressLimit.max}/minute per address, ${DEFAULTS.perVisitorLimit.max}/minute per visitorId; with sessions: ${DEFAULTS.perSessionLimit.max} questions per ${DEFAULTS.perSessionLimit.windowSeconds / 60} minutes per session, ${DEFAULTS.sessionsPerAddress.max} sessions an hour per address, difficulty ${DEFAULTS.sessionDifficulty}). Native PBKDF2-SHA-256 here: ${(ITERATIONS_PER_CPU_SECOND / 1e6).toFixed(2)} million iterations per CPU second. Load average at start: ${load}.\n`);
@@ -165,7 +249,7 @@ console.log(`| it pays at least 1 s of one core per session | ${on!.solvePerSess
 const overs = results.filter((r) => r.over !== undefined);
 console.log(`| with a daily budget, 0 questions over it | ${overs.map((r) => `${r.over} (${r.name})`).join(', ')} | ${overs.every((r) => r.over === 0) ? 'met' : '**not met**'} |`);
 // What a visitor's page pays for the same work: three challenges at the default difficulty, in Chromium.
-const sessionsForSolve = new Sessions({ secrets: [secret], tokenSeconds: 60, difficulty: DEFAULTS.sessionDifficulty, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore());
+const sessionsForSolve = new Sessions({ secrets: [secret], audience: '', tokenSeconds: 60, difficulty: DEFAULTS.sessionDifficulty, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore());
 const challenges = [];
 for (let i = 0; i < 3; i++) challenges.push((await sessionsForSolve.challenge(ORIGIN)).challenges);
 const nativeMs = [];
@@ -186,7 +270,6 @@ const vite = spawnSync(process.execPath, [fileURLToPath(new URL('node_modules/vi
 if (vite.status !== 0) throw new Error('vite build failed');
 const VISITOR_RUNS = Number(process.env.BENCH_VISITOR_RUNS ?? 5);
 const waits = await widgetVisitorWaits(new URL('dist/', root), { runs: VISITOR_RUNS, throttle: 4 });
-const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!;
 console.log(`\n| a visitor in the widget, 4x CPU throttling (${VISITOR_RUNS} visitors each, fresh storage) | question to first answered words, ms each | median |\n|---|---|---|`);
 for (const wait of waits) console.log(`| sessions ${wait.sessions}, asked ${wait.asked}${wait.sessions === 'on' ? ` (solved in: ${[...new Set(wait.solvedBy)].join(', ')})` : ''} | ${ms(wait.ms)} | ${Math.round(median(wait.ms))} |`);
 // Where a sessions-on visitor's wait goes: each step's end, median over the visitors, in ms after the question was sent.

@@ -18,7 +18,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import puppeteer, { PredefinedNetworkConditions, type Page } from 'puppeteer-core';
 import { findChrome } from '../scripts/find-chrome.js';
-import { readBuilt, shares, type BuiltFile } from './support/bundle-shares.js';
+import { readBuilt, shares, type BuiltFile } from '../scripts/bundle-shares.js';
 
 const root = new URL('../', import.meta.url);
 const KB = 1024;
@@ -60,7 +60,7 @@ const ms = (value: number) => `${Math.round(value)} ms`;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const spread = (values: number[]) => `${ms(median(values))} (${ms(Math.min(...values))} to ${ms(Math.max(...values))})`;
 
-// Who owns which bytes (read from the source maps; see bench/support/bundle-shares.ts):
+// Who owns which bytes (read from the source maps; see scripts/bundle-shares.ts):
 // `npm run size -- --modules` shows them module by module.
 const OWNERS: [string, RegExp][] = [
   ['marked', /node_modules\/marked\//],

@@ -3,12 +3,16 @@
 // API key) from a local emulator seeded with this project's own README and
 // docs, or, with KAGENT_UPSTREAM_URL, KAGENT_API_KEY and KAGENT_AGENT_IDS
 // set, from that service. The page only ever talks to the proxy.
+// `--build` (what `npm start` passes) builds the chat into dist/ first;
+// `npm start -- --no-build` starts from the dist/ already built.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { serve } from 'srvx';
+import { parseRateLimit } from '../src/proxy/core/env.js';
+import { endWithLauncher } from '../src/proxy/node/launcher.js';
 import { KagentClient } from '../src/client/index.js';
 import { startEmulator, type RunningEmulator } from '../emulator/src/index.js';
 import { seedKnowledgeBase } from './knowledge-base.js';
@@ -27,7 +31,20 @@ const host = '127.0.0.1';
 const running: { close(): Promise<void> }[] = [];
 let stopping = false;
 
+/**
+ * The proxy's rate limits for the demo, unless set in the environment: an
+ * hour of trying never meets them. A site's proxy starts stricter
+ * (docs/proxy.md, Configuration): five questions a conversation every five minutes.
+ */
+const DEMO_LIMITS = [
+  { variable: 'KAGENT_RATE_LIMIT_PER_SESSION', value: '60/5min', what: 'questions', per: 'conversation' },
+  { variable: 'KAGENT_RATE_LIMIT_PER_VISITOR', value: '30/minute', what: '', per: 'visitor' },
+  { variable: 'KAGENT_RATE_LIMIT_PER_ADDRESS', value: '60/minute', what: '', per: 'address' },
+  { variable: 'KAGENT_SESSIONS_PER_ADDRESS', value: '60/hour', what: 'new conversations', per: 'address' },
+] as const;
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--build') && !process.argv.includes('--no-build')) await buildChat();
   const upstream = upstreamFromEnv();
   const bundle = await readFile(new URL('dist/kagent-chat.js', root), 'utf8').catch(() => fail('dist/kagent-chat.js is missing: run `npm run build` (npm start does it for you).'));
 
@@ -48,6 +65,7 @@ async function main(): Promise<void> {
     localService = emulator.url;
   }
 
+  const limits = Object.fromEntries(DEMO_LIMITS.map(({ variable, value }) => [variable, env[variable] ?? value]));
   const proxy = await startProxy({
     KAGENT_API_KEY: apiKey,
     KAGENT_UPSTREAM_URL: upstreamUrl,
@@ -55,6 +73,7 @@ async function main(): Promise<void> {
     KAGENT_ALLOWED_ORIGINS: env.KAGENT_ALLOWED_ORIGINS ?? pageServer.origin,
     // Visitor sessions on, as a site should run it: the page earns its session by proof of work. A new secret each start.
     KAGENT_SESSION_SECRET: env.KAGENT_SESSION_SECRET ?? randomBytes(32).toString('hex'),
+    ...limits,
   });
   running.push(proxy);
   // The bubble gets the second agent when there is one, so the two chats keep conversations of their own.
@@ -63,7 +82,26 @@ async function main(): Promise<void> {
   console.log(`\n  kagent-chat demo:  ${pageServer.origin}/\n`);
   console.log(`  The page talks to the proxy at ${pageConfig.endpoint}; only the proxy holds the API key.`);
   if (localService) console.log(`  The proxy asks the local service (emulator) at ${localService}.`);
-  console.log('  Press Ctrl-C to stop.\n');
+  console.log(`  Limits, loose for trying it out: ${DEMO_LIMITS.map(({ variable, what, per }) => `${inWords(limits[variable]!, what)} per ${per}`).join(', ')}.`);
+  console.log('  A site\'s proxy starts stricter (5 questions every 5 minutes per conversation: docs/proxy.md, Configuration); set KAGENT_RATE_LIMIT_PER_SESSION and the others to try yours.');
+  console.log('  Press Ctrl-C to stop (answers under way finish first; press it again to stop at once).\n');
+}
+
+/** `60/5min` of `questions` as `60 questions every 5 minutes`, `30/minute` as `30 a minute`. */
+function inWords(limit: string, what: string): string {
+  const parsed = parseRateLimit(limit);
+  if (parsed === false) return `no limit on ${what || 'questions'}`;
+  if (!parsed) return limit;
+  const { max, windowSeconds: s } = parsed;
+  const window = s === 60 ? 'a minute' : s === 3600 ? 'an hour' : s % 60 === 0 ? `every ${s / 60} minutes` : `every ${s} s`;
+  return `${max}${what ? ` ${what}` : ''} ${window}`;
+}
+
+/** `vite build`, in this process: `npm start` is one process, so whatever ends it ends everything. */
+async function buildChat(): Promise<void> {
+  console.log('Building the chat into dist/…');
+  const { build } = await import('vite');
+  await build({ configFile: fileURLToPath(new URL('vite.config.ts', root)), logLevel: 'warn' });
 }
 
 /**
@@ -183,9 +221,13 @@ function upstreamFromEnv(): { apiKey: string; upstreamUrl: string; agentIds: str
  */
 function startProxy(settings: Record<string, string>): Promise<Listening & { url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', '--import', fileURLToPath(new URL('demo/exit-with-parent.ts', root)), fileURLToPath(new URL('src/proxy/node/cli.ts', root))], {
-    env: { ...env, ...settings, PORT: String(ports.proxy), HOST: host },
+    // Without npm's variables: this process alone ends the proxy (once: a second signal would drop answers under way).
+    env: { ...env, npm_lifecycle_event: undefined, ...settings, PORT: String(ports.proxy), HOST: host },
     // stdin: a pipe the child watches, closed by the system whenever this process ends.
     stdio: ['pipe', 'pipe', 'pipe'],
+    // A process group of its own: a terminal's Ctrl-C reaches this process only, which stops the proxy once, gracefully
+    // (a second signal would make it drop the answers under way).
+    detached: true,
   });
   const closed = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   const close = async () => {
@@ -272,12 +314,20 @@ function fail(message: string): never {
 async function stop(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
-  await Promise.allSettled(running.reverse().map((server) => server.close()));
+  // The proxy first (it lets the answers under way finish, up to 5 s), then the emulator they come from, then the page.
+  for (const server of running.reverse()) await server.close().catch(() => {});
   process.exit(code);
 }
 
-process.on('SIGINT', () => void stop(0));
-process.on('SIGTERM', () => void stop(0));
+// A second Ctrl-C stops at once; the proxy, whose stdin pipe then closes, ends too.
+const onSignal = () => (stopping ? process.exit(130) : void stop(0));
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+// npm runs this through a shell that does not pass a signal on (and nothing passes on a SIGKILL): npm's end is ours too.
+endWithLauncher(() => {
+  console.log('npm has ended: stopping the demo.');
+  void stop(0);
+});
 
 main().catch((error: unknown) => {
   if (!stopping) {

@@ -16,11 +16,11 @@ export interface DemoProcess {
 /**
  * Runs `npm start` in `root` with free ports and a fresh data folder of its own
  * (and `env` on top, e.g. `KAGENT_DATA_DIR` to reuse one), waiting at most
- * `timeoutMs` for the page's address.
+ * `timeoutMs` for the page's address. `build: false` starts from the dist/ already built (`npm start -- --no-build`).
  */
-export function startDemoProcess(root: URL, env: Record<string, string> = {}, timeoutMs = 120_000): DemoProcess {
+export function startDemoProcess(root: URL, env: Record<string, string> = {}, timeoutMs = 120_000, { build = true } = {}): DemoProcess {
   let said = '';
-  const child = spawn('npm', ['start', '--silent'], {
+  const child = spawn('npm', ['start', '--silent', ...(build ? [] : ['--', '--no-build'])], {
     cwd: root,
     env: { ...process.env, PORT: '0', KAGENT_PROXY_PORT: '0', KAGENT_EMULATOR_PORT: '0', KAGENT_DATA_DIR: mkdtempSync(join(tmpdir(), 'kagent-demo-')), ...env },
     detached: true,

@@ -1,12 +1,23 @@
 // `npm test`: runs every part of the suite, even after one fails, prints each
 // part's result and a closing summary, and exits non-zero if any part failed.
-// One after another, not side by side: each part already uses the machine's cores.
+// The typecheck runs beside the node tests (it mostly waits on one core while they wait on servers and child
+// processes); its output is held and printed when it ends, so the node tests' lines stay whole. The browser tests
+// come after: three browsers side by side already fill the machine.
 import { spawn } from 'node:child_process';
 
-const parts = [
-  { name: 'typecheck', script: 'typecheck' },
-  { name: 'node tests', script: 'test:node' },
-  { name: 'browser tests', script: 'test:browser' },
+interface Part {
+  name: string;
+  script: string;
+  /** Its output is held and printed once it ends (it runs beside a part whose output is shown as it comes). */
+  held?: boolean;
+}
+/** Stages one after another; the parts of a stage side by side. */
+const stages: Part[][] = [
+  [
+    { name: 'node tests', script: 'test:node' },
+    { name: 'typecheck', script: 'typecheck', held: true },
+  ],
+  [{ name: 'browser tests', script: 'test:browser' }],
 ];
 
 // A log that keeps only its end (CI shows the end of the output) would hide which test failed: the failing
@@ -17,7 +28,7 @@ const TEST_FILE = /\.test\.ts:?$/;
 const KEPT_LINES = 24;
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
-function runScript(script: string, failures: string[]): Promise<number> {
+function runScript(script: string, failures: string[], out: { write(chunk: Buffer): unknown }, err: { write(chunk: Buffer): unknown }): Promise<number> {
   return new Promise((done) => {
     const child = spawn('npm', ['run', '-s', script], { stdio: ['inherit', 'pipe', 'pipe'] });
     let partial = '';
@@ -26,7 +37,7 @@ function runScript(script: string, failures: string[]): Promise<number> {
     const add = (line: string) => {
       if (failures.length < KEPT_LINES && !failures.includes(line)) failures.push(line);
     };
-    const keep = (chunk: Buffer, to: NodeJS.WriteStream) => {
+    const keep = (chunk: Buffer, to: { write(chunk: Buffer): unknown }) => {
       to.write(chunk);
       const lines = (partial + chunk.toString('utf8')).split('\n');
       partial = lines.pop() ?? '';
@@ -41,8 +52,8 @@ function runScript(script: string, failures: string[]): Promise<number> {
         } else if (ERROR_LINE.test(plain) && sinceFailure <= 12) add(plain);
       }
     };
-    child.stdout.on('data', (chunk: Buffer) => keep(chunk, process.stdout));
-    child.stderr.on('data', (chunk: Buffer) => keep(chunk, process.stderr));
+    child.stdout.on('data', (chunk: Buffer) => keep(chunk, out));
+    child.stderr.on('data', (chunk: Buffer) => keep(chunk, err));
     child.on('error', () => done(1));
     child.on('close', (code, signal) => done(code ?? (signal ? 1 : 0)));
   });
@@ -51,14 +62,21 @@ function runScript(script: string, failures: string[]): Promise<number> {
 const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
 const results: { name: string; passed: boolean; took: string; failures: string[] }[] = [];
 const began = performance.now();
-for (const part of parts) {
+
+async function runPart(part: Part): Promise<void> {
   const started = performance.now();
-  process.stdout.write(`\n=== ${part.name} (npm run ${part.script})\n`);
+  const header = `\n=== ${part.name} (npm run ${part.script})\n`;
+  const held: Buffer[] = [];
+  const hold = { write: (chunk: Buffer) => held.push(chunk) };
+  if (!part.held) process.stdout.write(header);
   const failures: string[] = [];
-  const code = await runScript(part.script, failures);
+  const code = await runScript(part.script, failures, part.held ? hold : process.stdout, part.held ? hold : process.stderr);
   results.push({ name: part.name, passed: code === 0, took: seconds(started), failures });
+  if (part.held) process.stdout.write(`${header}${Buffer.concat(held).toString('utf8')}`);
   process.stdout.write(`=== ${part.name}: ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${seconds(started)}\n`);
 }
+
+for (const stage of stages) await Promise.all(stage.map(runPart));
 
 const failed = results.filter((result) => !result.passed);
 process.stdout.write(`\n${results.map((result) => `${result.passed ? 'passed' : 'FAILED'}  ${result.name} (${result.took})`).join('\n')}\n`);

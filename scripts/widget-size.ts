@@ -3,11 +3,11 @@
 // the second (dist/kagent-chat-answers-<hash>.js), the second with DOMPurify inside (dist/kagent-chat-answers-dompurify-<hash>.js,
 // fetched instead by a browser without a sanitizer of its own), DOMPurify's chunk (dist/kagent-chat-sanitizer-<hash>.js)
 // and the whole, prints each package's
-// gzip-weighted share (read from the source maps; see bench/support/bundle-shares.ts), with --modules
+// gzip-weighted share (read from the source maps; see scripts/bundle-shares.ts), with --modules
 // each source module's too, and any module bundled into more than one file.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { moduleName, packageOf, readBuilt, shares, type BuiltFile } from '../bench/support/bundle-shares.js';
+import { moduleName, packageOf, readBuilt, shares, type BuiltFile } from './bundle-shares.js';
 
 const root = new URL('../', import.meta.url);
 const dist = new URL('dist/', root);

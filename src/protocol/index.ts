@@ -31,3 +31,4 @@ export * from './stream.js';
 export * from './event-stream.js';
 export * from './stream-writer.js';
 export * from './sessions/index.js';
+export * from './features.js';

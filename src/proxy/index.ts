@@ -12,6 +12,6 @@ export { createProxy, type ProxyHandler, type ProxyRequestContext } from './core
 export { ProxyConfigError, DEFAULTS, type ProxyOptions, type RateLimit } from './core/index.js';
 export { proxyOptionsFromEnv, parseRateLimit, type Env } from './core/index.js';
 export { consoleLogger, type ProxyLogger, type ProxyLogEntry } from './core/index.js';
-export type { RateLimitStore, RateLimitCount } from './stores/store.js';
+export { StoreFullError, type RateLimitStore, type RateLimitCount, type HitOptions, type StoreLog } from './stores/store.js';
 export { MemoryRateLimitStore } from './stores/memory.js';
 export { RedisRateLimitStore, type RedisEval, type RedisRateLimitStoreOptions } from './stores/redis.js';

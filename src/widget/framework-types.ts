@@ -17,6 +17,7 @@ export interface KagentChatAttributes {
   welcome?: string;
   suggestions?: string;
   loading?: 'eager' | 'idle' | 'interaction';
+  'proxy-features'?: 'auto' | 'off';
   lang?: string;
   dir?: 'ltr' | 'rtl' | 'auto';
 }
@@ -27,7 +28,7 @@ export interface KagentChatAttributes {
  * (`streaming={false}`, `suggestions={[...]}`, `opened`, not `open`, which is
  * the `open()` method); `agent-id` has no property and stays an attribute.
  */
-export interface KagentChatProperties extends Partial<Pick<KagentChat, 'agentId' | 'endpoint' | 'streaming' | 'mode' | 'opened' | 'theme' | 'heading' | 'placeholder' | 'welcome' | 'suggestions' | 'loading'>> {
+export interface KagentChatProperties extends Partial<Pick<KagentChat, 'agentId' | 'endpoint' | 'streaming' | 'mode' | 'opened' | 'theme' | 'heading' | 'placeholder' | 'welcome' | 'suggestions' | 'loading' | 'proxyFeatures'>> {
   'agent-id'?: string;
   position?: KagentChatAttributes['position'];
   queryOptions?: Record<string, unknown>;

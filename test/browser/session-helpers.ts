@@ -7,6 +7,8 @@ import { ask, lastAnswer, part, removeAllChats, settled, waitFor } from './widge
 
 export interface SessionLog {
   requests: { route: 'challenge' | 'session' | 'query'; token: string | null; status: number }[];
+  /** The status of each GET of the features route. */
+  features: number[];
 }
 export interface Kept {
   token: string;

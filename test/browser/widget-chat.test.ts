@@ -153,7 +153,8 @@ describe('<kagent-chat> asking and answering', () => {
     const turns = Array.from({ length: 12 }, (_, i) => ({
       id: `t${i}`,
       question: `Question ${i}`,
-      answer: `## Answer ${i}\n\n${markdownAnswer(4000, i + 1)}`,
+      // A frame apart whatever their length: 1,000 characters each keeps WebKit's work on a loaded machine small.
+      answer: `## Answer ${i}\n\n${markdownAnswer(1000, i + 1)}`,
       sources: [],
       state: 'answered',
     }));

@@ -1,6 +1,18 @@
 import { expect } from '@open-wc/testing';
 import '../../src/widget/index.js';
-import { agentLog, ask, lastAnswer, mountChat, part, parts, removeAllChats, settled, sleep, uniqueAgent, waitFor } from './widget-helpers.js';
+import { ENGLISH, type KagentChat, type KagentErrorDetail } from '../../src/widget/index.js';
+import { agentLog, ask, expectComplaints, lastAnswer, mountChat, mountChatAt, part, parts, removeAllChats, settled, sleep, uniqueAgent, waitFor } from './widget-helpers.js';
+
+/** The warnings the chat writes on the console from now on, until `stop`. */
+function watchWarnings(): { said: string[]; stop: () => void } {
+  const said: string[] = [];
+  const original = console.warn;
+  console.warn = (...args: unknown[]) => {
+    said.push(args.map(String).join(' '));
+    original.apply(console, args);
+  };
+  return { said, stop: () => (console.warn = original) };
+}
 
 /** Asks once and returns the failure shown and the POST count. */
 async function failureFor(scenario: string, attributes: Record<string, string> = {}) {
@@ -107,7 +119,7 @@ describe('<kagent-chat> failures', () => {
     const chat = await mountChat(agent, 'first-429');
     await ask(chat, 'Too fast?');
     await settled(chat);
-    expect(part(chat, 'failure')!.textContent).to.contain('Too many questions at once. You can ask again in 2 s.');
+    expect(part(chat, 'failure')!.textContent).to.contain('Too many questions for now. You can ask again in 2 s.');
     expect(part(chat, 'wait')!.textContent).to.equal('You can ask again in 2 s.');
     expect((part(chat, 'send') as HTMLButtonElement).disabled).to.equal(true);
     expect((part(chat, 'retry') as HTMLButtonElement).disabled).to.equal(true);
@@ -153,5 +165,68 @@ describe('<kagent-chat> failures', () => {
     const result = await failureFor('status-404');
     const status = result.chat.shadowRoot!.querySelector('[role="status"]')!;
     expect(status.textContent!.trim()).to.equal('This assistant could not be found. It may have been removed.');
+  });
+});
+
+describe('<kagent-chat> set up wrong: the developer reads what to fix, the visitor a plain sentence', () => {
+  afterEach(removeAllChats);
+
+  it("a proxy that does not allow the page's origin: one console warning naming that origin and KAGENT_ALLOWED_ORIGINS, the question not sent, no 'check your connection'", async () => {
+    const agent = uniqueAgent('refused-origin');
+    // The proxy on another origin than the page's (the same test server by another host name): a cross-origin request, as a site's.
+    const other = new URL(location.href);
+    other.hostname = other.hostname === 'localhost' ? '127.0.0.1' : 'localhost';
+    const errors: KagentErrorDetail[] = [];
+    const warnings = watchWarnings();
+    expectComplaints(/^GET \/scripted\/refusing\/[\w-]+\/features: 403$/, /^console\.warn: kagent-chat: .*KAGENT_ALLOWED_ORIGINS/);
+    let chat: KagentChat;
+    try {
+      chat = await mountChatAt(agent, `${other.origin}/scripted/refusing/${agent}`);
+      chat.addEventListener('kagent-error', (event) => errors.push(event.detail));
+      await ask(chat, 'Can you hear me?');
+      await settled(chat);
+      await ask(chat, 'And now?');
+      await settled(chat);
+    } finally {
+      warnings.stop();
+    }
+    const words = parts(chat, 'failure').map((failure) => failure.querySelector('span')!.textContent);
+    expect(words).to.deep.equal([ENGLISH.failures.unauthorized, ENGLISH.failures.unauthorized]);
+    expect(words[0]).not.to.match(/connection/i);
+    expect(errors.map((error) => [error.kind, error.status, error.code])).to.deep.equal([
+      ['unauthorized', 403, 'ORIGIN_NOT_ALLOWED'],
+      ['unauthorized', 403, 'ORIGIN_NOT_ALLOWED'],
+    ]);
+    // One warning for both questions, for the developer: the page's origin, and the setting that allows it.
+    expect(warnings.said).to.have.length(1);
+    expect(warnings.said[0]).to.contain(`does not allow pages from ${location.origin}: add ${location.origin} to its KAGENT_ALLOWED_ORIGINS`);
+    expect(warnings.said[0]).to.match(/^kagent-chat: /);
+    const log = (await (await fetch(`/scripted/proxy-log/${agent}`)).json()) as { requests: unknown[] };
+    expect(log.requests, 'no question was sent to a proxy that refuses the page').to.have.length(0);
+  });
+
+  it('proxy-features="off" in front of a service that is not kagent-proxy: nothing is asked but the question, and it is answered', async () => {
+    const agent = uniqueAgent('not-proxy');
+    const chat = await mountChatAt(agent, `/scripted/not-proxy/${agent}`, { 'proxy-features': 'off' });
+    expect(chat.proxyFeatures).to.equal('off');
+    await ask(chat, 'Hello?');
+    await settled(chat);
+    expect(lastAnswer(chat)!.textContent).to.contain('Reset your password');
+    const log = await agentLog(agent);
+    expect([log.posts, log.features]).to.deep.equal([1, 0]);
+  });
+
+  it('without proxy-features="off", that service is asked its features route once, and its 404 is the one complaint', async () => {
+    const agent = uniqueAgent('not-proxy-auto');
+    // What the console check holds against such a page (Chromium and Safari print the 404 in red): hence the attribute.
+    expectComplaints(/^GET \/scripted\/not-proxy\/[\w-]+\/features: 404$/);
+    const chat = await mountChatAt(agent, `/scripted/not-proxy/${agent}`);
+    await ask(chat, 'Hello?');
+    await settled(chat);
+    await ask(chat, 'Again?');
+    await settled(chat);
+    expect(parts(chat, 'answer-text')).to.have.length(2);
+    const log = await agentLog(agent);
+    expect([log.posts, log.features]).to.deep.equal([2, 1]);
   });
 });

@@ -1,10 +1,10 @@
 import { expect } from '@open-wc/testing';
-import { sendKeys } from '@web/test-runner-commands';
 import '../../src/widget/index.js';
 import { loadAnswerEngine, type KagentChat } from '../../src/widget/index.js';
 import { activePart, click, expectChatUsable, expectLauncherInCorner, expectUncovered } from './host-helpers.js';
 import { ask, lastAnswer, part, parts, settled, uniqueAgent, waitFor } from './widget-helpers.js';
 import { setWindowSize } from './browser-window.js';
+import { typeInto } from './keyboard.js';
 
 // The chat on pages styled with the unmodified CSS (and JavaScript) of the
 // frameworks sites use, loaded from their npm packages (devDependencies):
@@ -384,9 +384,9 @@ describe('<kagent-chat> and the site\'s own modals', () => {
     await waitFor(() => bubbleHidden(chat), 'the chat to step back');
     expectOnTop(modal.querySelector('.site-save')!, "the modal's Save button");
     expectOnTop(modal.querySelector('.site-email')!, "the modal's email field");
-    await click(modal.querySelector('.site-email')!);
-    await sendKeys({ type: 'me@example.com' });
-    expect((modal.querySelector('.site-email') as HTMLInputElement).value).to.equal('me@example.com');
+    const email = modal.querySelector<HTMLInputElement>('.site-email')!;
+    await click(email);
+    await typeInto(email, 'me@example.com');
   }
 
   /** After the modal closed: the chat is back as it was, open and usable. */

@@ -1,5 +1,8 @@
 // Shared steps of the widget's browser tests (not a test file itself).
 import type { KagentChat } from '../../src/widget/index.js';
+// Every file that uses these steps fails a test in which the chat complains (console-check.ts).
+import './console-check.js';
+export { expectComplaints } from './console-check.js';
 
 /** An agent id no other test uses, so server logs and storage keys never mix. */
 export function uniqueAgent(name: string): string {
@@ -37,6 +40,8 @@ export interface AgentLog {
   posts: number;
   bodies: { query: string; streaming: boolean; conversationId?: string; visitorId?: string }[];
   cancelled: number;
+  /** GETs of the features route of a service that is not kagent-proxy (`/scripted/not-proxy/<agentId>`). */
+  features: number;
 }
 
 /** What the scripted service saw for `agentId`. */
@@ -45,10 +50,15 @@ export async function agentLog(agentId: string): Promise<AgentLog> {
 }
 
 /** Adds a chat for `scenario` of the scripted service to the page. */
-export async function mountChat(agentId: string, scenario: string, attributes: Record<string, string> = {}): Promise<KagentChat> {
+export function mountChat(agentId: string, scenario: string, attributes: Record<string, string> = {}): Promise<KagentChat> {
+  return mountChatAt(agentId, `/scripted/widget/${scenario}`, attributes);
+}
+
+/** Adds a chat asking `endpoint` to the page, once drawn. */
+export async function mountChatAt(agentId: string, endpoint: string, attributes: Record<string, string> = {}): Promise<KagentChat> {
   const chat = document.createElement('kagent-chat');
   chat.setAttribute('agent-id', agentId);
-  chat.setAttribute('endpoint', `/scripted/widget/${scenario}`);
+  chat.setAttribute('endpoint', endpoint);
   for (const [name, value] of Object.entries(attributes)) chat.setAttribute(name, value);
   document.body.append(chat);
   await chat.updateComplete;

@@ -5,6 +5,7 @@ import type { KagentChat } from '../../src/widget/index.js';
 import { inChromium, setWindowSize } from './browser-window.js';
 import { expectNoViolations, loadAxe } from './axe-helpers.js';
 import { activePart, click, describeNode, expectChatUsable, expectInWindow, expectLauncherInCorner, expectUncovered, visible } from './host-helpers.js';
+import { typeInto, waitForFocus } from './keyboard.js';
 import { agentLog, lastAnswer, part, parts, settled, uniqueAgent, waitFor } from './widget-helpers.js';
 
 // The hostile-host suite: <kagent-chat> on pages that do what real sites do
@@ -85,9 +86,9 @@ function clearPage(): void {
 
 /** Types a question in the box (clicked for real), sends it with Enter, and reads the streamed answer. */
 async function askByHand(chat: KagentChat, question: string): Promise<void> {
-  await click(part(chat, 'input')!);
-  expect(activePart(chat)).to.equal('input');
-  await sendKeys({ type: question });
+  const input = part(chat, 'input') as HTMLTextAreaElement;
+  await click(input);
+  await typeInto(input, question);
   await sendKeys({ press: 'Enter' });
   await waitFor(() => part(chat, 'question')?.textContent?.includes(question), 'the question in the transcript');
   await settled(chat);
@@ -122,11 +123,10 @@ describe('<kagent-chat> on hostile host pages', () => {
         await expectNoViolations(chat, 'closed');
 
         await click(part(chat, 'launcher')!);
-        await chat.updateComplete;
-        expect(chat.opened).to.equal(true);
+        await waitFor(() => chat.opened, 'the click to open the chat');
         // Focus went to the question box without scrolling the page to where the element sits.
+        await waitForFocus(part(chat, 'input')!);
         expect(scrollY).to.equal(0);
-        expect(activePart(chat)).to.equal('input');
         expectChatUsable(chat);
 
         await askByHand(chat, 'How do I reset my password?');
@@ -135,8 +135,8 @@ describe('<kagent-chat> on hostile host pages', () => {
         expect((await agentLog(agent)).posts).to.equal(1);
 
         await sendKeys({ press: 'Escape' });
+        await waitFor(() => !chat.opened, 'Escape to close the chat');
         await chat.updateComplete;
-        expect(chat.opened).to.equal(false);
         expect(getComputedStyle(part(chat, 'base')!).display).to.equal('none');
         expect(activePart(chat)).to.equal('launcher');
         expect(scrollY).to.equal(0);
@@ -291,7 +291,7 @@ describe('<kagent-chat> on hostile host pages', () => {
     const input = part(chat, 'input')!;
     const hit = chat.shadowRoot!.elementFromPoint(...at(input.getBoundingClientRect()).map((n, i) => n - (i ? frameBox.top : frameBox.left)) as [number, number]);
     expect(hit?.getAttribute('part')).to.equal('input');
-    await sendKeys({ type: 'Framed question' });
+    await typeInto(input as HTMLTextAreaElement, 'Framed question');
     await sendKeys({ press: 'Enter' });
     await waitFor(() => lastAnswer(chat)?.textContent?.includes('Invoices are monthly'), 'the framed answer');
     await sendKeys({ press: 'Escape' });

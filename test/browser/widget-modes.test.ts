@@ -54,8 +54,8 @@ describe('<kagent-chat> inline and bubble modes', () => {
 
     launcher.focus();
     await sendKeys({ press: 'Enter' });
+    await waitFor(() => chat.opened, 'Enter on the launcher to open the chat');
     await chat.updateComplete;
-    expect(chat.opened).to.equal(true);
     expect(chat.hasAttribute('open')).to.equal(true);
     expect(getComputedStyle(panel).display).not.to.equal('none');
     expect(panel.getAttribute('role')).to.equal('dialog');
@@ -67,8 +67,8 @@ describe('<kagent-chat> inline and bubble modes', () => {
     expect(open.top).to.be.at.least(0);
 
     await sendKeys({ press: 'Escape' });
+    await waitFor(() => !chat.opened, 'Escape to close the chat');
     await chat.updateComplete;
-    expect(chat.opened).to.equal(false);
     expect(getComputedStyle(panel).display).to.equal('none');
     expect(chat.shadowRoot!.activeElement).to.equal(launcher);
     expect(events).to.deep.equal(['kagent-open', 'kagent-close']);
@@ -78,8 +78,8 @@ describe('<kagent-chat> inline and bubble modes', () => {
     await chat.updateComplete;
     (part(chat, 'close') as HTMLButtonElement).focus();
     await sendKeys({ press: 'Enter' });
+    await waitFor(() => !chat.opened, 'Enter on Close to close the chat');
     await chat.updateComplete;
-    expect(chat.opened).to.equal(false);
     expect(chat.shadowRoot!.activeElement).to.equal(launcher);
   });
 

@@ -2,7 +2,7 @@ import { expect } from '@open-wc/testing';
 import '../../src/widget/index.js';
 import { ConversationStore, MAX_STORED_CHARS, MAX_STORED_TURNS, type KagentChat } from '../../src/widget/index.js';
 import { isValidQueryId } from '../../src/protocol/index.js';
-import { agentLog, ask, lastAnswer, mountChat, part, parts, removeAllChats, settled, uniqueAgent, waitFor } from './widget-helpers.js';
+import { agentLog, ask, expectComplaints, lastAnswer, mountChat, part, parts, removeAllChats, settled, uniqueAgent, waitFor } from './widget-helpers.js';
 
 const WIDGET_ID = /^[0-9a-f]{32}$/;
 
@@ -87,6 +87,8 @@ describe('<kagent-chat> recovers from what is stored and what comes back', () =>
   });
 
   describe('a 400 that names an id', () => {
+    // Provoked: the endpoint refuses the stored id, and the chat says on the console that it asks again with a new one.
+    beforeEach(() => expectComplaints(/^POST \S+\/query: 400$/, /^console\.warn: kagent-chat: the endpoint refused the stored \w+( and \w+)?; asking again with a new one$/));
     for (const streaming of [true, false]) {
       it(`replaces the named id once and asks again, keeping the other (${streaming ? 'stream' : 'JSON'})`, async () => {
         const agent = uniqueAgent('refused-conversation');

@@ -2,7 +2,7 @@ import { expect } from '@open-wc/testing';
 import '../../src/widget/index.js';
 import type { ChatStringsOverride, KagentChat, KagentErrorDetail } from '../../src/widget/index.js';
 import { askAndSettle, busyElsewhere, failureText, mountSessionChat, removeChatsAndFrames, retryWhenAllowed, routes, sessionLog, siteverifyBack, strictSessionPage } from './session-helpers.js';
-import { agentLog, lastAnswer, part, parts, removeAllChats, settled, uniqueAgent } from './widget-helpers.js';
+import { agentLog, expectComplaints, lastAnswer, part, parts, removeAllChats, settled, uniqueAgent } from './widget-helpers.js';
 
 // A page that translates the chat with `strings` sees its own words in everything visitor sessions add: the
 // session's questions running out, its limits, a session that could not be earned, the site's daily budget
@@ -68,6 +68,8 @@ describe("<kagent-chat> with visitor sessions: the page's own words (strings)", 
 
   it('a renewal refused because the network started too many sessions: the words given, with the count-down', async () => {
     const scope = uniqueAgent('words-mint-limited');
+    // Provoked: the query's spoiled token is refused (401) before the renewal is refused for the network's sessions.
+    expectComplaints(/^POST \S+\/query: 401$/);
     const chat = await mountSessionChat('mintLimited', scope, { strings: GERMAN });
     await askAndSettle(chat, 'Noch eine Sitzung?');
     expect(failureText(chat)).to.match(/^Dieser Chat wurde aus Ihrem Netz zu oft gestartet\. Fragen Sie in \d+ s wieder\.$/);

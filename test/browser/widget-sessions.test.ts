@@ -21,7 +21,7 @@ import {
   STAND_IN_TOKEN,
   type StrictWindow,
 } from './session-helpers.js';
-import { agentLog, ask, lastAnswer, part, parts, removeAllChats, settled, uniqueAgent, waitFor } from './widget-helpers.js';
+import { agentLog, ask, expectComplaints, lastAnswer, part, parts, removeAllChats, settled, uniqueAgent, waitFor } from './widget-helpers.js';
 
 // The chat in front of the real proxy with visitor sessions on (test/support/browser-sessions.ts):
 // it earns its session, sends each question once with the token, renews a refused or ageing
@@ -65,12 +65,12 @@ describe('<kagent-chat> with visitor sessions on at the proxy', () => {
     expect(log.requests[2]!.token).to.equal(kept(sessionStorage, 'on', scope)!.token);
   });
 
-  // A proxy without sessions (404), or a host's catch-all route in front of it answering the site's page (200
-  // text/html, as a single-page app's fallback to index.html does): either is remembered as off, once, and questions
-  // go without a token, as before.
-  for (const [preset, challenge, title] of [
-    ['off', 'challenge 404', 'sessions off: one 404 from the challenge route, remembered; questions go without a token, as before'],
-    ['fallback', 'challenge 200', "sessions off behind a host's catch-all route (the challenge route answers the site's page, 200 text/html): remembered as off; questions go without a token"],
+  // A proxy without sessions (its features route says so), or a host's catch-all route in front of it answering the
+  // site's page (200 text/html, as a single-page app's fallback to index.html does): either is asked once, taken as
+  // off, and questions go without a token, as before; the challenge route is never asked.
+  for (const [preset, title] of [
+    ['off', 'sessions off: the features route, asked once, says so; questions go without a token, as before, and no request fails'],
+    ['fallback', "sessions off behind a host's catch-all route (the features route answers the site's page, 200 text/html): taken as off; questions go without a token"],
   ] as const) {
     it(title, async () => {
       const scope = uniqueAgent(`sessions-${preset}`);
@@ -80,14 +80,17 @@ describe('<kagent-chat> with visitor sessions on at the proxy', () => {
       expect(parts(chat, 'answer-text')).to.have.length(2);
       expect(parts(chat, 'failure')).to.have.length(0);
       const log = await sessionLog(scope);
-      expect(routes(log)).to.deep.equal([challenge, 'query 200', 'query 200']);
-      expect(log.requests.map((r) => r.token)).to.deep.equal([null, null, null]);
+      expect(routes(log)).to.deep.equal(['query 200', 'query 200']);
+      expect(log.features).to.deep.equal([200]);
+      expect(log.requests.map((r) => r.token)).to.deep.equal([null, null]);
       expect((await agentLog(scope)).posts).to.equal(2);
     });
   }
 
   it('a token that expired mid-conversation (the proxy refuses it): a new session, and the question sent exactly once more', async () => {
     const scope = uniqueAgent('sessions-expired');
+    // Provoked: the proxy refuses the expired token once (a 401 the browser prints), then the renewed one goes through.
+    expectComplaints(/^POST \S+\/query: 401$/);
     const old = await keepToken('on', scope, 3600);
     const chat = await mountSessionChat('on', scope);
     await askAndSettle(chat, 'Still there?');
@@ -114,6 +117,8 @@ describe('<kagent-chat> with visitor sessions on at the proxy', () => {
 
   it('a secret rotated away (the proxy refuses the token as invalid): renewed, and the question sent once more', async () => {
     const scope = uniqueAgent('sessions-rotated');
+    // Provoked: the rotated secret makes the proxy refuse the token once (a 401 the browser prints).
+    expectComplaints(/^POST \S+\/query: 401$/);
     const chat = await mountSessionChat('on', scope);
     await askAndSettle(chat, 'Before');
     await fetch(`/scripted/sessions-rotate/on/${scope}`, { method: 'POST' });
@@ -344,14 +349,14 @@ describe('the built chat earns its session on a page with a strict Content-Secur
     expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
   });
 
-  it('sessions off (the challenge route answers 404): the keeper\'s chunk (its Worker\'s script too) is never fetched', async () => {
+  it('sessions off (as the features route says): the keeper\'s chunk (its Worker\'s script too) is never fetched', async () => {
     const scope = uniqueAgent('sessions-csp-off');
     const win = await strictSessionPage(scope, 'allowed', 'off');
     const inline = win.document.getElementById('inline') as KagentChat;
     (part(inline, 'suggestion') as HTMLButtonElement).click();
     await settled(inline, 30_000);
     expect(lastAnswer(inline)!.textContent).to.contain('Reset your password');
-    expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 404', 'query 200']);
+    expect(routes(await sessionLog(scope))).to.deep.equal(['query 200']);
     const files = fetchedFiles(win);
     expect(files.some((name) => name.startsWith('kagent-chat-answers-')), `the second part among ${files.join(' ')}`).to.equal(true);
     expect(files.filter((name) => /^kagent-chat-(sessions|human-check)-/.test(name))).to.deep.equal([]);
@@ -451,6 +456,8 @@ describe('<kagent-chat> with the human check (Cloudflare Turnstile) on at the pr
 
   it('each new session gets a fresh token: the renewal before the end, and the one after a refused token', async () => {
     const scope = uniqueAgent('turnstile-renew');
+    // Provoked: a token the proxy refuses (a 401 the browser prints), after which a new session is earned.
+    expectComplaints(/^POST \S+\/query: 401$/);
     const old = await keepToken('turnstile', scope, 60, Date.now() - 1000);
     const chat = await mountSessionChat('turnstile', scope);
     await askAndSettle(chat, 'One');

@@ -14,8 +14,23 @@ export interface ChatPage {
 /** An id no other test uses. */
 export const gateId = (name: string) => `${name}-${Math.random().toString(36).slice(2, 10)}`;
 
-export async function setGate(gate: string, answers: GateState): Promise<void> {
-  await fetch(`/split-gate/${gate}?answers=${answers}`, { method: 'POST' });
+/** `missing`: files whose names start with it are 404 (a site that did not copy them). */
+export async function setGate(gate: string, answers: GateState, missing?: string): Promise<void> {
+  await fetch(`/split-gate/${gate}?answers=${answers}${missing ? `&missing=${missing}` : ''}`, { method: 'POST' });
+}
+
+/** The warnings and errors the page's chat writes on its console, from now on (each call's arguments joined as text). */
+export function pageConsole(page: ChatPage): string[] {
+  const said: string[] = [];
+  const { console } = page.window as unknown as typeof globalThis;
+  for (const level of ['warn', 'error'] as const) {
+    const original = console[level].bind(console);
+    console[level] = (...args: unknown[]) => {
+      said.push(args.map(String).join(' '));
+      original(...args);
+    };
+  }
+  return said;
 }
 
 /** The files the page asked the gate for, in order. */

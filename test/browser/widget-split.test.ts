@@ -1,8 +1,9 @@
 import { expect } from '@open-wc/testing';
 import { sendMouse } from '@web/test-runner-commands';
 import { agentLog, eventually, lastAnswer, part, parts, settled, uniqueAgent, waitFor } from './widget-helpers.js';
-import { becomeIdle, frames, gateId, isSecondPart, openChatPage, removeChatPages, requested, setGate, type ChatPage } from './widget-split-helpers.js';
+import { becomeIdle, frames, gateId, isSecondPart, openChatPage, pageConsole, removeChatPages, requested, setGate, type ChatPage } from './widget-split-helpers.js';
 import type { KagentErrorDetail } from '../../src/widget/index.js';
+import { endpointOf, routes, sessionLog } from './session-helpers.js';
 import { ENGLISH } from '../../src/widget/element/strings.js';
 
 // The script-tag build as a site loads it: one module script; the second part (request,
@@ -92,6 +93,41 @@ describe('the script-tag build in two parts', () => {
     // it: the server sees that request before the browser's fetch has failed), and for Retry; never more.
     const requests = await secondPartRequests(gate);
     expect(requests).to.be.within(2, 3);
+  });
+
+  it('with the second part missing from the site (404), the console says which files to copy where, once, and the visitor reads a plain sentence', async () => {
+    const gate = gateId('missing');
+    await setGate(gate, 'open', 'kagent-chat-answers-');
+    const agent = uniqueAgent('missing');
+    const page = await openChatPage(gate, inlineChat(agent, 'loading="eager"'));
+    const said = pageConsole(page);
+    await typeAndSend(page, 'Where are the settings?');
+    await settled(page.chat);
+    expect(part(page.chat, 'failure')!.dataset.kind).to.equal('not-loaded');
+    const words = part(page.chat, 'failure')!.querySelector('span')!.textContent!;
+    expect(words).to.equal(ENGLISH.failures['not-loaded']);
+    expect(words).not.to.match(/connection/i);
+    expect(said).to.have.length(1);
+    expect(said[0]).to.match(/^kagent-chat: not-loaded: .*: copy all the build's files \(kagent-chat-\*\.js\) beside kagent-chat\.js$/);
+    expect((await agentLog(agent)).posts).to.equal(0);
+  });
+
+  it("with visitor sessions on at the proxy and the keeper's file missing from the site: the question is not sent without a session, the console names kagent-chat-sessions-*.js, the visitor reads a plain sentence", async () => {
+    const gate = gateId('keeper-missing');
+    await setGate(gate, 'open', 'kagent-chat-sessions-');
+    const scope = uniqueAgent('keeper-missing');
+    const page = await openChatPage(gate, `<kagent-chat agent-id="${scope}" endpoint="${endpointOf('on', scope)}" loading="eager"></kagent-chat>`);
+    const said = pageConsole(page);
+    await typeAndSend(page, 'Where are the settings?');
+    await settled(page.chat);
+    expect(part(page.chat, 'failure')!.dataset.kind).to.equal('not-loaded');
+    expect(part(page.chat, 'failure')!.querySelector('span')!.textContent).to.equal(ENGLISH.failures['not-loaded']);
+    expect(said).to.have.length(1);
+    expect(said[0]).to.match(/^kagent-chat: not-loaded: .*the proxy asks for visitor sessions: copy their file \(kagent-chat-sessions-\*\.js\) beside kagent-chat\.js, with all the build's files$/);
+    const log = await sessionLog(scope);
+    expect(log.features, 'the features route said sessions are on').to.deep.equal([200]);
+    expect(routes(log), 'nothing sent without a session').to.deep.equal([]);
+    expect((await requested(gate)).filter((file) => file.startsWith('kagent-chat-sessions-'))).to.have.length.of.at.least(1);
   });
 
   it('a question sent before the second part arrived is sent once when it does, and answered', async () => {

@@ -35,7 +35,7 @@ describe('client with visitor sessions', () => {
   test('sessions.start, challenge and create can be used one by one', async () => {
     const client = new KagentClient({ baseUrl: h.url, headers: { Origin: SITE } });
     const grant = await client.sessions.start();
-    assert.match(grant.token, /^v1\./);
+    assert.match(grant.token, /^v2\./);
     const response = await fetch(`${h.url}/agents/${AGENT}/query`, { method: 'POST', headers: { origin: SITE, 'content-type': 'application/json', [SESSION_HEADER]: grant.token }, body: JSON.stringify({ query: 'hi' }) });
     assert.equal(response.status, 200);
     await response.text();

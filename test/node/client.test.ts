@@ -1,4 +1,4 @@
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { afterEach, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KagentClient, KagentError } from '../../src/client/index.js';
 import { DONE_EVENT, answerEvent, endpointResponseEvent, errorLine } from '../../src/protocol/index.js';
@@ -47,31 +47,40 @@ const routes: Record<string, (request: Request) => Response | Promise<Response>>
   'POST /external/datastores/file-upload/ds1': () => Response.json(datasource),
 };
 
-let server: TestServer;
-let seen: Seen[] = [];
-/** Replaces the next answer, whatever the route. */
-let next: ((request: Request) => Response | Promise<Response>) | undefined;
+/**
+ * Each test has a server of its own, closed when it ends: a request a test left behind (aborted, or
+ * still being read under load) reaches its own test's server and state, never the next test's answer.
+ */
+interface Service {
+  server: TestServer;
+  seen: Seen[];
+  /** Replaces the next answer, whatever the route. */
+  next?: (request: Request) => Response | Promise<Response>;
+}
+let service: Service;
 
-before(async () => {
-  server = await listen(async (request) => {
+async function startService(): Promise<Service> {
+  const state: Omit<Service, 'server'> = { seen: [] };
+  const server = await listen(async (request) => {
+    // Taken as the request arrives, before its body is awaited.
     const url = new URL(request.url);
+    const answer = state.next ?? routes[`${request.method} ${url.pathname}`];
+    state.next = undefined;
     const type = request.headers.get('Content-Type') ?? '';
     const entry: Seen = { method: request.method, path: url.pathname, search: url.search, headers: request.headers, body: '' };
+    state.seen.push(entry);
     if (type.startsWith('multipart/form-data')) entry.form = await request.formData();
     else entry.body = await request.text();
-    seen.push(entry);
-    const answer = next ?? routes[`${request.method} ${url.pathname}`];
-    next = undefined;
     return answer ? answer(request) : Response.json({ error: { code: 'NOT_FOUND', message: 'no route' } }, { status: 404 });
   });
+  return Object.assign(state, { server });
+}
+beforeEach(async () => {
+  service = await startService();
 });
-after(() => server.close());
-beforeEach(() => {
-  seen = [];
-  next = undefined;
-});
+afterEach(() => service.server.close());
 
-const client = () => new KagentClient({ baseUrl: server.url, apiKey: API_KEY });
+const client = () => new KagentClient({ baseUrl: service.server.url, apiKey: API_KEY });
 
 /** Runs `call`, expects it to reject with a KagentError, and returns it. */
 async function failure(call: () => Promise<unknown>): Promise<KagentError> {
@@ -90,7 +99,7 @@ describe('client, every endpoint over real HTTP', () => {
     const answer = await client().agents.query('a1', { query: 'Hi?', conversationId: 'conv1', visitorId: 'v1' });
     assert.equal(answer.answer, SAMPLE_ANSWER.answer);
     assert.equal(answer.sources[0]?.datasource_name, 'Guide.pdf');
-    const [request] = seen;
+    const [request] = service.seen;
     assert.equal(request?.method, 'POST');
     assert.equal(request?.path, '/agents/a1/query');
     assert.equal(request?.headers.get('authorization'), `Bearer ${API_KEY}`);
@@ -99,52 +108,52 @@ describe('client, every endpoint over real HTTP', () => {
   });
 
   test('pathPrefix /v1 sends the versioned form', async () => {
-    await new KagentClient({ baseUrl: `${server.url}/`, apiKey: API_KEY, pathPrefix: '/v1' }).agents.query('a1', { query: 'Hi?' });
-    assert.equal(seen[0]?.path, '/v1/agents/a1/query');
+    await new KagentClient({ baseUrl: `${service.server.url}/`, apiKey: API_KEY, pathPrefix: '/v1' }).agents.query('a1', { query: 'Hi?' });
+    assert.equal(service.seen[0]?.path, '/v1/agents/a1/query');
   });
 
   test('a base URL with a path (a proxy mounted under /api) keeps it', async () => {
-    next = () => Response.json(SAMPLE_ANSWER);
-    await new KagentClient({ baseUrl: `${server.url}/api/chat/` }).agents.query('a1', { query: 'Hi?' });
-    assert.equal(seen[0]?.path, '/api/chat/agents/a1/query');
-    assert.equal(seen[0]?.headers.get('authorization'), null, 'no key, no Authorization header');
+    service.next = () => Response.json(SAMPLE_ANSWER);
+    await new KagentClient({ baseUrl: `${service.server.url}/api/chat/` }).agents.query('a1', { query: 'Hi?' });
+    assert.equal(service.seen[0]?.path, '/api/chat/agents/a1/query');
+    assert.equal(service.seen[0]?.headers.get('authorization'), null, 'no key, no Authorization header');
   });
 
   test('agents.update, delete, list and conversations', async () => {
     const c = client();
     assert.equal((await c.agents.update('a1', { name: 'Renamed', temperature: 0.2, visibility: 'public' })).name, 'Renamed');
-    assert.deepEqual(JSON.parse(seen[0]!.body), { name: 'Renamed', temperature: 0.2, visibility: 'public' });
+    assert.deepEqual(JSON.parse(service.seen[0]!.body), { name: 'Renamed', temperature: 0.2, visibility: 'public' });
     assert.equal((await c.agents.delete('a1')).id, 'a1');
-    assert.equal(seen[1]?.method, 'DELETE');
-    assert.equal(seen[1]?.body, '{}');
+    assert.equal(service.seen[1]?.method, 'DELETE');
+    assert.equal(service.seen[1]?.body, '{}');
     const list = await c.agents.list();
-    assert.equal(seen[2]?.path, '/v1/agents');
+    assert.equal(service.seen[2]?.path, '/v1/agents');
     assert.deepEqual(list.meta, { page: 1, limit: 20, total: 1 });
     assert.equal(list.data[0]?.modelName, 'claude_4_5_haiku');
     const conversations = await c.agents.conversations('a1', { limit: 5, after: new Date('2026-11-01T00:00:00Z') });
-    assert.equal(seen[3]?.path, '/v1/agents/a1/conversations');
-    assert.equal(seen[3]?.search, '?limit=5&after=2026-11-01T00%3A00%3A00.000Z');
+    assert.equal(service.seen[3]?.path, '/v1/agents/a1/conversations');
+    assert.equal(service.seen[3]?.search, '?limit=5&after=2026-11-01T00%3A00%3A00.000Z');
     assert.equal(conversations.data[0]?.id, 'conv1');
   });
 
   test('the create, get and list operations the interface leaves out (as the emulator has them)', async () => {
     const c = client();
     assert.equal((await c.agents.create({ name: 'Helper', datastoreIds: ['ds1'], temperature: 0.1 })).id, 'a1');
-    assert.deepEqual(JSON.parse(seen[0]!.body), { name: 'Helper', datastoreIds: ['ds1'], temperature: 0.1 });
+    assert.deepEqual(JSON.parse(service.seen[0]!.body), { name: 'Helper', datastoreIds: ['ds1'], temperature: 0.1 });
     assert.equal((await c.agents.get('a1')).name, 'Helper');
     assert.equal((await c.datastores.create({ name: 'Docs', visibility: 'public' })).id, 'ds1');
-    assert.equal(seen[2]?.path, '/datastores');
+    assert.equal(service.seen[2]?.path, '/datastores');
     assert.equal((await c.datastores.list()).data[0]?.id, 'ds1');
     assert.equal((await c.datastores.get('ds1')).type, 'qdrant');
     assert.equal((await c.datastores.datasources('ds1')).data[0]?.id, 'src1');
     assert.equal((await c.datasources.get('src1')).status, 'synched');
-    assert.deepEqual(seen.map((r) => `${r.method} ${r.path}`), ['POST /agents', 'GET /agents/a1', 'POST /datastores', 'GET /datastores', 'GET /datastores/ds1', 'GET /datastores/ds1/datasources', 'GET /datasources/src1']);
+    assert.deepEqual(service.seen.map((r) => `${r.method} ${r.path}`), ['POST /agents', 'GET /agents/a1', 'POST /datastores', 'GET /datastores', 'GET /datastores/ds1', 'GET /datastores/ds1/datasources', 'GET /datasources/src1']);
     const error = await failure(() => c.datastores.create({ name: '' }));
     assert.equal(error.problems[0]?.field, 'name');
   });
 
   test('a list that comes as a bare array is read as the list form', async () => {
-    next = () => Response.json([agent, { ...agent, id: 'a2' }]);
+    service.next = () => Response.json([agent, { ...agent, id: 'a2' }]);
     const list = await client().agents.list();
     assert.deepEqual(list.meta, { page: 1, limit: 2, total: 2 });
   });
@@ -153,21 +162,21 @@ describe('client, every endpoint over real HTTP', () => {
     const c = client();
     const fragments = await c.datastores.query('ds1', { query: 'reset', topK: 3, filters: { custom_ids: ['c1'] } });
     assert.deepEqual(fragments, [fragment]);
-    assert.deepEqual(JSON.parse(seen[0]!.body), { query: 'reset', topK: 3, filters: { custom_ids: ['c1'] } });
+    assert.deepEqual(JSON.parse(service.seen[0]!.body), { query: 'reset', topK: 3, filters: { custom_ids: ['c1'] } });
     assert.equal((await c.datastores.update('ds1', { name: 'Renamed', type: 'qdrant' })).name, 'Renamed');
-    assert.equal(seen[1]?.method, 'PATCH');
+    assert.equal(service.seen[1]?.method, 'PATCH');
     assert.equal((await c.datastores.delete('ds1')).id, 'ds1');
-    assert.equal(seen[2]?.body, '{}');
+    assert.equal(service.seen[2]?.body, '{}');
     assert.deepEqual(await c.datastores.upsert('ds1', { documents: [{ id: 'doc1', text: 'Hello', metadata: { source: 's' } }] }), { ids: ['doc1'] });
-    assert.equal(seen[3]?.path, '/v1/datastores/ds1/upsert');
+    assert.equal(service.seen[3]?.path, '/v1/datastores/ds1/upsert');
   });
 
   test('datasources.uploadFile sends multipart with the file, its type and fields', async () => {
     const pdf = new Blob(['%PDF-1.4 tiny'], { type: '' });
     const created = await client().datasources.uploadFile({ datastoreId: 'ds1', file: pdf, fileName: 'guide.pdf', custom_id: 'guide' });
     assert.equal(created.status, 'unsynched');
-    const form = seen[0]!.form!;
-    assert.match(seen[0]!.headers.get('content-type') ?? '', /^multipart\/form-data; boundary=/);
+    const form = service.seen[0]!.form!;
+    assert.match(service.seen[0]!.headers.get('content-type') ?? '', /^multipart\/form-data; boundary=/);
     assert.equal(form.get('type'), 'file');
     assert.equal(form.get('datastoreId'), 'ds1');
     assert.equal(form.get('fileName'), 'guide.pdf');
@@ -183,34 +192,34 @@ describe('client, every endpoint over real HTTP', () => {
     assert.equal(error.code, 'UNSUPPORTED_MIME_TYPE');
     assert.equal(error.status, 0);
     assert.match(error.message, /photo\.png.*image\/png.*application\/pdf/);
-    assert.equal(seen.length, 0);
+    assert.equal(service.seen.length, 0);
   });
 
   test('datasources.createFromWeb and delete', async () => {
     const c = client();
     await c.datasources.createFromWeb({ datastoreId: 'ds1', type: 'web_site', name: 'Site', config: { source_url: 'https://x.test', sitemap: 'https://x.test/sitemap.xml' } });
-    assert.deepEqual(JSON.parse(seen[0]!.body), { datastoreId: 'ds1', type: 'web_site', name: 'Site', config: { source_url: 'https://x.test', sitemap: 'https://x.test/sitemap.xml' } });
+    assert.deepEqual(JSON.parse(service.seen[0]!.body), { datastoreId: 'ds1', type: 'web_site', name: 'Site', config: { source_url: 'https://x.test', sitemap: 'https://x.test/sitemap.xml' } });
     assert.equal((await c.datasources.delete('src1')).id, 'src1');
-    assert.equal(seen[1]?.path, '/datasources/src1');
+    assert.equal(service.seen[1]?.path, '/datasources/src1');
   });
 
   test('the deprecated document endpoints', async () => {
     const c = client();
     assert.deepEqual(await c.documents.upsert('ds1', { documents: [{ text: 'a', name: 'A', metadata: { author: 'me' } }, { text: 'b' }] }), { ids: ['doc1', 'doc2'] });
-    assert.equal(seen[0]?.path, '/datastores/upsert/ds1');
+    assert.equal(service.seen[0]?.path, '/datastores/upsert/ds1');
     assert.deepEqual(await c.documents.update('ds1', { id: 'doc1', text: 'new text', metadata: null }), { id: 'doc1' });
-    assert.equal(seen[1]?.path, '/datastores/update/ds1');
+    assert.equal(service.seen[1]?.path, '/datastores/update/ds1');
     await c.documents.uploadFile('ds1', { file: new File(['a,b\n1,2\n'], 'data.csv', { type: 'text/csv' }), custom_id: 'sheet' });
-    assert.equal(seen[2]?.path, '/external/datastores/file-upload/ds1');
-    assert.equal((seen[2]?.form?.get('file') as File).type, 'text/csv');
-    assert.equal(seen[2]?.form?.get('custom_id'), 'sheet');
-    assert.equal(seen[2]?.form?.get('fileName'), 'data.csv');
+    assert.equal(service.seen[2]?.path, '/external/datastores/file-upload/ds1');
+    assert.equal((service.seen[2]?.form?.get('file') as File).type, 'text/csv');
+    assert.equal(service.seen[2]?.form?.get('custom_id'), 'sheet');
+    assert.equal(service.seen[2]?.form?.get('fileName'), 'data.csv');
   });
 
   test('ids are one path segment: slashes and dot segments cannot reach another endpoint', async () => {
-    next = () => Response.json(agent);
+    service.next = () => Response.json(agent);
     await client().agents.update('../datastores/ds1', { name: 'x' });
-    assert.equal(seen[0]?.path, '/agents/%2E%2E%2Fdatastores%2Fds1');
+    assert.equal(service.seen[0]?.path, '/agents/%2E%2E%2Fdatastores%2Fds1');
   });
 });
 
@@ -219,11 +228,11 @@ describe('client, bodies checked before sending', () => {
     const error = await failure(() => client().agents.query('a1', { query: '', temperature: 2, presencePenalty: 3 }));
     assert.equal(error.code, 'INVALID_REQUEST');
     assert.deepEqual(error.problems.map((p) => p.field).sort(), ['presencePenalty', 'query', 'temperature']);
-    assert.equal(seen.length, 0);
+    assert.equal(service.seen.length, 0);
   });
   test('fields the interface does not know are still sent as given', async () => {
     await client().agents.query('a1', { query: 'Hi', modelName: 'claude_opus_9' });
-    assert.equal(JSON.parse(seen[0]!.body).modelName, 'claude_opus_9');
+    assert.equal(JSON.parse(service.seen[0]!.body).modelName, 'claude_opus_9');
   });
 });
 
@@ -238,7 +247,7 @@ describe('client, every error status and both error shapes', () => {
   ];
   for (const [status, body, code, message] of cases) {
     test(`${status} becomes a KagentError with status, code and message`, async () => {
-      next = () => (typeof body === 'string' ? new Response(body, { status, headers: { 'Content-Type': 'text/html' } }) : Response.json(body, { status }));
+      service.next = () => (typeof body === 'string' ? new Response(body, { status, headers: { 'Content-Type': 'text/html' } }) : Response.json(body, { status }));
       const error = await failure(() => client().agents.query('a1', { query: 'Hi' }));
       assert.equal(error.status, status);
       assert.equal(error.code, code);
@@ -249,7 +258,7 @@ describe('client, every error status and both error shapes', () => {
   }
 
   test('429 carries Retry-After in seconds', async () => {
-    next = () => Response.json({ error: { code: 'RATE_LIMITED', message: 'Slow down' } }, { status: 429, headers: { 'Retry-After': '17' } });
+    service.next = () => Response.json({ error: { code: 'RATE_LIMITED', message: 'Slow down' } }, { status: 429, headers: { 'Retry-After': '17' } });
     const error = await failure(() => client().datastores.query('ds1', { query: 'x' }));
     assert.equal(error.status, 429);
     assert.equal(error.retryAfter, 17);
@@ -257,14 +266,14 @@ describe('client, every error status and both error shapes', () => {
 
   test('429 with Retry-After as an HTTP date', async () => {
     const when = new Date(Date.now() + 30_000).toUTCString();
-    next = () => new Response('Too Many Requests', { status: 429, headers: { 'Retry-After': when } });
+    service.next = () => new Response('Too Many Requests', { status: 429, headers: { 'Retry-After': when } });
     const error = await failure(() => client().agents.list());
     assert.equal(error.code, 'RATE_LIMITED');
     assert.ok(error.retryAfter! >= 28 && error.retryAfter! <= 31, `retryAfter ${error.retryAfter}`);
   });
 
   test('the key never appears in an error, even when the server echoes it', async () => {
-    next = (request) => Response.json({ error: { code: 'UNAUTHORIZED', message: `Key ${request.headers.get('authorization')} is revoked` } }, { status: 401 });
+    service.next = (request) => Response.json({ error: { code: 'UNAUTHORIZED', message: `Key ${request.headers.get('authorization')} is revoked` } }, { status: 401 });
     const error = await failure(() => client().agents.query('a1', { query: 'Hi' }));
     assert.equal(error.message, 'Key Bearer [redacted] is revoked');
   });
@@ -286,21 +295,21 @@ describe('client, every error status and both error shapes', () => {
   });
 
   test('a 200 that is not the expected JSON is an INVALID_RESPONSE', async () => {
-    next = () => new Response('<html>proxy login page</html>', { headers: { 'Content-Type': 'text/html' } });
+    service.next = () => new Response('<html>proxy login page</html>', { headers: { 'Content-Type': 'text/html' } });
     assert.equal((await failure(() => client().agents.query('a1', { query: 'Hi' }))).code, 'INVALID_RESPONSE');
-    next = () => Response.json({ nope: true });
+    service.next = () => Response.json({ nope: true });
     assert.match((await failure(() => client().agents.query('a1', { query: 'Hi' }))).message, /answer/);
   });
 });
 
 describe('client, streamed answers', () => {
   test('streams typed events from bytes split through multi-byte characters, with one POST', async () => {
-    next = () => streamResponse(sampleStreamChunks().flatMap((chunk) => byteChunks(chunk, 2)));
+    service.next = () => streamResponse(sampleStreamChunks().flatMap((chunk) => byteChunks(chunk, 2)));
     const events = [];
     for await (const event of client().agents.stream('a1', { query: 'Hi', visitorId: 'v1' })) events.push(event);
-    assert.equal(seen.length, 1);
-    assert.deepEqual(JSON.parse(seen[0]!.body), { query: 'Hi', visitorId: 'v1', streaming: true });
-    assert.equal(seen[0]?.headers.get('accept'), 'text/event-stream');
+    assert.equal(service.seen.length, 1);
+    assert.deepEqual(JSON.parse(service.seen[0]!.body), { query: 'Hi', visitorId: 'v1', streaming: true });
+    assert.equal(service.seen[0]?.headers.get('accept'), 'text/event-stream');
     const text = events.map((e) => (e.type === 'answer' ? e.text : '')).join('');
     assert.equal(text, SAMPLE_ANSWER.answer);
     const done = events.at(-1);
@@ -308,48 +317,48 @@ describe('client, streamed answers', () => {
   });
 
   test('nothing is sent until the stream is read, and it can be read only once', async () => {
-    next = () => streamResponse([answerEvent('a'), DONE_EVENT]);
+    service.next = () => streamResponse([answerEvent('a'), DONE_EVENT]);
     const stream = client().agents.stream('a1', { query: 'Hi' });
-    assert.equal(seen.length, 0);
+    assert.equal(service.seen.length, 0);
     const done = await stream.final();
     assert.equal(done.answer, 'a');
     await assert.rejects(async () => {
       for await (const _ of stream) void _;
     }, /only once/);
-    assert.equal(seen.length, 1);
+    assert.equal(service.seen.length, 1);
   });
 
   test('[ERROR]USAGE_LIMIT after a 200 arrives as an error event; final() rejects with USAGE_LIMIT', async () => {
-    next = () => streamResponse([answerEvent('Part'), errorLine('USAGE_LIMIT')]);
+    service.next = () => streamResponse([answerEvent('Part'), errorLine('USAGE_LIMIT')]);
     const error = await failure(() => client().agents.stream('a1', { query: 'Hi' }).final());
     assert.equal(error.code, 'USAGE_LIMIT');
     assert.equal(error.usageLimit, true);
   });
 
   test('402 before the stream opens is thrown, not streamed', async () => {
-    next = () => Response.json({ error: { code: 'USAGE_LIMIT', message: 'Usage limit reached' } }, { status: 402 });
+    service.next = () => Response.json({ error: { code: 'USAGE_LIMIT', message: 'Usage limit reached' } }, { status: 402 });
     const error = await failure(async () => {
       for await (const _ of client().agents.stream('a1', { query: 'Hi' })) void _;
     });
     assert.equal(error.status, 402);
-    assert.equal(seen.length, 1, 'asked once, never again');
+    assert.equal(service.seen.length, 1, 'asked once, never again');
   });
 
   test('a JSON answer to a streaming request is read as the same events', async () => {
-    next = () => Response.json(SAMPLE_ANSWER);
+    service.next = () => Response.json(SAMPLE_ANSWER);
     const done = await client().agents.stream('a1', { query: 'Hi' }).final();
     assert.equal(done.response?.conversationId, 'conv_1');
   });
 
   test('a 200 that is neither stream nor JSON is an INVALID_RESPONSE', async () => {
-    next = () => new Response('hello', { headers: { 'Content-Type': 'text/plain' } });
+    service.next = () => new Response('hello', { headers: { 'Content-Type': 'text/plain' } });
     assert.equal((await failure(() => client().agents.stream('a1', { query: 'Hi' }).final())).code, 'INVALID_RESPONSE');
   });
 
   test('abort mid-stream ends the iteration and cancels the download', async () => {
     let cancelled!: () => void;
     const serverSawCancel = new Promise<void>((resolve) => (cancelled = resolve));
-    next = () => {
+    service.next = () => {
       let n = 0;
       const body = new ReadableStream<Uint8Array>({
         async pull(controller) {
@@ -374,7 +383,7 @@ describe('client, streamed answers', () => {
 
   test('abort ends the iteration at once, though more events came in the same chunk', async () => {
     // Five pieces in one write: the decoder has them all before the first is read.
-    next = () => streamResponse([Array.from({ length: 5 }, (_, i) => answerEvent(`piece${i} `)).join('') + DONE_EVENT]);
+    service.next = () => streamResponse([Array.from({ length: 5 }, (_, i) => answerEvent(`piece${i} `)).join('') + DONE_EVENT]);
     const stream = client().agents.stream('a1', { query: 'Hi' });
     const events = [];
     for await (const event of stream) {
@@ -385,7 +394,7 @@ describe('client, streamed answers', () => {
   });
 
   test("an abort through the caller's signal before the response ends quietly", async () => {
-    next = async () => {
+    service.next = async () => {
       await new Promise((r) => setTimeout(r, 200));
       return streamResponse([DONE_EVENT]);
     };
@@ -398,7 +407,7 @@ describe('client, streamed answers', () => {
   });
 
   test('a stream cut before [DONE] ends with INCOMPLETE_STREAM and the partial answer', async () => {
-    next = () => streamResponse([answerEvent('Half'), endpointResponseEvent('{"ans')]);
+    service.next = () => streamResponse([answerEvent('Half'), endpointResponseEvent('{"ans')]);
     const events = [];
     for await (const event of client().agents.stream('a1', { query: 'Hi' })) events.push(event);
     const last = events.at(-1);

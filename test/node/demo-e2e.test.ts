@@ -190,6 +190,12 @@ test('no response the page received, nor the output of npm start, holds the API 
   assert.ok(!output().includes(KEY), 'the key is in the output of npm start');
 });
 
+test('npm start builds quietly and says the demo\'s limits', () => {
+  // Rolldown's [PLUGIN_TIMINGS] report, in raw colour codes, only when KAGENT_BUILD_TIMINGS=1 asks for it.
+  assert.doesNotMatch(output(), /PLUGIN_TIMINGS|\x1b\[/);
+  assert.match(output(), /Limits, loose for trying it out: 60 questions every 5 minutes per conversation, 30 a minute per visitor, 60 a minute per address, 60 new conversations an hour per address\./);
+});
+
 test('a port already in use gets a clear message, not a stack trace', { timeout: 30_000 }, async () => {
   const port = new URL(pageUrl).port;
   const second = spawn(process.execPath, ['--import', 'tsx', 'demo/start.ts'], {
@@ -275,7 +281,8 @@ test('a warning of the proxy child reaches npm start\'s terminal, prefixed with 
   });
   await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
   const serviceUrl = `http://127.0.0.1:${(down.address() as import('node:net').AddressInfo).port}`;
-  const demo = startDemoProcess(new URL('../../', import.meta.url), { KAGENT_UPSTREAM_URL: serviceUrl, KAGENT_API_KEY: `${KEY}_down`, KAGENT_AGENT_IDS: 'agent-down' }, 90_000);
+  // The build of the first npm start serves again.
+  const demo = startDemoProcess(new URL('../../', import.meta.url), { KAGENT_UPSTREAM_URL: serviceUrl, KAGENT_API_KEY: `${KEY}_down`, KAGENT_AGENT_IDS: 'agent-down' }, 90_000, { build: false });
   try {
     const page = await demo.ready;
     const config = (await (await fetch(new URL('demo-config.json', page))).json()) as { endpoint: string; agentId: string };

@@ -188,6 +188,12 @@ async function crawl(start: Omit<CrawlStart, 'onSkip'>, limits: Partial<WebLimit
   return { pages, skipped, paths: pages.map((page) => new URL(page.url).pathname + new URL(page.url).search) };
 }
 
+/** Polls until `check` holds; a ceiling for a loaded machine, not an expectation. */
+async function until(check: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!check() && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
 function resetCounters(): void {
   hits.clear();
   otherHits = 0;
@@ -347,20 +353,26 @@ describe('crawlWebSite without a sitemap', () => {
     for await (const first of crawlWebSite({ sourceUrl: `${base}slow-site` }, { ...LOCAL, timeoutMs: 10_000 })) {
       assert.equal(first.title, 'Slow site');
       // Let the slow requests start, then leave.
-      for (let wait = 0; wait < 50 && !hits.has('/slow'); wait++) await new Promise((resolve) => setTimeout(resolve, 20));
+      await until(() => hits.has('/slow'));
       break;
     }
-    for (let wait = 0; wait < 50 && !closedEarly.has('/slow'); wait++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => closedEarly.has('/slow'));
     assert.ok(closedEarly.has('/slow'), 'the slow request was aborted');
   });
 
   it('stops when the caller aborts', async () => {
+    resetCounters();
     const controller = new AbortController();
-    const started = performance.now();
-    setTimeout(() => controller.abort(), 200);
+    let aborted = 0;
+    // Once the slow pages are asked for (not after a guessed delay, which a loaded machine can outrun).
+    void until(() => hits.has('/slow')).then(() => {
+      aborted = performance.now();
+      controller.abort();
+    });
     const { paths } = await crawl({ sourceUrl: `${base}slow-site` }, { ...LOCAL, timeoutMs: 10_000, signal: controller.signal });
     assert.deepEqual(paths, ['/slow-site']);
-    assert.ok(performance.now() - started < 3_000);
+    // Ended by the abort, well before the slow pages would have answered (5 s).
+    assert.ok(aborted > 0 && performance.now() - aborted < 4_000);
   });
 });
 

@@ -12,7 +12,7 @@ let model: TestServer;
 let emulator: TestEmulator;
 const received: { path: string; authorization: string | null; body: ChatBody }[] = [];
 /** What the model does next: answer in these pieces, fail before answering, or fail halfway. */
-let behaviour: 'answer' | 'refuse' | 'break' = 'answer';
+let nextBehaviour: 'answer' | 'refuse' | 'break' = 'answer';
 const PIECES = ['Returns are accepted ', 'within 30 days', ' [1].'];
 
 function chunk(content: string): string {
@@ -21,6 +21,8 @@ function chunk(content: string): string {
 
 before(async () => {
   model = await listen(async (request) => {
+    // Taken as the request arrives: a request still being read when the next test sets its own is answered as its test said.
+    const behaviour = nextBehaviour;
     const body = (await request.json()) as ChatBody;
     received.push({ path: new URL(request.url).pathname, authorization: request.headers.get('Authorization'), body });
     if (behaviour === 'refuse') return new Response(JSON.stringify({ error: { message: 'model not loaded' } }), { status: 404 });
@@ -51,7 +53,7 @@ after(async () => {
 
 describe('answers from a language model', () => {
   test('the model streams the answer; sampling fields go under their OpenAI-compatible names', async () => {
-    behaviour = 'answer';
+    nextBehaviour = 'answer';
     received.length = 0;
     const response = await emulator.api('POST', `/agents/${emulator.demo.agentId}/query`, {
       query: 'Can I return an item for a refund?',
@@ -93,7 +95,7 @@ describe('answers from a language model', () => {
   });
 
   test('the conversation so far goes with the next question', async () => {
-    behaviour = 'answer';
+    nextBehaviour = 'answer';
     received.length = 0;
     const first = await emulator.client.agents.query(emulator.demo.agentId, { query: 'Can I return an item?' });
     assert.equal(first.answer, PIECES.join(''));
@@ -103,7 +105,7 @@ describe('answers from a language model', () => {
   });
 
   test('a model that refuses is a 502 before the stream opens', async () => {
-    behaviour = 'refuse';
+    nextBehaviour = 'refuse';
     const response = await emulator.api('POST', `/agents/${emulator.demo.agentId}/query`, { query: 'refund?', streaming: true });
     assert.equal(response.status, 502);
     const body = (await response.json()) as any;
@@ -112,7 +114,7 @@ describe('answers from a language model', () => {
   });
 
   test('a model that fails halfway ends the stream with data: [ERROR]', async () => {
-    behaviour = 'break';
+    nextBehaviour = 'break';
     const response = await emulator.api('POST', `/agents/${emulator.demo.agentId}/query`, { query: 'refund?', streaming: true });
     assert.equal(response.status, 200);
     const wire = await response.text();
@@ -122,7 +124,7 @@ describe('answers from a language model', () => {
   });
 
   test('llmModel names the model and an address ending in /v1 is completed', async () => {
-    behaviour = 'answer';
+    nextBehaviour = 'answer';
     received.length = 0;
     const other = await startTestEmulator({ llmUrl: `${model.url}/v1`, llmModel: 'llama3.2:1b' });
     try {

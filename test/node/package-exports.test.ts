@@ -19,9 +19,9 @@ const PROTOCOL = [
   'DATASOURCE_STATUSES', 'DATASOURCE_TYPES', 'DATASTORE_TYPES', 'DONE_EVENT', 'Datasource', 'DatasourceConfig',
   'DatasourceRecord', 'DatasourceStatus', 'DatasourceType', 'Datastore', 'DatastoreCreateBody', 'DatastoreFragment',
   'DatastoreFragmentRecord', 'DatastoreQueryBody', 'DatastoreRecord', 'DatastoreType', 'DatastoreUpdateBody', 'DoneEvent',
-  'ERROR_CODES', 'EVENT_STREAM_HEADERS', 'EmptyBody', 'ErrorBody', 'ErrorBodyRecord', 'FAMILY_WORDS', 'FieldProblem',
+  'ERROR_CODES', 'EVENT_STREAM_HEADERS', 'EmptyBody', 'ErrorBody', 'ErrorBodyRecord', 'FAMILY_WORDS', 'FEATURES_MAX_AGE_SECONDS', 'FEATURES_ROUTE', 'FieldProblem',
   'FileDatasourceFields', 'FileUploadFields', 'INCOMPLETE_STREAM', 'KnownModelName', 'ListQuery', 'ListResponse',
-  'MAX_CHALLENGE_PARTS', 'MAX_QUERY_ID_LENGTH', 'MODEL_NAMES', 'MODEL_SUFFIXES', 'ModelName', 'PROMPT_TYPES', 'PlainErrorBody', 'PromptType',
+  'MAX_CHALLENGE_PARTS', 'MAX_QUERY_ID_LENGTH', 'MODEL_NAMES', 'MODEL_SUFFIXES', 'ModelName', 'NO_FEATURES', 'ORIGIN_NOT_ALLOWED', 'PROMPT_TYPES', 'PlainErrorBody', 'PromptType', 'ProxyFeatures',
   'QUERY_ID_FIELDS', 'QUESTIONS_LEFT_HEADER', 'QueryIdField', 'SESSION_ERROR_CODES', 'SESSION_HEADER', 'SESSION_ROUTES',
   'SessionChallenge', 'SessionChallengeRecord', 'SessionErrorCode', 'SessionGrant', 'SessionGrantRecord', 'SessionRequest',
   'SessionRequestBody', 'SessionSolution', 'SessionSolutionRecord', 'SolveOptions', 'Source', 'SourceRecord', 'StreamErrorEvent',
@@ -33,7 +33,7 @@ const PROTOCOL = [
   'checkFileUploadFields', 'checkUpdateDocument', 'checkUpsertDocuments', 'checkV1Upsert', 'checkWebDatasource', 'checkWith',
   'decodeFragment', 'describeProblems', 'endpointResponseEvent', 'errorBody', 'errorCodeForStatus', 'errorLine',
   'isKnownModelName', 'isUploadMimeType', 'isValidQueryId', 'jsonObject', 'listOf', 'needsNewChallenge', 'needsNewSession',
-  'oneOf', 'parseRetryAfter', 'queryIdFieldsNamed', 'queryIdRule', 'readAgentQueryAnswer', 'readAgentStream', 'readErrorBody',
+  'oneOf', 'originNotAllowedMessage', 'parseRetryAfter', 'queryIdFieldsNamed', 'queryIdRule', 'readAgentQueryAnswer', 'readAgentStream', 'readErrorBody', 'readProxyFeatures',
   'solveSessionChallenge', 'solveSessionChallenges', 'textList', 'toolCallEvent', 'uploadMimeTypeOf', 'webCryptoPbkdf2',
 ];
 
@@ -48,9 +48,9 @@ const EXPECTED: Record<string, string[]> = {
   'kagent-chat/protocol': PROTOCOL,
   'kagent-chat/client': [...PROTOCOL, 'AgentAnswerStream', 'CallOptions', 'FileUpload', 'KagentClient', 'KagentClientOptions', 'KagentError', 'LocalErrorCode', 'StartSessionOptions'].sort(),
   'kagent-chat/proxy': [
-    'DEFAULTS', 'Env', 'MemoryRateLimitStore', 'ProxyConfigError', 'ProxyHandler', 'ProxyLogEntry', 'ProxyLogger', 'ProxyOptions',
+    'DEFAULTS', 'Env', 'HitOptions', 'MemoryRateLimitStore', 'ProxyConfigError', 'ProxyHandler', 'ProxyLogEntry', 'ProxyLogger', 'ProxyOptions',
     'ProxyRequestContext', 'RateLimit', 'RateLimitCount', 'RateLimitStore', 'RedisEval', 'RedisRateLimitStore',
-    'RedisRateLimitStoreOptions', 'consoleLogger', 'createProxy', 'parseRateLimit', 'proxyOptionsFromEnv',
+    'RedisRateLimitStoreOptions', 'StoreFullError', 'StoreLog', 'consoleLogger', 'createProxy', 'parseRateLimit', 'proxyOptionsFromEnv',
   ],
   'kagent-chat/proxy/node': [
     'ConnectionLimits', 'NodeFetchOptions', 'RunningProxy', 'ServeProxyOptions', 'createNodeFetch', 'createProxy', 'serveOptionsFromEnv',

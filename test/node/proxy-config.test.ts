@@ -6,10 +6,11 @@ import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { ProxyConfigError, createProxy, parseRateLimit, proxyOptionsFromEnv } from '../../src/proxy/index.js';
+import { MemoryRateLimitStore, ProxyConfigError, createProxy, parseRateLimit, proxyOptionsFromEnv } from '../../src/proxy/index.js';
 import { readAgentStream } from '../../src/protocol/index.js';
 import { AGENT, SITE, TEST_KEY, assertNoKey, assertNoKeyInHead } from '../support/proxy-harness.js';
 import { startRecordingUpstream } from '../support/proxy-upstream.js';
+import { hasRedisServer, startRedis } from '../support/proxy-redis.js';
 
 const CLI = fileURLToPath(new URL('../../src/proxy/node/cli.ts', import.meta.url));
 const base = { apiKey: TEST_KEY, upstreamUrl: 'https://api.example.com', agentIds: [AGENT] };
@@ -64,6 +65,7 @@ describe('proxy configuration', () => {
       KAGENT_RATE_LIMIT_PER_ADDRESS: '30/minute',
       KAGENT_RATE_LIMIT_PER_VISITOR: 'off',
       KAGENT_DAILY_BUDGET: '5000',
+      KAGENT_MEMORY_STORE_MAX_KEYS: '250000',
       KAGENT_TRUSTED_PROXY_HOPS: '1',
       KAGENT_REDIS_URL: 'redis://127.0.0.1:6379',
     });
@@ -86,10 +88,18 @@ describe('proxy configuration', () => {
       perAddressLimit: { max: 30, windowSeconds: 60 },
       perVisitorLimit: false,
       dailyBudget: 5000,
+      memoryStoreMaxKeys: 250_000,
       trustedProxyHops: 1,
       redisUrl: 'redis://127.0.0.1:6379',
     });
     assert.equal(proxyOptionsFromEnv({ KAGENT_ALLOWED_ORIGINS: '*' }).allowedOrigins, '*');
+  });
+
+  test("memoryStoreMaxKeys sizes the default memory store, and is refused when not a whole number or beside another store", () => {
+    const base = { apiKey: TEST_KEY, upstreamUrl: 'https://api.example.com', agentIds: ['a1'] };
+    assert.throws(() => createProxy({ ...base, memoryStoreMaxKeys: 0 }), (e: unknown) => e instanceof ProxyConfigError && /memoryStoreMaxKeys \(KAGENT_MEMORY_STORE_MAX_KEYS\) must be a whole number/.test(e.message));
+    assert.throws(() => createProxy({ ...base, memoryStoreMaxKeys: 10, rateLimitStore: new MemoryRateLimitStore() }), /memoryStoreMaxKeys \(KAGENT_MEMORY_STORE_MAX_KEYS\) sets the memory store, but another rateLimitStore/);
+    assert.throws(() => proxyOptionsFromEnv({ KAGENT_MEMORY_STORE_MAX_KEYS: '100k' }), /KAGENT_MEMORY_STORE_MAX_KEYS must be a whole number/);
   });
 
   test('names each environment variable it cannot read', () => {
@@ -151,6 +161,28 @@ describe('kagent-proxy command', () => {
     assert.match(run.output(), /Cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:9/);
     assert.doesNotMatch(run.output(), /hunter2/);
     assertNoKey(run.output(), 'the command output');
+  });
+
+  test('with KAGENT_REDIS_URL: warns at start of a Redis that keeps nothing on disk, and exits on SIGTERM (its Redis connection let go of)', { timeout: 30_000, skip: hasRedisServer() ? false : 'redis-server is not installed here' }, async () => {
+    const redis = await startRedis();
+    const run = startCommand({ KAGENT_API_KEY: TEST_KEY, KAGENT_UPSTREAM_URL: 'http://127.0.0.1:9', KAGENT_AGENT_IDS: AGENT, KAGENT_REDIS_URL: redis.url, PORT: '0' });
+    try {
+      assert.ok(await run.listening, `the command did not start: ${run.output()}`);
+      // Warnings go to stderr, the rest to stdout: wait for the warning itself.
+      const told = /"level":"warn".*Redis keeps nothing on disk \(save \\"\\", appendonly no\)/;
+      if (!told.test(run.output())) await new Promise<void>((resolve) => run.child.stderr.on('data', () => told.test(run.output()) && resolve()));
+      assert.match(run.output(), told);
+      run.child.kill('SIGTERM');
+      // Bounded, so the old behaviour (a Redis connection keeping the process alive) fails rather than hangs.
+      let bound: ReturnType<typeof setTimeout> | undefined;
+      const ended = await Promise.race([run.exited, new Promise<['still running']>((resolve) => (bound = setTimeout(() => resolve(['still running']), 15_000)))]);
+      clearTimeout(bound);
+      assert.equal(ended[0], 0, 'the process ended once the server closed');
+      assertNoKey(run.output(), 'the command output');
+    } finally {
+      run.child.kill('SIGKILL');
+      await redis.stop();
+    }
   });
 
   test('KAGENT_WORKERS above 1 with in-memory rate limits: exits 1 naming KAGENT_REDIS_URL and the limits', async () => {
@@ -250,4 +282,54 @@ describe('kagent-proxy command', () => {
     assert.match(run.output(), /"message":"answered"/);
     assertNoKey(run.output(), 'the command output');
   });
+
+  test('its start-up line names the agents, the allowed origins and whether visitor sessions are on, and warns when no origin is allowed', async () => {
+    const base = { KAGENT_API_KEY: TEST_KEY, KAGENT_UPSTREAM_URL: 'http://127.0.0.1:9', KAGENT_AGENT_IDS: `${AGENT},agent_2`, PORT: '0' };
+    const bare = startCommand(base);
+    try {
+      assert.ok(await bare.listening, `the command did not start: ${bare.output()}`);
+      const warning = await outputMatching(bare, /"level":"warn".*/);
+      assert.match(warning, /no origin is allowed, so every page's chat is refused: set KAGENT_ALLOWED_ORIGINS .*e\.g\. KAGENT_ALLOWED_ORIGINS=https:\/\/www\.example\.com/);
+      const line = JSON.parse(/^\{.*listening on.*$/m.exec(bare.output())![0]) as Record<string, unknown>;
+      assert.match(String(line.message), new RegExp(`^kagent proxy listening on http://127\\.0\\.0\\.1:\\d+/ for agents ${AGENT}, agent_2; no page \\(no origin allowed\\); visitor sessions off$`));
+      assert.deepEqual([line.agents, line.allowedOrigins, line.visitorSessions], [[AGENT, 'agent_2'], [], 'off']);
+    } finally {
+      bare.child.kill('SIGTERM');
+      await bare.exited;
+    }
+    const set = startCommand({ ...base, KAGENT_ALLOWED_ORIGINS: `${SITE}, http://localhost:5173`, KAGENT_SESSION_SECRET: 'a-session-secret-of-at-least-32-characters' });
+    try {
+      assert.ok(await set.listening, `the command did not start: ${set.output()}`);
+      assert.match(set.output(), new RegExp(`for agents ${AGENT}, agent_2; pages from ${SITE}, http://localhost:5173; visitor sessions on"`));
+      assert.match(set.output(), /"visitorSessions":"on"/);
+    } finally {
+      set.child.kill('SIGTERM');
+      await set.exited;
+    }
+    // Stopped, it has printed all it will: no warning when an origin is allowed.
+    assert.doesNotMatch(set.output(), /"level":"warn"/);
+    assert.doesNotMatch(set.output(), /a-session-secret-of-at-least-32-characters/);
+  });
 });
+
+/** Resolves with the first match of `pattern` in the command's output, once it has been printed (15 s: a ceiling for a loaded machine). */
+function outputMatching(run: ReturnType<typeof startCommand>, pattern: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${pattern} in: ${run.output()}`)), 15_000);
+    const check = () => {
+      const match = pattern.exec(run.output());
+      if (!match) return;
+      clearTimeout(timer);
+      run.child.stdout.off('data', check);
+      run.child.stderr.off('data', check);
+      resolve(match[0]);
+    };
+    run.child.stdout.on('data', check);
+    run.child.stderr.on('data', check);
+    run.child.once('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`exited before printing ${pattern}: ${run.output()}`));
+    });
+    check();
+  });
+}

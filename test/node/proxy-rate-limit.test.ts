@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryRateLimitStore, RedisRateLimitStore, createProxy } from '../../src/proxy/index.js';
+import { StoreFullError } from '../../src/proxy/stores/store.js';
 import { addressKey, clientAddress } from '../../src/proxy/core/client-address.js';
 import { connectRedisRateLimitStore } from '../../src/proxy/stores/redis-node.js';
 import { AGENT, SITE, TEST_KEY, startProxyHarness, type ProxyHarness } from '../support/proxy-harness.js';
@@ -8,6 +9,8 @@ import { reply } from '../support/proxy-upstream.js';
 import { hasRedisServer, startRedis, type TestRedis } from '../support/proxy-redis.js';
 
 const PATH = `/agents/${AGENT}/query`;
+const FORGET = { whenFull: 'forget' } as const;
+const UNDER_WAY = { whenFull: 'reserve' } as const;
 const ask = (h: ProxyHarness, body: Record<string, unknown> = {}, headers: Record<string, string> = {}) => h.send(PATH, { json: { query: 'hi', ...body }, headers });
 
 describe('proxy rate limits', () => {
@@ -149,10 +152,57 @@ describe('memory rate-limit store', () => {
     assert.deepEqual(await store.hit('a', 1000), { count: 1, resetInMs: 1000 });
   });
 
-  test('holds at most maxKeys keys under a flood of addresses', async () => {
+  test('holds at most maxKeys counts under a flood of addresses, dropping the oldest forgettable ones', async () => {
     const store = new MemoryRateLimitStore({ maxKeys: 100 });
-    for (let i = 0; i < 1000; i++) await store.hit(`address:${i}`, 60_000);
-    assert.ok(store.size <= 100, String(store.size));
+    for (let i = 0; i < 1000; i++) await store.hit(`address:${i}`, 60_000, FORGET);
+    assert.equal(store.size, 100);
+    assert.equal((await store.hit('address:999', 60_000, FORGET)).count, 2, 'the newest are kept');
+    assert.equal((await store.hit('address:0', 60_000, FORGET)).count, 1, 'the oldest went first');
+  });
+
+  test('when full, a count that must be kept is never dropped: forgettable ones make room, new kept ones are refused at 80%, the rest is held for what is under way', async () => {
+    let now = 1_000_000;
+    const store = new MemoryRateLimitStore({ maxKeys: 10, now: () => now });
+    const logs: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
+    store.watch((level, message, fields) => logs.push({ level, message, fields }));
+    for (let i = 0; i < 5; i++) await store.hit(`address:${i}`, 60_000, FORGET);
+    for (let i = 0; i < 8; i++) await store.hit(`challenge-spent:${i}`, 600_000);
+    assert.equal(store.size, 10, 'three address counts made room for kept ones');
+    await assert.rejects(store.hit('challenge-spent:new', 600_000), (error: unknown) => error instanceof StoreFullError && error.held === 10);
+    // What is under way goes on, in the room held back, taken from the forgettable counts.
+    await store.hit('session:a', 600_000, UNDER_WAY);
+    await store.hit('session-stream:short', 30_000, UNDER_WAY);
+    await assert.rejects(store.hit('session:b', 600_000, UNDER_WAY), StoreFullError, 'the held-back room is used up too');
+    for (let i = 0; i < 8; i++) assert.equal((await store.hit(`challenge-spent:${i}`, 600_000)).count, 2, `kept count ${i} still counts`);
+    assert.equal((await store.hit('session:a', 600_000, UNDER_WAY)).count, 2);
+    assert.deepEqual(await store.hit('address:new', 60_000, FORGET), { count: 1, resetInMs: 60_000 }, 'a forgettable count with no room goes uncounted rather than refused');
+    assert.equal(store.size, 10);
+
+    const full = () => logs.filter((entry) => entry.level === 'error');
+    assert.equal(full().length, 1, 'said once');
+    assert.match(full()[0]!.message, /memory store is full: 8 counts held that must be kept until they expire; new sessions are refused/);
+    assert.equal(full()[0]!.fields?.held, 10);
+    // Refused again within the minute: not said again; after it, said with the count since.
+    for (let i = 0; i < 3; i++) await assert.rejects(store.hit(`challenge-spent:more${i}`, 600_000), StoreFullError);
+    assert.equal(full().length, 1);
+    now += 30_000;
+    // The short window ended, so there is room again for what is under way.
+    assert.equal((await store.hit('session:b', 600_000, UNDER_WAY)).count, 1);
+    now += 30_000;
+    await assert.rejects(store.hit('challenge-spent:last', 600_000), StoreFullError);
+    const again = full();
+    assert.equal(again.length, 2);
+    assert.equal(again[1]!.fields?.refused, 5, 'the four refused in the minute and this one');
+  });
+
+  test('an ended window frees its room', async () => {
+    let now = 0;
+    const store = new MemoryRateLimitStore({ maxKeys: 2, now: () => now });
+    await store.hit('session:a', 1000, UNDER_WAY);
+    await store.hit('session:b', 5000, UNDER_WAY);
+    now = 1000;
+    assert.equal((await store.hit('session:c', 1000, UNDER_WAY)).count, 1);
+    assert.equal((await store.hit('session:b', 5000, UNDER_WAY)).count, 2, 'the live count stayed');
   });
 });
 

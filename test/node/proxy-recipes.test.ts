@@ -52,9 +52,10 @@ async function bundleRecipe(recipe: { file: string } | { code: string }, conditi
   return bundled.outputFiles[0]!.text;
 }
 
-/** Upstash's REST API in miniature: EVAL of the rate-limit store's scripts (INCR, then PTTL or PEXPIRE; DEL) on counters kept here. */
-async function startUpstashStandIn(token: string): Promise<{ server: Server; url: string; calls: string[]; released: string[] }> {
+/** Upstash's REST API in miniature: EVAL of the rate-limit store's scripts (INCR, then PTTL or PEXPIRE; DEL; the marker's GET, then SET) on counters kept here. */
+async function startUpstashStandIn(token: string): Promise<{ server: Server; url: string; calls: string[]; released: string[]; markers: Map<string, string> }> {
   const counters = new Map<string, { count: number; expiresAt: number }>();
+  const markers = new Map<string, string>();
   const calls: string[] = [];
   const released: string[] = [];
   const server = createServer((request, response) => {
@@ -68,6 +69,13 @@ async function startUpstashStandIn(token: string): Promise<{ server: Server; url
       }
       const [command, script, , key, windowMs] = JSON.parse(body) as [string, string, number, string, string];
       assert.equal(command, 'EVAL');
+      // The store's check that Redis still holds its counts: a marker key, set when missing.
+      if (script.includes("'GET'")) {
+        const kept = markers.get(key) ?? null;
+        if (kept === null) markers.set(key, windowMs);
+        response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ result: kept }));
+        return;
+      }
       // The store's other script lets go of a key (a session's answer under way).
       if (script.includes("'DEL'")) {
         counters.delete(key);
@@ -83,7 +91,7 @@ async function startUpstashStandIn(token: string): Promise<{ server: Server; url
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls, released };
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls, released, markers };
 }
 
 /** The Cloudflare recipe bundled and run in workerd, against the emulator and the Upstash stand-in, with `bindings` added to its env. */
@@ -148,6 +156,7 @@ test('the Cloudflare recipe runs in workerd: the Upstash store is built from env
     assert.ok(calls.every((auth) => auth === 'Bearer upstash-token'), 'with the token from env');
     assert.deepEqual(statuses.slice(0, 2), [200, 200]);
     assert.equal(statuses[2], 429, 'the third question in the minute is refused by the shared count');
+    assert.ok(recipe.upstash.markers.has('kagent-proxy:store-marker'), 'the store checked, inside a request, that Redis still holds its counts');
   } finally {
     await recipe.close();
   }

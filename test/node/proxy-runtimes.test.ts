@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { hasRedisServer, startRedis, type TestRedis } from '../support/proxy-redis.js';
 import { CONFORMANCE, SESSION_CONFORMANCE, conformanceEnv, sessionConformanceEnv } from '../support/proxy-conformance.js';
@@ -53,4 +54,33 @@ for (const [suite, env, cases, runsOn, suiteSkip] of SUITES) {
       for (const [title, run] of cases) test(title, () => run({ url: runtime.url, upstream }));
     });
   }
+}
+
+// A guessable session secret on every entry: the runtime refuses to run with it and says why in its log, never to a visitor.
+const WEAK_SECRET = 'changemechangemechangemechangeme';
+for (const [name, start, skip] of RUNTIMES) {
+  test(`a guessable session secret is refused on ${name}, with how to make one`, { skip }, async () => {
+    const upstream = await startRecordingUpstream();
+    let runtime: RunningRuntime | undefined;
+    try {
+      try {
+        runtime = await start({ ...sessionConformanceEnv(upstream.url), KAGENT_SESSION_SECRET: WEAK_SECRET });
+      } catch (error) {
+        // Node's serveProxy refuses at start.
+        assert.match((error as Error).message, /KAGENT_SESSION_SECRET\) is too easy to guess.*openssl rand -base64 32/);
+        return;
+      }
+      const response = await fetch(`${runtime.url}/sessions/challenge`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+      assert.equal(response.status, 500);
+      assert.ok(!(await response.text()).includes('guess'), 'the reason stays out of the answer');
+      // The log line may come a moment after the answer.
+      for (let i = 0; i < 100 && !/too easy to guess/.test(runtime.output()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.match(runtime.output(), /KAGENT_SESSION_SECRET\) is too easy to guess.*openssl rand -base64 32/);
+      assert.ok(!runtime.output().includes(WEAK_SECRET), 'the secret stays out of the log');
+      assert.equal(upstream.requests.length, 0);
+    } finally {
+      await runtime?.close();
+      await upstream.close();
+    }
+  });
 }

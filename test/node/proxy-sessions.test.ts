@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { SESSION_ERROR_CODES, SESSION_HEADER, QUESTIONS_LEFT_HEADER, solveSessionChallenges } from '../../src/protocol/index.js';
 import { createProxyCore, type VisitorRequest } from '../../src/proxy/core/index.js';
-import { Sessions, loadFactor, CHALLENGE_COST, CHALLENGE_PARTS } from '../../src/proxy/core/sessions/index.js';
+import { Sessions, isRefusal, loadFactor, BLOCK_LOAD_SHARE_PER_MINUTE, CHALLENGE_COST, CHALLENGE_PARTS } from '../../src/proxy/core/sessions/index.js';
 import { MemoryRateLimitStore } from '../../src/proxy/index.js';
 import type { UpstreamCall } from '../../src/proxy/core/upstream.js';
 import { AGENT, SITE, TEST_KEY, startProxyHarness, type ProxyHarness } from '../support/proxy-harness.js';
-import { OTHER_SECRET, SESSION_SECRET, TEST_DIFFICULTY, earnSession, getChallenge, mint, withSession } from '../support/proxy-sessions.js';
+import { HARNESS_AUDIENCE, OTHER_SECRET, SESSION_SECRET, TEST_DIFFICULTY, earnSession, getChallenge, mint, withSession } from '../support/proxy-sessions.js';
 import { answer, answerLeftOpen, heldStream } from '../support/proxy-upstream.js';
 import { hasRedisServer, startRedis, type TestRedis } from '../support/proxy-redis.js';
 import { connectRedisRateLimitStore } from '../../src/proxy/stores/redis-node.js';
@@ -46,6 +46,13 @@ async function holdAnAnswer(h: ProxyHarness) {
   assert.equal(first.status, 200);
   return { grant, held, first };
 }
+
+/** The keys a challenge asks for on average, all parts together, as its target says. */
+const work = async (sessions: Sessions) => {
+  const { challenges } = await sessions.challenge(SITE);
+  return challenges.reduce((sum, { parameters }) => sum + 2 ** 32 / parameters.keyBelow, 0);
+};
+const settings = (attempts: number) => ({ secrets: [SESSION_SECRET], audience: HARNESS_AUDIENCE, tokenSeconds: 1800, difficulty: (attempts * CHALLENGE_COST) / 1e6, perSessionLimit: false as const, sessionsPerAddress: false as const });
 
 describe('visitor sessions, off', () => {
   let h: ProxyHarness;
@@ -107,7 +114,7 @@ describe('visitor sessions, on', () => {
     const [version, payload, signature] = grant.token.split('.') as [string, string, string];
     const flipped = (text: string) => (text[5] === 'A' ? `${text.slice(0, 5)}B${text.slice(6)}` : `${text.slice(0, 5)}A${text.slice(6)}`);
     // An expired token, signed with the proxy's own secret by the same code, minted 31 minutes ago.
-    const old = await new Sessions({ secrets: [SESSION_SECRET], tokenSeconds: 30 * 60, difficulty: 0.01, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore()).grant(SITE, Date.now() - 31 * 60_000);
+    const old = await new Sessions({ secrets: [SESSION_SECRET], audience: HARNESS_AUDIENCE, tokenSeconds: 30 * 60, difficulty: 0.01, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore()).grant(SITE, Date.now() - 31 * 60_000);
     const cases: [string, string | undefined, string, number, string?][] = [
       ['missing', undefined, SESSION_ERROR_CODES.required, 401],
       ['tampered payload', `${version}.${flipped(payload)}.${signature}`, SESSION_ERROR_CODES.invalid, 401],
@@ -132,22 +139,24 @@ describe('visitor sessions, on', () => {
     assert.equal(again.body.error?.code, SESSION_ERROR_CODES.challengeReplayed);
   });
 
-  test('a wrong solution, an altered challenge and one for another origin are refused', async () => {
+  test('an altered challenge and one for another origin are refused before it is spent; a made-up solution spends it (one costly check per challenge)', async () => {
     const { challenges } = await getChallenge(h.url);
     const solutions = (await solveSessionChallenges(challenges))!;
-    const last = solutions.length - 1;
-    const wrong = await mint(h.url, { challenges, solutions: solutions.map((solution, place) => (place === last ? { counter: solution.counter + 1, derivedKey: solution.derivedKey.replace(/^./, (c) => (c === '0' ? '1' : '0')) } : solution)) });
-    assert.equal(wrong.body.error?.code, SESSION_ERROR_CODES.challengeInvalid);
     const easier = challenges.map((challenge) => ({ ...challenge, parameters: { ...challenge.parameters, cost: 1 } }));
     const altered = await mint(h.url, { challenges: easier, solutions });
+    assert.equal(altered.body.error?.code, SESSION_ERROR_CODES.challengeInvalid, JSON.stringify(altered.body));
     assert.equal(altered.body.error?.code, SESSION_ERROR_CODES.challengeInvalid);
     const elsewhere = await mint(h.url, { challenges, solutions }, OTHER_SITE);
     assert.equal(elsewhere.body.error?.code, SESSION_ERROR_CODES.challengeInvalid);
-    // Still unspent: the right page can use it.
-    assert.equal((await mint(h.url, { challenges, solutions })).response.status, 201);
+    // A key below the target with a counter that does not give it spends the challenge.
+    const last = solutions.length - 1;
+    const madeUp = await mint(h.url, { challenges, solutions: solutions.map((solution, place) => (place === last ? { counter: solution.counter + 1, derivedKey: '00'.repeat(16) } : solution)) });
+    assert.equal(madeUp.body.error?.code, SESSION_ERROR_CODES.challengeInvalid);
+    assert.match((madeUp.body.error as { message?: string }).message ?? '', new RegExp(`does not solve the challenge \\(part ${last + 1} of ${last + 1}\\)`));
+    assert.equal((await mint(h.url, { challenges, solutions })).body.error?.code, SESSION_ERROR_CODES.challengeReplayed);
   });
 
-  test("a challenge's parts are bound together: spliced from another, missing, reordered, repeated or solved twice, each is refused, and the whole then still starts its session once", async () => {
+  test("a challenge's parts are bound together: spliced from another, missing, reordered, repeated or added, each is refused unspent, and the whole then starts its session once", async () => {
     const [mine, other] = [await getChallenge(h.url), await getChallenge(h.url)];
     const { challenges } = mine;
     assert.equal(challenges.length, CHALLENGE_PARTS);
@@ -160,7 +169,6 @@ describe('visitor sessions, on', () => {
       ['a solution missing', { challenges, solutions: solutions.slice(0, -1) }],
       ['two parts swapped, with their solutions', { challenges: swap(challenges), solutions: swap(solutions) }],
       ['a part repeated in place of another, with its solution', { challenges: [challenges[0], ...challenges.slice(0, -1)], solutions: [solutions[0], ...solutions.slice(0, -1)] }],
-      ['a part solved twice: its solution sent for the next part too', { challenges, solutions: [solutions[0], ...solutions.slice(0, -1)] }],
       ['a part added from another answer', { challenges: [...challenges, other.challenges[0]], solutions: [...solutions, theirs[0]] }],
     ];
     for (const [kind, body] of cases) {
@@ -171,21 +179,36 @@ describe('visitor sessions, on', () => {
     // None of them spent it: the whole, as issued, starts its session once, and the other answer is untouched.
     assert.equal((await mint(h.url, { challenges, solutions })).response.status, 201);
     assert.equal((await mint(h.url, { challenges, solutions })).body.error?.code, SESSION_ERROR_CODES.challengeReplayed);
-    assert.equal((await mint(h.url, { challenges: other.challenges, solutions: theirs })).response.status, 201);
+    // A part solved twice (its solution sent for the next part too) passes the cheap checks, spends it, and fails the work's.
+    const twice = await mint(h.url, { challenges: other.challenges, solutions: [theirs[0], ...theirs.slice(0, -1)] });
+    assert.match((twice.body.error as { message?: string }).message ?? '', new RegExp(`does not solve the challenge \\(part 2 of ${CHALLENGE_PARTS}\\)`));
   });
 
-  test('the check stops at the first part that fails, and its refusal names that part', async () => {
+  test('the check derives the parts in order and stops at the first wrong one: made-up solutions cost the proxy one derivation', async () => {
     const { challenges } = await getChallenge(h.url);
     const solutions = (await solveSessionChallenges(challenges))!;
-    const unsolved = (place: number) => solutions.map((solution, at) => (at === place ? { ...solution, derivedKey: solution.derivedKey.replace(/^./, (c) => (c === '0' ? '1' : '0')) } : solution));
-    const altered = (place: number) => challenges.map((challenge, at) => (at === place ? { ...challenge, parameters: { ...challenge.parameters, cost: 1 } } : challenge));
-    const parts = challenges.length;
-    const first = await mint(h.url, { challenges: altered(parts - 1), solutions: unsolved(1) });
-    assert.equal(first.body.error?.code, SESSION_ERROR_CODES.challengeInvalid);
-    assert.match((first.body.error as { message?: string }).message ?? '', new RegExp(`does not solve the challenge \\(part 2 of ${parts}\\)`));
-    const then = await mint(h.url, { challenges: altered(2), solutions: unsolved(parts - 1) });
-    assert.match((then.body.error as { message?: string }).message ?? '', new RegExp(`altered \\(part 3 of ${parts}\\)`));
-    assert.equal((await mint(h.url, { challenges, solutions })).response.status, 201);
+    const madeUp = solutions.map((solution, at) => (at >= 1 ? { counter: solution.counter + 1, derivedKey: '00'.repeat(16) } : solution));
+    const refused = await mint(h.url, { challenges, solutions: madeUp });
+    assert.match((refused.body.error as { message?: string }).message ?? '', new RegExp(`does not solve the challenge \\(part 2 of ${challenges.length}\\)`));
+    // Counted where the check runs: a proxy's Sessions with a derivation that counts its calls.
+    const sessions = new Sessions(settings(80), new MemoryRateLimitStore());
+    const own = await sessions.challenge(SITE);
+    const made = own.challenges.map(() => ({ counter: 0, derivedKey: '00'.repeat(16) }));
+    const notBelow = own.challenges.map(() => ({ counter: 0, derivedKey: 'ff'.repeat(16) }));
+    const { subtle } = crypto;
+    let derivations = 0;
+    const deriveBits = subtle.deriveBits.bind(subtle);
+    subtle.deriveBits = (...args: Parameters<typeof deriveBits>) => (derivations++, deriveBits(...args));
+    try {
+      // A key that is not below the target is refused unread, and leaves the challenge unspent.
+      assert.equal(isRefusal(await sessions.checkSolution({ challenges: own.challenges, solutions: notBelow }, SITE)), true);
+      assert.equal(derivations, 0);
+      assert.equal(isRefusal(await sessions.checkSolution({ challenges: own.challenges, solutions: made }, SITE)), true);
+      assert.equal(isRefusal(await sessions.checkSolution({ challenges: own.challenges, solutions: made }, SITE)), true);
+    } finally {
+      subtle.deriveBits = deriveBits;
+    }
+    assert.equal(derivations, 1, 'one derivation for the first request, none for the replay');
   });
 
   test("a session's questions are counted whatever visitorId says, and the next waits for the window", async () => {
@@ -282,10 +305,10 @@ describe('visitor sessions: the core', () => {
       throw new Error('must not be called');
     };
     const core = createProxyCore({ apiKey: TEST_KEY, upstreamUrl: 'http://127.0.0.1:9', agentIds: [AGENT], allowedOrigins: [SITE, OTHER_SITE], sessionSecret: SESSION_SECRET, perAddressLimit: false, perVisitorLimit: false, log: false }, call);
-    const sessions = new Sessions({ secrets: [SESSION_SECRET], tokenSeconds: 1800, difficulty: 0.01, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore());
+    const sessions = new Sessions({ secrets: [SESSION_SECRET], audience: HARNESS_AUDIENCE, tokenSeconds: 1800, difficulty: 0.01, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore());
     const good = (await sessions.grant(SITE)).token;
     const expired = (await sessions.grant(SITE, Date.now() - 3_600_000)).token;
-    const foreign = (await new Sessions({ secrets: [OTHER_SECRET], tokenSeconds: 1800, difficulty: 0.01, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore()).grant(SITE)).token;
+    const foreign = (await new Sessions({ secrets: [OTHER_SECRET], audience: HARNESS_AUDIENCE, tokenSeconds: 1800, difficulty: 0.01, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore()).grant(SITE)).token;
     const [v, payload, signature] = good.split('.') as [string, string, string];
     const kinds: [string, (i: number) => { token: string | null; origin: string }][] = [
       ['missing', () => ({ token: null, origin: SITE })],
@@ -314,63 +337,129 @@ describe('visitor sessions: the core', () => {
     assert.equal(refusedBy.size, kinds.length, 'every kind was tried');
   });
 
-  test('the work rises with the sessions started in a minute, not with challenges asked for (free to ask: a bot could raise every visitor\'s work)', async () => {
-    const { pbkdf2Sync } = await import('node:crypto');
-    const deriveKey = async (password: Uint8Array, salt: Uint8Array, iterations: number, length: number) => pbkdf2Sync(password, salt, iterations, length, 'sha256');
-    const attempts = 20;
-    const sessions = new Sessions({ secrets: [SESSION_SECRET], tokenSeconds: 1800, difficulty: (attempts * CHALLENGE_COST) / 1e6, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore());
-    const counters = async () => {
-      const found: number[] = [];
-      for (let i = 0; i < 10; i++) found.push(total((await solveSessionChallenges((await sessions.challenge(SITE)).challenges, { deriveKey }))!));
-      return found;
-    };
+  test("the work rises with the sessions started in a minute, not with challenges asked for (free to ask: a bot could raise every visitor's work)", async () => {
+    const sessions = new Sessions(settings(80), new MemoryRateLimitStore());
     for (let i = 0; i < 300; i++) await sessions.challenge(SITE);
-    // 300 challenges asked for in the minute: still at most twice the average work in all (it was 8 times when they counted).
-    const asked = await counters();
-    assert.ok(asked.every((counter) => counter <= 2 * attempts), `counters after 300 challenges: ${asked}`);
-    // 61 sessions started in the minute: the work doubles twice (80 on average, up to 160 here); ten sums all within 40 would be chance of about 1 in 10^20.
-    for (let i = 0; i < 61; i++) assert.equal(await sessions.countMint(`203.0.113.${i}`), undefined);
-    const loaded = await counters();
-    assert.ok(loaded.every((counter) => counter <= 8 * attempts) && loaded.some((counter) => counter > 2 * attempts), `counters after 61 sessions: ${loaded}`);
+    assert.ok(Math.abs((await work(sessions)) - 80) < 0.5, 'after 300 challenges');
+    // 61 sessions from 61 networks: 61 / 30 times the work.
+    for (let i = 0; i < 61; i++) assert.equal(await sessions.countMint(`198.51.${i}.7`), undefined);
+    assert.ok(Math.abs((await work(sessions)) - (80 * 61) / 30) < 0.5, `after 61 sessions: ${await work(sessions)}`);
   });
 
-  test('the work rises with the sessions started in a minute, doubling up to eight times', () => {
-    assert.deepEqual([0, 30, 31, 60, 61, 120, 121, 100_000].map(loadFactor), [1, 1, 2, 2, 4, 4, 8, 8]);
+  test('one address block raises the others\' work at most 1.5 times: an IPv4 /24 or an IPv6 /48, however many sessions it starts', async () => {
+    for (const [block, address] of [['an IPv4 /24', (i: number) => `203.0.113.${i % 250}`], ['an IPv6 /48', (i: number) => `2001:db8:7:${(i * 977).toString(16)}::/64`]] as const) {
+      for (const already of [0, 20, 30, 90]) {
+        const sessions = new Sessions(settings(80), new MemoryRateLimitStore());
+        for (let i = 0; i < already; i++) await sessions.countMint(`198.51.${i}.7`);
+        const before = await work(sessions);
+        for (let i = 0; i < 1000; i++) await sessions.countMint(address(i));
+        const after = await work(sessions);
+        assert.ok(after <= 1.5 * before * (1 + 1e-6) && after >= before, `${block}, ${already} others: ${before} -> ${after}`);
+      }
+    }
+    assert.equal(BLOCK_LOAD_SHARE_PER_MINUTE, 15);
+  });
+
+  test('the work is in proportion to the sessions started a minute above 30, from 1 to 8 times', () => {
+    assert.deepEqual([0, 30, 45, 60, 120, 240, 100_000].map(loadFactor), [1, 1, 1.5, 2, 4, 8, 8]);
   });
 
   test('a challenge asks about `difficulty` million iterations on average in all its parts, spread narrower than one part would be, with no floor a solver could skip', async () => {
-    // Solved natively here for speed: each counter is secret until solved; its key's prefix is what the solver must find.
+    // Solved natively here for speed: each key tried is a fresh draw below the target or not.
     const { pbkdf2Sync } = await import('node:crypto');
     const deriveKey = async (password: Uint8Array, salt: Uint8Array, iterations: number, length: number) => pbkdf2Sync(password, salt, iterations, length, 'sha256');
-    const attempts = 20;
+    const attempts = 80;
     const sums: number[] = [];
     const counters: number[] = [];
     for (let i = 0; i < 120; i++) {
       // A proxy of its own each time, so the load factor stays 1.
-      const sessions = new Sessions({ secrets: [SESSION_SECRET], tokenSeconds: 1800, difficulty: (attempts * CHALLENGE_COST) / 1e6, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore());
+      const sessions = new Sessions(settings(attempts), new MemoryRateLimitStore());
       const { challenges } = await sessions.challenge(SITE);
       assert.equal(challenges.length, CHALLENGE_PARTS);
       assert.ok(challenges.every((challenge) => challenge.parameters.cost === CHALLENGE_COST));
       const solutions = (await solveSessionChallenges(challenges, { deriveKey }))!;
-      assert.ok(solutions.every((solution) => solution.counter <= (2 * attempts) / CHALLENGE_PARTS), `counters ${solutions.map((s) => s.counter)}`);
+      // The proxy accepts what the solver found.
+      assert.equal((await sessions.checkSolution({ challenges, solutions }, SITE)).ok, true);
       counters.push(...solutions.map((solution) => solution.counter));
       sums.push(total(solutions));
     }
-    const mean = sums.reduce((sum, counter) => sum + counter, 0) / sums.length;
-    const spread = Math.sqrt(sums.reduce((sum, counter) => sum + (counter - mean) ** 2, 0) / (sums.length - 1));
-    // 120 sums of 8 draws from [0, 5]: each sum's standard deviation is about 4.8, the mean's 0.44, so 20 ± 2 fails only on a wrong range.
-    assert.ok(Math.abs(mean - attempts) <= 2, `mean work ${mean}`);
-    // One draw from [0, 40] would spread by 11.8; the 120 sums' own estimate of 4.8 is within ±1 but on a wrong shape.
-    assert.ok(spread > 3 && spread < 7, `spread of the work ${spread}`);
-    // A bot that knew the range could skip its floor: there must be none (of 960 parts, some need no work at all).
+    const mean = sums.reduce((sum, keys) => sum + keys, 0) / sums.length;
+    const spread = Math.sqrt(sums.reduce((sum, keys) => sum + (keys - mean) ** 2, 0) / (sums.length - 1));
+    // 120 sums of 16 parts of 5 keys on average: each sum's standard deviation is about 17.9, the mean's 1.6, so 80 ± 6.5 fails only on a wrong target.
+    assert.ok(Math.abs(mean - attempts) <= 6.5, `mean work ${mean}`);
+    // One part of 80 keys on average would spread by about 79.5.
+    assert.ok(spread > 12 && spread < 26, `spread of the work ${spread}`);
+    // No floor: of 1,920 parts, many are solved by the first key tried.
     assert.ok(counters.includes(0), `lowest counter ${Math.min(...counters)}`);
   });
 });
 
-/** The work a challenge's solutions took: the counters of its parts, added. */
+/** The keys a challenge's solutions took: each part's counter, plus the one that solved it. */
 function total(solutions: readonly { counter: number }[]): number {
-  return solutions.reduce((sum, solution) => sum + solution.counter, 0);
+  return solutions.reduce((sum, solution) => sum + solution.counter + 1, 0);
 }
+
+describe('visitor sessions: what a token is bound to', () => {
+  test('a token works from any address and on every agent of its proxy, one count for them all; not on a proxy of other agents that shares the secret', async () => {
+    const h = await startProxyHarness({ sessionSecret: SESSION_SECRET, sessionDifficulty: Number(TEST_DIFFICULTY), perSessionLimit: { max: 3, windowSeconds: 60 }, trustedProxyHops: 1, perAddressLimit: false, perVisitorLimit: false, sessionsPerAddress: false });
+    const other = await startProxyHarness({ sessionSecret: SESSION_SECRET, sessionDifficulty: Number(TEST_DIFFICULTY), agentIds: ['agent_3'] });
+    try {
+      const { grant } = await earnSession(h.url);
+      const from = async (path: string, address: string) => (await h.send(path, { headers: { ...withSession(grant.token), 'x-forwarded-for': address }, json: { query: 'hi' } })).response;
+      // A phone that moves from Wi-Fi to its carrier, and the page's second chat on another agent.
+      const answers = [await from(PATH, '198.51.100.7'), await from('/agents/agent_2/query', '198.51.100.7'), await from(PATH, '2001:db8:1::5')];
+      assert.deepEqual(answers.map((a) => a.status), [200, 200, 200]);
+      assert.deepEqual(answers.map((a) => a.headers.get(QUESTIONS_LEFT_HEADER)), ['2', '1', '0']);
+      assert.equal((await from('/agents/agent_2/query', '203.0.113.50')).status, 429, 'the fourth, wherever it comes from');
+      const elsewhere = await other.send('/agents/agent_3/query', { headers: withSession(grant.token), json: { query: 'hi' } });
+      assert.equal(elsewhere.response.status, 401);
+      assert.match(elsewhere.text, new RegExp(SESSION_ERROR_CODES.invalid));
+      const { challenges } = await getChallenge(h.url);
+      const solved = await mint(other.url, { challenges, solutions: await solveSessionChallenges(challenges) });
+      assert.equal(solved.body.error?.code, SESSION_ERROR_CODES.challengeInvalid, "another proxy's challenge");
+    } finally {
+      await h.close();
+      await other.close();
+    }
+  });
+});
+
+describe('visitor sessions: secrets that cannot be guessed', () => {
+  const base = { apiKey: TEST_KEY, upstreamUrl: 'https://api.example.com', agentIds: [AGENT], log: false as const };
+
+  test('a dictionary word, a phrase, a repeat or a run is refused at start, with how to make a secret; random ones pass', async () => {
+    const { proxyOptionsFromEnv, createProxy } = await import('../../src/proxy/index.js');
+    const { randomBytes } = await import('node:crypto');
+    for (const weak of ['changemechangemechangemechangeme', 'correct horse battery staple is my secret', 'abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH', 'session+secret/0123456789abcdefghijklmnop', 'Password1Password1Password1Password1']) {
+      const refused = (error: Error) => /sessionSecret \(KAGENT_SESSION_SECRET\) is too easy to guess.*openssl rand -base64 32/.test(error.message) && !error.message.includes(weak);
+      assert.throws(() => createProxyCore({ ...base, sessionSecret: weak }), refused, weak);
+      assert.throws(() => createProxy(proxyOptionsFromEnv({ KAGENT_API_KEY: TEST_KEY, KAGENT_UPSTREAM_URL: 'https://api.example.com', KAGENT_AGENT_IDS: AGENT, KAGENT_SESSION_SECRET: SESSION_SECRET, KAGENT_SESSION_SECRET_PREVIOUS: weak })), (error: Error) => /previousSessionSecret \(KAGENT_SESSION_SECRET_PREVIOUS\) is too easy to guess/.test(error.message), weak);
+    }
+    for (let i = 0; i < 200; i++) for (const secret of [randomBytes(32).toString('base64'), randomBytes(32).toString('hex'), randomBytes(32).toString('base64url')]) assert.doesNotThrow(() => createProxyCore({ ...base, sessionSecret: secret }), secret);
+  });
+
+  test('no value in a challenge or a token is fixed by the secret: each is the same whatever the secret, or new with every one (so no guess can be checked against a value common to all, as the key id was)', async () => {
+    const now = Date.now();
+    const make = async (secret: string) => {
+      const sessions = new Sessions({ ...{ audience: HARNESS_AUDIENCE, tokenSeconds: 1800, difficulty: 0.01, perSessionLimit: false as const, sessionsPerAddress: false as const }, secrets: [secret] }, new MemoryRateLimitStore());
+      const token = (await sessions.grant(SITE, now)).token;
+      const [, payload, signature] = token.split('.') as [string, string, string];
+      return { challenge: await sessions.challenge(SITE, now), claims: JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as Record<string, unknown>, signature };
+    };
+    /** Every value in `value`, by where it sits. */
+    const leaves = (value: unknown, at = ''): [string, unknown][] => (value !== null && typeof value === 'object' ? Object.entries(value).flatMap(([key, inner]) => leaves(inner, `${at}.${key}`)) : [[at, value]]);
+    const [one, two, another] = [await make(SESSION_SECRET), await make(SESSION_SECRET), await make(OTHER_SECRET)];
+    const [first, second, third] = [one, two, another].map((made) => new Map(leaves(made))) as [Map<string, unknown>, Map<string, unknown>, Map<string, unknown>];
+    for (const [where, value] of first) {
+      // Same in two from one secret: then the same from another secret too, so it says nothing of the secret.
+      if (second.get(where) === value) assert.equal(third.get(where), value, `${where} is fixed by the secret`);
+    }
+    // The old key id, the first 48 bits of an HMAC of the secret, is nowhere.
+    const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(SESSION_SECRET), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    const kid = [...new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode('kagent-chat sessions: key id')))].map((b) => b.toString(16).padStart(2, '0')).join('').slice(0, 12);
+    assert.ok(!JSON.stringify(one).includes(kid));
+  });
+});
 
 describe('visitor sessions: configuration', () => {
   const base = { apiKey: TEST_KEY, upstreamUrl: 'https://api.example.com', agentIds: [AGENT], log: false as const };
@@ -388,7 +477,7 @@ describe('visitor sessions: configuration', () => {
   test('a short secret, the API key as secret, or Turnstile without sessions or without its site key are refused at start, never echoing a secret', () => {
     const turnstile = { sessionSecret: SESSION_SECRET, turnstileSecret: OTHER_SECRET };
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{ sessionSecret: 'short' }, /sessionSecret \(KAGENT_SESSION_SECRET\) must be at least 32 characters/],
+      [{ sessionSecret: 'short' }, /sessionSecret \(KAGENT_SESSION_SECRET\) must be at least 32 characters: make one with `openssl rand -base64 32`/],
       [{ apiKey: SESSION_SECRET, sessionSecret: SESSION_SECRET }, /must not be the API key/],
       [{ turnstileSecret: '1x0000000000000000000000000000000AA', turnstileSiteKey: '1x00000000000000000000AA' }, /turnstileSecret \(KAGENT_TURNSTILE_SECRET\) needs visitor sessions on/],
       [turnstile, /turnstileSiteKey \(KAGENT_TURNSTILE_SITE_KEY\) is missing: with turnstileSecret set, the page needs/],

@@ -10,25 +10,30 @@ import type { UpstreamCall } from '../../src/proxy/core/upstream.js';
 describe('the Node upstream call', () => {
   const call = createUpstreamCall({ keepAliveMs: 4000 });
   let base = '';
-  /** Service requests whose connection closed before their answer ended. */
-  let closedEarly = 0;
+  /** Service requests whose connection closed before their answer ended, by path (a test counts only its own). */
+  const closedEarly = new Map<string, number>();
+  /** Called when the service has a /slow request: a test stops it then, not after a guessed delay. */
+  let slowArrived = () => {};
   /** What the service wrote of /endless before its writes backed up. */
   let backedUp: ((written: number) => void) | undefined;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk));
     req.on('end', () => {
-      res.on('close', () => {
-        if (!res.writableEnded) closedEarly++;
-      });
       const path = req.url ?? '/';
+      res.on('close', () => {
+        if (!res.writableEnded) closedEarly.set(path, (closedEarly.get(path) ?? 0) + 1);
+      });
       const json = { 'Content-Type': 'application/json' };
       if (path === '/deflate') res.writeHead(200, { ...json, 'Content-Encoding': 'deflate' }).end(deflateSync('{"coding":"deflate"}'));
       else if (path === '/br') res.writeHead(200, { ...json, 'Content-Encoding': 'br' }).end(brotliCompressSync('{"coding":"br"}'));
       else if (path === '/gzip') res.writeHead(200, { ...json, 'Content-Encoding': 'gzip' }).end(gzipSync('{"coding":"gzip"}'));
       // 64 MiB of zeros in about 64 KiB: only the cap's worth may ever be decoded.
       else if (path === '/bomb') res.writeHead(200, { ...json, 'Content-Encoding': 'gzip' }).end(gzipSync(Buffer.alloc(64 * 1024 * 1024)));
-      else if (path === '/slow') setTimeout(() => res.end('late'), 3000).unref();
+      else if (path === '/slow') {
+        setTimeout(() => res.end('late'), 3000).unref();
+        slowArrived();
+      }
       else if (path === '/endless') {
         res.writeHead(200, { 'Content-Type': 'text/event-stream' });
         const chunk = Buffer.alloc(64 * 1024, 'a');
@@ -65,10 +70,10 @@ describe('the Node upstream call', () => {
     assert.ok(complete);
     return JSON.parse(Buffer.from(bytes).toString('utf8')) as unknown;
   };
-  const closedEarlyReaches = async (count: number) => {
+  const closedEarlyReaches = async (path: string, count: number) => {
     const deadline = Date.now() + 5000;
-    while (closedEarly < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.equal(closedEarly, count);
+    while ((closedEarly.get(path) ?? 0) < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(closedEarly.get(path) ?? 0, count);
   };
 
   test('sends a POST with the headers and the body with its length, and reads the answer', async () => {
@@ -95,12 +100,13 @@ describe('the Node upstream call', () => {
   });
 
   test('a stop before the answer rejects with an AbortError and closes the service request', async () => {
-    const before = closedEarly;
+    const before = closedEarly.get('/slow') ?? 0;
     let stop: (() => void) | undefined;
+    slowArrived = () => stop!();
     const pending = post('/slow', (s) => (stop = s));
-    setTimeout(() => stop!(), 50);
     await assert.rejects(pending, { name: 'AbortError' });
-    await closedEarlyReaches(before + 1);
+    slowArrived = () => {};
+    await closedEarlyReaches('/slow', before + 1);
   });
 
   test('a stop asked as the call starts still stops it', async () => {
@@ -111,7 +117,7 @@ describe('the Node upstream call', () => {
   });
 
   test('a relayed answer is read from the service only as fast as its reader reads it, and cancelling it closes the request', async () => {
-    const before = closedEarly;
+    const before = closedEarly.get('/endless') ?? 0;
     const written = new Promise<number>((resolve) => (backedUp = resolve));
     const reply = await post('/endless');
     const reader = reply.stream().getReader();
@@ -120,7 +126,7 @@ describe('the Node upstream call', () => {
     // Nothing more is read: the service's writes back up long before its 64 MiB are out.
     assert.ok((await written) < 32 * 1024 * 1024, 'the answer was read ahead of its reader');
     await reader.cancel();
-    await closedEarlyReaches(before + 1);
+    await closedEarlyReaches('/endless', before + 1);
   });
 
   test('an unreachable service rejects with a TypeError, as fetch does', async () => {

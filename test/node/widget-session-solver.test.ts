@@ -6,16 +6,18 @@ import { test } from 'node:test';
 import type { SessionChallenge } from '../../src/protocol/index.js';
 import { solveParts } from '../../src/widget/answer-engine/sessions/solver.js';
 
-/** A part whose key is `ab` at `counter` only; its salt names the part, so the derivation knows which it serves. */
+/** A part whose key is below its target (`00000000`) at the counter the derivation says only; its salt names the part, so the derivation knows which it serves. */
 const part = (index: number): SessionChallenge =>
-  ({ algorithm: 'PBKDF2/SHA-256', parameters: { nonce: '00', salt: index.toString(16).padStart(2, '0'), keyPrefix: 'ab', cost: 1, keyLength: 1, expiresAt: 0 }, signature: 's' }) as unknown as SessionChallenge;
+  ({ parameters: { algorithm: 'PBKDF2/SHA-256', nonce: '00', salt: index.toString(16).padStart(2, '0'), keyBelow: 1, cost: 1, keyLength: 4, expiresAt: 0 }, signature: 's' }) as unknown as SessionChallenge;
+const SOLVED = new Uint8Array(4);
+const UNSOLVED = new Uint8Array([1, 0, 0, 0]);
 const counterOf = (password: Uint8Array) => new DataView(password.buffer).getUint32(password.length - 4);
 
 test('the parts are solved one after another, each solution in its place', async () => {
   const derived: number[] = [];
   const solutions = await solveParts({ challenges: [part(0), part(1), part(2)], start: 0, step: 1 }, undefined, async (password, salt) => {
     derived.push(salt[0]!);
-    return new Uint8Array([counterOf(password) === 5 + salt[0]! ? 0xab : 0]);
+    return counterOf(password) === 5 + salt[0]! ? SOLVED : UNSOLVED;
   });
   assert.deepEqual(solutions?.map((solution) => solution.counter), [5, 6, 7]);
   // No part's key was derived before the one before it was solved.
@@ -35,10 +37,10 @@ test('a stop that comes while a solved part\'s other lanes finish their keys sto
         stop.abort();
         release();
       });
-      return new Uint8Array([0xab]);
+      return SOLVED;
     }
     if (salt[0] === 0) await finishing;
-    return new Uint8Array([0]);
+    return UNSOLVED;
   });
   assert.equal(await solving, null);
   assert.deepEqual([...new Set(parts)], [0], 'no key derived for a later part');

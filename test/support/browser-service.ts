@@ -13,8 +13,8 @@ import {
   sampleStreamChunks,
   streamResponse,
 } from './scripted-service.js';
-import { DONE_EVENT, EVENT_STREAM_HEADERS, answerEvent, endpointResponseEvent } from '../../src/protocol/index.js';
-import { proxiedQuery, proxyLogOf } from './browser-proxy.js';
+import { DONE_EVENT, EVENT_STREAM_HEADERS, NO_FEATURES, answerEvent, endpointResponseEvent } from '../../src/protocol/index.js';
+import { featuresOfProxy, proxiedQuery, proxyLogOf, refusingProxy } from './browser-proxy.js';
 import { sessionRoute } from './browser-sessions.js';
 import { NAMED_ANSWERS, answerEvents } from './markdown-answers.js';
 import { specExamples } from './spec-examples.js';
@@ -24,11 +24,13 @@ interface AgentLog {
   posts: number;
   bodies: unknown[];
   cancelled: number;
+  /** GETs of the features route (`/scripted/not-proxy/<agentId>/features`). */
+  features: number;
 }
 const logs = new Map<string, AgentLog>();
 const logOf = (agentId: string) => {
   let log = logs.get(agentId);
-  if (!log) logs.set(agentId, (log = { posts: 0, bodies: [], cancelled: 0 }));
+  if (!log) logs.set(agentId, (log = { posts: 0, bodies: [], cancelled: 0, features: 0 }));
   return log;
 };
 
@@ -173,6 +175,15 @@ export function browserServiceMiddleware() {
       const chunks = Array.from({ length: 1500 }, (_, i) => `event: answer\ndata: part${i}%20\n\n`);
       return streamResponse(chunks, { delayMs: 20 });
     }
+    // The features route of the scenarios, which stand in for kagent-proxy: as it answers at its defaults (sessions off).
+    if (/^\/scripted\/widget\/[\w-]+\/features$/.test(path) && request.method === 'GET') return Response.json(NO_FEATURES, { headers: { 'Cache-Control': 'max-age=86400' } });
+    // A service that is not kagent-proxy, which has no features route (a page names it with proxy-features="off").
+    if (/^\/scripted\/not-proxy\/[\w-]+\/features$/.test(path)) {
+      logOf(path.split('/')[3]!).features++;
+      return Response.json({ error: { code: 'NOT_FOUND', message: 'No such route' } }, { status: 404 });
+    }
+    const notProxy = /^\/scripted\/not-proxy\/([\w-]+)\/agents\/([^/]+)\/query$/.exec(path);
+    if (notProxy && request.method === 'POST') return widgetScenario('answer', decodeURIComponent(notProxy[2]!), request);
     const widget = /^\/scripted\/widget\/([\w-]+)\/agents\/([^/]+)\/query$/.exec(path);
     if (widget && request.method === 'POST') return widgetScenario(widget[1]!, decodeURIComponent(widget[2]!), request);
     if (path === '/scripted/spec-examples') return Response.json(specExamples());
@@ -187,6 +198,10 @@ export function browserServiceMiddleware() {
     const log = /^\/scripted\/widget-log\/([^/]+)$/.exec(path);
     if (log) return Response.json(logOf(decodeURIComponent(log[1]!)));
     // The same scenarios behind the real proxy; `/scripted/proxy-log/<agentId>` tells what reached the proxy.
+    const refusing = /^\/scripted\/refusing\/([\w-]+)\//.exec(path);
+    if (refusing) return refusingProxy(refusing[1]!, request, widgetScenario);
+    const proxiedFeatures = /^\/scripted\/proxy\/([\w-]+)\/features$/.exec(path);
+    if (proxiedFeatures) return featuresOfProxy(proxiedFeatures[1]!, request);
     const proxied = /^\/scripted\/proxy\/([\w-]+)\/agents\/([^/]+)\/query$/.exec(path);
     if (proxied) return proxiedQuery(proxied[1]!, decodeURIComponent(proxied[2]!), request, widgetScenario);
     // The plain answer behind the real proxy with visitor sessions on (test/support/browser-sessions.ts).

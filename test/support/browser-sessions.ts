@@ -4,8 +4,9 @@
 import { createProxy, type ProxyHandler, type ProxyOptions } from '../../src/proxy/index.js';
 import { MemoryRateLimitStore } from '../../src/proxy/stores/memory.js';
 import { Sessions } from '../../src/proxy/core/sessions/index.js';
-import { SESSION_HEADER, SESSION_ROUTES } from '../../src/protocol/index.js';
+import { FEATURES_ROUTE, SESSION_HEADER, SESSION_ROUTES } from '../../src/protocol/index.js';
 import { OTHER_SECRET, SESSION_SECRET } from './proxy-sessions.js';
+import { sessionAudience } from '../../src/proxy/core/options.js';
 import { SITE_KEYS } from './turnstile-script-stand-in.js';
 import { TURNSTILE_PASS, startTurnstileStandIn, type TurnstileOutage, type TurnstileStandIn } from './turnstile-stand-in.js';
 
@@ -16,7 +17,8 @@ const DIFFICULTY = 0.05;
 
 /**
  * The proxies' settings, by name (the path's first segment):
- * - `on`: sessions on, no per-session limit; `off`: no secret (the challenge route is a 404); `fallback`: no secret, the challenge route a page;
+ * - `on`: sessions on, no per-session limit; `off`: no secret (the features route says so, the challenge route is a 404);
+ *   `fallback`: no secret, behind a host whose catch-all route answers the features and challenge routes with the site's page;
  * - `limited`: 4 questions per session per 5 minutes; `budget`: a daily budget of 1 question (`budgetOff`: with sessions off);
  * - `refusing`: every token a query carries is spoiled on the way in, so the proxy refuses each (SESSION_INVALID);
  * - `mintLimited`: one session per address an hour, and tokens spoiled as `refusing`'s: the renewal is refused (SESSION_MINT_LIMITED);
@@ -54,16 +56,17 @@ const OUTAGES: Record<string, TurnstileOutage> = { turnstileDown: 'down', turnst
 /** The stand-in of Cloudflare's siteverify, started on first need; a pass names the page's hostname. */
 let siteverify: Promise<TurnstileStandIn> | undefined;
 
-/** What one test's proxy saw: each request's route, the token it carried (a session request: its Turnstile token, if any), and the status it answered. */
+/** What one test's proxy saw: each POST's route, the token it carried (a session request: its Turnstile token, if any), and the status it answered; and the status of each GET of the features route. */
 interface SessionLog {
   requests: { route: 'challenge' | 'session' | 'query'; token: string | null; status: number }[];
+  features: number[];
 }
 
 const proxies = new Map<string, ProxyHandler>();
 const logs = new Map<string, SessionLog>();
 const logOf = (scope: string) => {
   let log = logs.get(scope);
-  if (!log) logs.set(scope, (log = { requests: [] }));
+  if (!log) logs.set(scope, (log = { requests: [], features: [] }));
   return log;
 };
 
@@ -119,7 +122,7 @@ export async function sessionRoute(path: string, request: Request, scenario: Sce
   const minted = /^\/scripted\/sessions-token\/([\w-]+)$/.exec(path);
   if (minted) {
     const age = Number(new URL(request.url).searchParams.get('age') ?? 0);
-    const sessions = new Sessions({ secrets: [SESSION_SECRET], tokenSeconds: 1800, difficulty: DIFFICULTY, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore());
+    const sessions = new Sessions({ secrets: [SESSION_SECRET], audience: sessionAudience([minted[1]!]), tokenSeconds: 1800, difficulty: DIFFICULTY, perSessionLimit: false, sessionsPerAddress: false }, new MemoryRateLimitStore());
     const origin = new URL(request.url).searchParams.get('origin') ?? new URL(request.url).origin;
     return Response.json({ token: (await sessions.grant(origin, Date.now() - age * 1000)).token });
   }
@@ -147,10 +150,12 @@ export async function sessionRoute(path: string, request: Request, scenario: Sce
     headers.set(SESSION_HEADER, `${token}spoiled`);
     forwarded = new Request(request.url, { method: 'POST', headers, body: await request.text() });
   }
+  const features = rest.toLowerCase() === FEATURES_ROUTE && request.method === 'GET';
   const response =
-    preset === 'fallback' && route === 'challenge'
+    preset === 'fallback' && (route === 'challenge' || features)
       ? new Response('<!doctype html><title>The site</title><div id="app"></div>', { headers: { 'Content-Type': 'text/html; charset=utf-8' } })
       : await proxyFor(preset, scope, scenario, SESSION_SECRET, verifyUrl)(forwarded);
   if (request.method === 'POST') logOf(scope).requests.push({ route, token, status: response.status });
+  if (features) logOf(scope).features.push(response.status);
   return response;
 }

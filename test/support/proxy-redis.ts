@@ -14,13 +14,13 @@ export function hasRedisServer(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
-/** Starts redis-server on `port`, or on a free one. */
-export async function startRedis(port?: number): Promise<TestRedis> {
+/** Starts redis-server on `port`, or on a free one; `args` after the defaults (no persistence) replace them. */
+export async function startRedis(port?: number, { args = [] }: { args?: string[] } = {}): Promise<TestRedis> {
   // A port picked free can be taken before redis binds it: try a few.
   let lastError = '';
   for (let attempt = 0; attempt < 5; attempt++) {
     const listenOn = port ?? (await freePort());
-    const child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(listenOn), '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(listenOn), '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     const ready = await waitForReady(child);
     if (ready === true) {
       return {

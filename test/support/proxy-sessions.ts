@@ -3,11 +3,14 @@
 import assert from 'node:assert/strict';
 import { ChallengeAnswerRecord, SESSION_HEADER, SessionGrantRecord, solveSessionChallenges, type ChallengeAnswer, type SessionGrant, type SessionSolution } from '../../src/protocol/index.js';
 import * as v from 'valibot';
-import { SITE } from './proxy-harness.js';
+import { AGENT, SITE } from './proxy-harness.js';
+import { sessionAudience } from '../../src/proxy/core/options.js';
 
-/** A secret of the required length, with characters URI-encoding changes, so both forms can be looked for. */
-export const SESSION_SECRET = 'session+secret/0123456789abcdefghijklmnop';
-export const OTHER_SECRET = 'another+session/secret0123456789abcdefghij';
+/** Random secrets (openssl rand -base64 32), with characters URI-encoding changes, so both forms can be looked for. */
+export const SESSION_SECRET = 'q8+Vh1/zW3kR0tN6yLc2Jm9XpB4sGd7EfUa5HnKoTiM=';
+export const OTHER_SECRET = 'Zr4+Lw8/Qe2TmY6cVb0NjX3sKh9GdP5uAf1RnBo7IkE=';
+/** What the test harness's proxy serves, as its session keys mix it in: a Sessions made here signs what it accepts. */
+export const HARNESS_AUDIENCE = sessionAudience([AGENT, 'agent_2']);
 /** Work small enough for tests: a handful of PBKDF2 derivations. */
 export const TEST_DIFFICULTY = '0.01';
 

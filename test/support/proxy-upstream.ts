@@ -34,6 +34,9 @@ export async function startRecordingUpstream(): Promise<RecordingUpstream> {
   const requests: RecordedRequest[] = [];
   let behaviour: UpstreamBehaviour = answer();
   const server = createServer(async (req, res) => {
+    // Taken as the request arrives, before its body is read: a request a test left behind is answered
+    // as that test said, never with the behaviour the next test has just set.
+    const answerWith = behaviour;
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const recorded: RecordedRequest = {
@@ -49,7 +52,7 @@ export async function startRecordingUpstream(): Promise<RecordingUpstream> {
       if (!res.writableFinished) recorded.closedEarly = true;
     });
     try {
-      await behaviour(req, res, recorded);
+      await answerWith(req, res, recorded);
     } catch {
       res.destroy();
     }

@@ -3,7 +3,8 @@
 //
 //   GET  /split/<id>/<file>       dist/<file>; the second part (kagent-chat-answers-*.js, or -answers-dompurify-*.js)
 //                                 as the gate of <id> says: served, failed (503), or held
-//   POST /split-gate/<id>?answers=open|fail|hold   sets the gate (a held file is then sent or failed)
+//   POST /split-gate/<id>?answers=open|fail|hold   sets the gate (a held file is then sent or failed);
+//                                 with &missing=<prefix>, files whose names start with it are 404, as on a site that did not copy them
 //   GET  /split-gate/<id>         { requests: [file, ...] } in the order they came
 //
 // The first part imports the second from its own address, so loading
@@ -14,6 +15,8 @@ import type { Context, Next } from 'koa';
 type GateState = 'open' | 'fail' | 'hold';
 interface Gate {
   state: GateState;
+  /** Files whose names start with this are answered 404. */
+  missing?: string;
   requests: string[];
   /** Held requests, let go when the state changes. */
   waiting: (() => void)[];
@@ -40,6 +43,7 @@ async function reply(path: string, method: string, query: URLSearchParams, distF
     const gate = gateOf(control[1]!);
     if (method === 'POST') {
       gate.state = (query.get('answers') as GateState | null) ?? 'open';
+      gate.missing = query.get('missing') ?? undefined;
       if (gate.state !== 'hold') gate.waiting.splice(0).forEach((letGo) => letGo());
     }
     return { status: 200, type: 'application/json', body: JSON.stringify({ state: gate.state, requests: gate.requests }) };
@@ -49,6 +53,7 @@ async function reply(path: string, method: string, query: URLSearchParams, distF
   const gate = gateOf(file[1]!);
   const name = file[2]!;
   gate.requests.push(name);
+  if (gate.missing && name.startsWith(gate.missing)) return { status: 404, type: 'text/plain', body: 'Not found' };
   if (SECOND_PART.test(name)) {
     while (gate.state === 'hold') await new Promise<void>((resolve) => gate.waiting.push(resolve));
     if (gate.state === 'fail') return { status: 503, type: 'text/plain', body: 'Blocked by the test' };

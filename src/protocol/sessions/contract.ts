@@ -3,8 +3,8 @@ import * as v from 'valibot';
 // Visitor sessions: the proxy's own contract with the pages it serves, not the
 // service's. With sessions on, a page earns a short-lived token by solving a
 // proof-of-work challenge the proxy signed, then sends it with every query.
-// The challenge is ALTCHA's proof of work, version 2 (PBKDF2/SHA-256 in its
-// deterministic mode): https://altcha.org/docs/v2/
+// The work is PBKDF2/SHA-256 keys to derive until one falls below a target (the
+// key-derivation puzzle of ALTCHA's proof of work v2, without its deterministic mode).
 
 /** Where a page asks for a challenge and turns its solution into a session, under the proxy's base path. Both are `POST` with a JSON body. */
 export const SESSION_ROUTES = { challenge: '/sessions/challenge', session: '/sessions' } as const;
@@ -62,10 +62,11 @@ const hex = () => v.pipe(v.string('must be a string'), v.regex(/^(?:[0-9a-f]{2})
 const whole = () => v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(0, 'must not be negative'));
 
 /**
- * A challenge as the proxy signs it: ALTCHA proof of work v2, `PBKDF2/SHA-256`.
- * The solver looks for the `counter` whose key, PBKDF2 of
- * (`nonce` bytes, then `counter` as 4 bytes big-endian) with `salt` bytes,
- * `cost` iterations and `keyLength` bytes, starts with the bytes of `keyPrefix`.
+ * One part of a challenge as the proxy signs it: proof of work on `PBKDF2/SHA-256`. The solver looks for a
+ * `counter` whose key, PBKDF2 of (`nonce` bytes, then `counter` as 4 bytes big-endian) with `salt` bytes, `cost`
+ * iterations and `keyLength` bytes, has its first 4 bytes, read as a big-endian number, below `keyBelow`: about
+ * 2^32 / `keyBelow` keys to try on average, whichever counters it tries first. The proxy knows no answer in advance
+ * (issuing costs it one keyed hash, whatever the work) and derives the key of the counter sent to check it.
  */
 export const SessionChallengeRecord = v.object({
   parameters: v.looseObject({
@@ -73,14 +74,14 @@ export const SessionChallengeRecord = v.object({
     nonce: hex(),
     salt: hex(),
     cost: v.pipe(whole(), v.minValue(1, 'must be at least 1')),
-    keyLength: v.pipe(whole(), v.minValue(1, 'must be at least 1'), v.maxValue(64, 'must be at most 64')),
-    keyPrefix: hex(),
+    keyLength: v.pipe(whole(), v.minValue(4, 'must be at least 4'), v.maxValue(64, 'must be at most 64')),
+    keyBelow: v.pipe(whole(), v.minValue(1, 'must be at least 1'), v.maxValue(2 ** 32, 'must be at most 2^32')),
     /** When the challenge stops being accepted, in seconds since 1970 (the proxy's clock). */
     expiresAt: whole(),
-    keySignature: v.optional(hex()),
-    /** Signed with the rest: the page's origin and the proxy's key id. */
+    /** Signed with the rest: the page's origin, the set the part belongs to, its place and how many parts there are. */
     data: v.optional(v.record(v.string(), v.union([v.string(), v.number(), v.boolean(), v.null()]))),
   }),
+  /** The proxy's keyed hash of the whole set: the same on every part. */
   signature: hex(),
 });
 export type SessionChallenge = v.InferOutput<typeof SessionChallengeRecord>;
@@ -90,9 +91,8 @@ export const MAX_CHALLENGE_PARTS = 32;
 const parts = <T extends v.GenericSchema>(item: T) => v.pipe(v.array(item, 'must be a list'), v.minLength(1, 'must not be empty'), v.maxLength(MAX_CHALLENGE_PARTS, `must have at most ${MAX_CHALLENGE_PARTS} parts`));
 
 /**
- * The answer to `POST /sessions/challenge` (an empty JSON object as its body). The work comes in parts, each a
- * challenge of its own signed by the proxy and bound to the others (their `data` names one set, each part's place
- * and how many there are): a page solves each in turn and sends them all back, in order, with their solutions.
+ * The answer to `POST /sessions/challenge` (an empty JSON object as its body). The work comes in parts, bound
+ * together by one signature over the set (their `data` names the set, each part's place and how many there are): a page solves each in turn and sends them all back, in order, with their solutions.
  */
 export const ChallengeAnswerRecord = v.looseObject({
   challenges: parts(SessionChallengeRecord),

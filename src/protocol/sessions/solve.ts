@@ -1,5 +1,5 @@
-// Solving a visitor session's challenge (contract.ts has the contract): ALTCHA's proof of work,
-// version 2, in its deterministic mode, with WebCrypto's PBKDF2 by default.
+// Solving a visitor session's challenge (contract.ts has the contract): PBKDF2 keys derived until
+// one falls below the challenge's target, with WebCrypto's PBKDF2 by default.
 import type { SessionChallenge, SessionErrorCode, SessionSolution } from './contract.js';
 
 export interface SolveOptions {
@@ -27,15 +27,14 @@ const MAX_COUNTER = 0xffffffff;
 
 /**
  * Solves a challenge by trying counters from `start` by `step` until the
- * derived key starts with the challenge's prefix. Resolves with `null` when
+ * derived key falls below the challenge's target (`solves`). Resolves with `null` when
  * stopped by `signal` or when no counter fits.
  */
 export async function solveSessionChallenge(challenge: SessionChallenge, options: SolveOptions = {}): Promise<SessionSolution | null> {
   const { start = 0, step = 1, signal, deriveKey = webCryptoPbkdf2 } = options;
-  const { nonce, salt, cost, keyLength, keyPrefix } = challenge.parameters;
+  const { nonce, salt, cost, keyLength, keyBelow } = challenge.parameters;
   const nonceBytes = hexBytes(nonce);
   const saltBytes = hexBytes(salt);
-  const prefix = hexBytes(keyPrefix);
   const password = new Uint8Array(nonceBytes.length + 4);
   password.set(nonceBytes);
   const view = new DataView(password.buffer);
@@ -43,7 +42,7 @@ export async function solveSessionChallenge(challenge: SessionChallenge, options
     if (signal?.aborted) return null;
     view.setUint32(nonceBytes.length, counter, false);
     const key = await deriveKey(password, saltBytes, cost, keyLength);
-    if (startsWith(key, prefix)) return { counter, derivedKey: bytesHex(key) };
+    if (solves(key, keyBelow)) return { counter, derivedKey: bytesHex(key) };
   }
   return null;
 }
@@ -65,10 +64,9 @@ export async function webCryptoPbkdf2(password: Uint8Array, salt: Uint8Array, it
   return new Uint8Array(await crypto.subtle.deriveBits({ name: 'PBKDF2', salt: salt as BufferSource, iterations, hash: 'SHA-256' }, key, keyLength * 8));
 }
 
-function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
-  if (prefix.length > bytes.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix[i]) return false;
-  return true;
+/** Whether a derived key solves a part whose target is `keyBelow`: its first 4 bytes, big-endian, are below it. */
+export function solves(key: Uint8Array, keyBelow: number): boolean {
+  return key.length >= 4 && new DataView(key.buffer, key.byteOffset, 4).getUint32(0, false) < keyBelow;
 }
 
 function hexBytes(text: string): Uint8Array {

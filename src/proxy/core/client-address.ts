@@ -21,6 +21,17 @@ export function clientAddress(headers: Headers | ((name: string) => string | nul
   return address === undefined ? undefined : addressKey(address);
 }
 
+/**
+ * The block an address key (`addressKey`) belongs to, as one network usually holds it: an IPv4 address's /24, an
+ * IPv6 /64's /48. Anything else is its own block.
+ */
+export function addressBlock(key: string): string {
+  const v4 = /^(\d+\.\d+\.\d+)\.\d+$/.exec(key);
+  if (v4) return `${v4[1]}.0/24`;
+  const v6 = /^([0-9a-f]+:[0-9a-f]+:[0-9a-f]+):[0-9a-f]+::\/64$/.exec(key);
+  return v6 ? `${v6[1]}::/48` : key;
+}
+
 /** A normalised key for an address: IPv4 as is, IPv6 as its /64 prefix; `undefined` for anything else. Remembered: the same visitors come back, and each key costs several regular expressions. */
 export const addressKey = memoized(workOutAddressKey, { maxKeys: 10_000, maxKeyLength: 64 });
 

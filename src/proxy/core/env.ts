@@ -103,6 +103,7 @@ export function proxyOptionsFromEnv(env: Env): ProxyOptions & { redisUrl?: strin
   set('perAddressLimit', limit('KAGENT_RATE_LIMIT_PER_ADDRESS'));
   set('perVisitorLimit', limit('KAGENT_RATE_LIMIT_PER_VISITOR'));
   set('dailyBudget', wholeOrOff('KAGENT_DAILY_BUDGET'));
+  set('memoryStoreMaxKeys', whole('KAGENT_MEMORY_STORE_MAX_KEYS'));
   const hops = get('KAGENT_TRUSTED_PROXY_HOPS');
   if (hops !== undefined) {
     if (!/^\d+$/.test(hops)) problems.push(`KAGENT_TRUSTED_PROXY_HOPS must be a whole number (got ${JSON.stringify(hops)})`);

@@ -4,6 +4,7 @@
 export { createProxyCore, type ProxyCore, type VisitorRequest } from './proxy.js';
 export { createProxy, webHandler, type ProxyHandler, type ProxyRequestContext } from './web.js';
 export { checkProxyOptions, ProxyConfigError, DEFAULTS, type ProxyOptions, type RateLimit } from './options.js';
+export { summarizeProxy, type ProxySummary } from './startup.js';
 export { secretsFromEnv, parseRateLimit, proxyOptionsFromEnv, serveOptionsFromEnv, workersFromEnv, type Env, type ServerSettings } from './env.js';
 export { errorResponse, internalErrorResponse, type ProxyAnswer } from './responses.js';
 export type { UpstreamCall, UpstreamReply } from './upstream.js';

@@ -1,9 +1,9 @@
 import { AGENT_QUERY_FIELDS, DatastoreQueryBody, checkAgentQuery, checkDatastoreQuery, describeProblems } from '../../protocol/index.js';
 import { createLogger, type ProxyLogger, type Log } from './log.js';
-import { MemoryRateLimitStore } from '../stores/memory.js';
+import { DEFAULT_MEMORY_STORE_MAX_KEYS, MemoryRateLimitStore } from '../stores/memory.js';
 import type { RateLimitStore } from '../stores/store.js';
 import type { RateLimit } from './rate-limit-setting.js';
-import type { SessionSettings } from './sessions/index.js';
+import { MAKE_A_SECRET, MIN_SECRET_BITS, secretBits, type SessionSettings } from './sessions/index.js';
 
 export type { RateLimit };
 
@@ -49,6 +49,8 @@ export interface ProxyOptions {
   dailyBudget?: number | false;
   /** Where counts are kept. Default: in this process's memory. */
   rateLimitStore?: RateLimitStore;
+  /** Most counts the default memory store holds (up to about 340 bytes each); when full it refuses new sessions rather than forget a count. Default: 100,000. */
+  memoryStoreMaxKeys?: number;
   /** How many proxies in front of this one append to `X-Forwarded-For`. Default: 0 (the header is ignored). */
   trustedProxyHops?: number;
   /** Where log lines go. Default: one JSON line per entry on the console. `false`: nowhere. */
@@ -109,6 +111,7 @@ export interface ResolvedOptions {
   perVisitorLimit: RateLimit | false;
   dailyBudget: number | false;
   store: RateLimitStore;
+  memoryStoreMaxKeys: number;
   trustedProxyHops: number;
   log: Log;
   fetch: typeof fetch;
@@ -162,7 +165,9 @@ export function checkProxyOptions(options: ProxyOptions): void {
 /** Checks the options and fills in defaults, with the store, log and fetch they name. Throws as `checkProxyOptions`. */
 export function resolveOptions(options: ProxyOptions): ResolvedOptions {
   const { fetchFn, ...checked } = checkOptions(options);
-  const store = options.rateLimitStore ?? new MemoryRateLimitStore();
+  const { memoryStoreMaxKeys } = checked;
+  if (options.rateLimitStore && options.memoryStoreMaxKeys !== undefined) throw new ProxyConfigError('kagent proxy cannot start: memoryStoreMaxKeys (KAGENT_MEMORY_STORE_MAX_KEYS) sets the memory store, but another rateLimitStore (or KAGENT_REDIS_URL) is given');
+  const store = options.rateLimitStore ?? new MemoryRateLimitStore({ maxKeys: memoryStoreMaxKeys });
   if (checked.sessions && typeof store.release !== 'function') throw new ProxyConfigError('kagent proxy cannot start: visitor sessions need a rateLimitStore with release() (MemoryRateLimitStore and RedisRateLimitStore have it)');
   const secrets = [options.apiKey, options.sessionSecret ?? '', options.previousSessionSecret ?? '', options.turnstileSecret ?? ''];
   return {
@@ -234,6 +239,7 @@ function checkOptions(options: ProxyOptions): Omit<ResolvedOptions, 'store' | 'l
   const perAddressLimit = rateLimit(o.perAddressLimit, DEFAULTS.perAddressLimit, 'perAddressLimit', problems);
   const perVisitorLimit = rateLimit(o.perVisitorLimit, DEFAULTS.perVisitorLimit, 'perVisitorLimit', problems);
   const dailyBudget = o.dailyBudget === undefined || o.dailyBudget === false ? false : positiveInteger(o.dailyBudget, 1, 'dailyBudget', problems);
+  const memoryStoreMaxKeys = positiveInteger(o.memoryStoreMaxKeys, DEFAULT_MEMORY_STORE_MAX_KEYS, 'memoryStoreMaxKeys (KAGENT_MEMORY_STORE_MAX_KEYS)', problems);
   const trustedProxyHops = o.trustedProxyHops === undefined ? 0 : o.trustedProxyHops === 0 ? 0 : positiveInteger(o.trustedProxyHops, 0, 'trustedProxyHops', problems);
 
   const sessions = sessionSettings(o, problems);
@@ -274,11 +280,18 @@ function checkOptions(options: ProxyOptions): Omit<ResolvedOptions, 'store' | 'l
     perAddressLimit,
     perVisitorLimit,
     dailyBudget,
+    memoryStoreMaxKeys,
     trustedProxyHops,
     fetchFn,
     sessions,
     turnstile,
   };
+}
+
+/** What a proxy serves, as its session keys mix it in: its agents and datastores, in any order they were listed. */
+export function sessionAudience(agentIds: readonly string[] | string | undefined, datastoreIds?: readonly string[] | string): string {
+  const list = (ids: readonly string[] | string | undefined) => (typeof ids === 'string' ? ids.split(',') : [...(ids ?? [])]).map((id) => id.trim()).filter(Boolean).sort();
+  return JSON.stringify([list(agentIds), list(datastoreIds)]);
 }
 
 /** Session settings when a secret is set; problems with them go to `problems`. */
@@ -292,12 +305,14 @@ function sessionSettings(o: Partial<ProxyOptions>, problems: string[]): SessionS
   for (const [value, name] of [[secret, 'sessionSecret (KAGENT_SESSION_SECRET)'], [o.previousSessionSecret, 'previousSessionSecret (KAGENT_SESSION_SECRET_PREVIOUS)']] as const) {
     if (value === undefined) continue;
     // The secret itself is never echoed.
-    if (typeof value !== 'string' || value.length < 32) problems.push(`${name} must be at least 32 characters (e.g. openssl rand -hex 32)`);
+    if (typeof value !== 'string' || value.length < 32) problems.push(`${name} must be at least 32 characters: ${MAKE_A_SECRET}`);
+    else if (secretBits(value) < MIN_SECRET_BITS) problems.push(`${name} is too easy to guess (a word, a pattern or a repeat: about ${Math.floor(secretBits(value))} bits, ${MIN_SECRET_BITS} needed), and a guessed secret lets anyone forge sessions: ${MAKE_A_SECRET}`);
     else if (value === o.apiKey) problems.push(`${name} must not be the API key`);
     else secrets.push(value);
   }
   return {
     secrets,
+    audience: sessionAudience(o.agentIds, o.datastoreIds),
     tokenSeconds: positiveInteger(o.sessionMinutes, DEFAULTS.sessionMinutes, 'sessionMinutes', problems) * 60,
     difficulty: positiveNumber(o.sessionDifficulty, DEFAULTS.sessionDifficulty, 'sessionDifficulty', problems),
     perSessionLimit: rateLimit(o.perSessionLimit, DEFAULTS.perSessionLimit, 'perSessionLimit', problems),

@@ -2,6 +2,7 @@ import { isJsonContentType, buildUpstreamBody, parseJsonObject, readBodyCapped }
 import { clientAddress } from './client-address.js';
 import { resolveOptions, type ProxyOptions, type ResolvedOptions } from './options.js';
 import type { Log } from './log.js';
+import { featuresAnswer } from './features.js';
 import { checkOrigin, corsHeaders, preflightHeaders } from './origin.js';
 import { checkRateLimits, type LimitCheck } from './rate-limit.js';
 import { errorAnswer, internalErrorAnswer, jsonAnswer, type ProxyAnswer } from './responses.js';
@@ -9,6 +10,7 @@ import { Sessions, isRefusal, verifyTurnstile, type SessionRefusal, type Turnsti
 import { QUESTIONS_LEFT_HEADER, SESSION_ERROR_CODES, SESSION_HEADER } from '../../protocol/index.js';
 import { matchRoute, type SessionRoute } from './route.js';
 import { fetchUpstream, forward, type UpstreamCall } from './upstream.js';
+import { StoreFullError } from '../stores/store.js';
 
 /**
  * A visitor's request as plain values, whatever the transport: the Web
@@ -52,6 +54,8 @@ export interface ProxyCore {
  */
 export function createProxyCore(options: ProxyOptions, call?: UpstreamCall): ProxyCore {
   const resolved = resolveOptions(options);
+  // The store reports what would make it refuse or forget counts (full, evicting, restarted empty) in the proxy's log.
+  resolved.store.watch?.(resolved.log);
   let warnedNoAddress = false;
   const noAddress = () => {
     if (warnedNoAddress) return;
@@ -105,6 +109,7 @@ async function handle(request: VisitorRequest, context: Context): Promise<ProxyA
       : errorAnswer(404, 'Not found.', cors);
   }
   const { route } = match;
+  if (route.kind === 'features') return featuresAnswer(request.method, request.header('origin'), origin, options);
   const where = { route: route.kind, id: route.id };
 
   if (!origin.allowed) {
@@ -197,7 +202,8 @@ async function sessionRequest(route: SessionRoute, request: VisitorRequest, { ad
     return jsonAnswer(200, options.turnstile ? { ...answer, humanCheck: 'turnstile', turnstileSiteKey: options.turnstile.siteKey } : answer, cors);
   }
 
-  const checked = await sessions.checkSolution(parsed.value, pageOrigin);
+  // Spends the challenge before its costly part: each challenge buys one check of its work at most.
+  const checked = await storeCall(() => sessions.checkSolution(parsed.value, pageOrigin));
   if (!checked.ok) return sessionRefusal(checked, cors, where, log);
   if (options.turnstile) {
     const token = checked.request.turnstileToken;
@@ -213,8 +219,6 @@ async function sessionRequest(route: SessionRoute, request: VisitorRequest, { ad
         : errorAnswer(403, 'The human check did not pass. Please try it again.', cors, SESSION_ERROR_CODES.humanCheckFailed);
     }
   }
-  const spent = await storeCall(() => sessions.spend(checked.request.challenges));
-  if (spent) return sessionRefusal(spent, cors, where, log);
   const minted = await storeCall(() => sessions.countMint(address));
   if (minted) return sessionRefusal(minted, cors, where, log);
   const grant = await sessions.grant(pageOrigin);
@@ -248,7 +252,9 @@ async function storeCall<T>(run: () => Promise<T>): Promise<T | SessionRefusal> 
 }
 
 function sessionRefusal(refusal: SessionRefusal, cors: Record<string, string>, where: Record<string, string>, log: ResolvedOptions['log']): ProxyAnswer {
-  if (refusal.error !== undefined) log('error', 'sessions cannot be checked; refusing rather than letting requests through unchecked', { ...where, status: 503, error: refusal.error });
+  // A full store says so itself, once a minute with its count.
+  if (refusal.error instanceof StoreFullError) log('info', 'refused: the rate-limit store is full', { ...where, status: 503 });
+  else if (refusal.error !== undefined) log('error', 'sessions cannot be checked; refusing rather than letting requests through unchecked', { ...where, status: 503, error: refusal.error });
   else log('info', `refused: ${refusal.message}`, { ...where, status: refusal.status, code: refusal.code });
   const headers = refusal.retryAfterSeconds === undefined ? cors : { ...cors, 'Retry-After': String(refusal.retryAfterSeconds) };
   return errorAnswer(refusal.status, refusal.message, headers, refusal.code);
@@ -261,7 +267,8 @@ function bodyProblem(problem: { status: number; message: string }, cors: Record<
 
 function limitAnswer(check: LimitCheck, cors: Record<string, string>, where: Record<string, string>, log: ResolvedOptions['log']): ProxyAnswer {
   if (check.kind === 'unavailable') {
-    log('error', 'rate limits cannot be checked; refusing rather than letting requests through unchecked', { ...where, status: 503, error: check.error });
+    if (check.error instanceof StoreFullError) log('info', 'refused: the rate-limit store is full', { ...where, status: 503 });
+    else log('error', 'rate limits cannot be checked; refusing rather than letting requests through unchecked', { ...where, status: 503, error: check.error });
     return errorAnswer(503, 'The service is busy. Please try again shortly.', { ...cors, 'Retry-After': '5' });
   }
   log('info', `refused: ${check.message}`, { ...where, status: 429, limit: check.limit, retryAfter: check.retryAfterSeconds });

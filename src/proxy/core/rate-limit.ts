@@ -4,6 +4,10 @@ export type LimitCheck =
   | { kind: 'limited'; limit: 'address' | 'visitor' | 'daily-budget'; message: string; retryAfterSeconds: number }
   | { kind: 'unavailable'; error: unknown };
 
+const FORGETTABLE = { whenFull: 'forget' } as const;
+/** The day's budget goes on being counted when the store is full: a new day must not refuse every question. */
+const UNDER_WAY = { whenFull: 'reserve' } as const;
+
 type Options = Pick<ResolvedOptions, 'store' | 'perAddressLimit' | 'perVisitorLimit' | 'dailyBudget'>;
 
 type Counted = { address?: string; visitorId?: string | undefined; budget?: boolean };
@@ -33,7 +37,7 @@ async function countLimits(options: Options, on: Counted, now: number): Promise<
     if (on.budget && options.dailyBudget) {
       const day = new Date(now).toISOString().slice(0, 10);
       const midnight = Date.parse(`${day}T00:00:00Z`) + 86_400_000;
-      const { count, resetInMs } = await options.store.hit(`budget:${day}`, midnight - now);
+      const { count, resetInMs } = await options.store.hit(`budget:${day}`, midnight - now, UNDER_WAY);
       if (count > options.dailyBudget) {
         const wait = Math.max(1, Math.ceil(resetInMs / 1000));
         return { kind: 'limited', limit: 'daily-budget', message: "Today's questions have all been used. Please come back tomorrow.", retryAfterSeconds: wait };
@@ -45,9 +49,13 @@ async function countLimits(options: Options, on: Counted, now: number): Promise<
   }
 }
 
-/** Seconds to wait when the window is over its limit, else 0. */
+/**
+ * Seconds to wait when the window is over its limit, else 0. Forgettable: a full memory store drops
+ * these first, since forgetting one lets its address or visitorId ask again, while refusing would let an
+ * attacker with many addresses shut every visitor out; the daily budget still caps what it costs.
+ */
 async function countWindow(options: Options, key: string, limit: RateLimit): Promise<number> {
-  const { count, resetInMs } = await options.store.hit(key, limit.windowSeconds * 1000);
+  const { count, resetInMs } = await options.store.hit(key, limit.windowSeconds * 1000, FORGETTABLE);
   return count > limit.max ? Math.max(1, Math.ceil(resetInMs / 1000)) : 0;
 }
 

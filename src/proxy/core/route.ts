@@ -1,3 +1,4 @@
+import { FEATURES_ROUTE } from '../../protocol/index.js';
 import { memoized } from './memo.js';
 import type { ResolvedOptions, RouteKind } from './options.js';
 
@@ -16,7 +17,12 @@ export interface SessionRoute {
   versioned: false;
 }
 
-export type RouteMatch = { ok: true; route: Route | SessionRoute; preflight: boolean } | { ok: false; status: 404 | 405 };
+/** `GET /features`: what the proxy serves (src/protocol/features.ts), answered in every mode, by any method (features.ts tells them apart). */
+export interface FeaturesRoute {
+  kind: 'features';
+}
+
+export type RouteMatch = { ok: true; route: Route | SessionRoute | FeaturesRoute; preflight: boolean } | { ok: false; status: 404 | 405 };
 
 type RouteOptions = Pick<ResolvedOptions, 'basePath' | 'agentIds' | 'datastoreIds' | 'sessions'>;
 
@@ -34,14 +40,15 @@ export function matchRoute(method: string, pathname: string, options: RouteOptio
   const route = routeFor(pathname);
   if (!route) return { ok: false, status: 404 };
   const upper = method.toUpperCase();
+  if (route === FEATURES) return { ok: true, route, preflight: upper === 'OPTIONS' };
   if (upper === 'POST') return { ok: true, route, preflight: false };
   if (upper === 'OPTIONS') return { ok: true, route, preflight: true };
   return { ok: false, status: 405 };
 }
 
-const known = new WeakMap<object, (pathname: string) => Route | SessionRoute | undefined>();
+const known = new WeakMap<object, (pathname: string) => Route | SessionRoute | FeaturesRoute | undefined>();
 
-function routeOf(pathname: string, options: RouteOptions): Route | SessionRoute | undefined {
+function routeOf(pathname: string, options: RouteOptions): Route | SessionRoute | FeaturesRoute | undefined {
   const segments = decodeSegments(pathname);
   if (!segments) return undefined;
   const { basePath } = options;
@@ -49,6 +56,7 @@ function routeOf(pathname: string, options: RouteOptions): Route | SessionRoute 
   const rest = segments.slice(basePath.length);
   const words = rest.map((s) => s.toLowerCase());
 
+  if (words.length === 1 && '/' + words[0] === FEATURES_ROUTE) return FEATURES;
   if (options.sessions && words[0] === 'sessions') {
     if (words.length === 1) return SESSION_ROUTE;
     if (words.length === 2 && words[1] === 'challenge') return CHALLENGE_ROUTE;
@@ -66,6 +74,7 @@ function routeOf(pathname: string, options: RouteOptions): Route | SessionRoute 
   return route;
 }
 
+const FEATURES: FeaturesRoute = { kind: 'features' };
 const SESSION_ROUTE: SessionRoute = { kind: 'session', id: 'session', versioned: false };
 const CHALLENGE_ROUTE: SessionRoute = { kind: 'session', id: 'challenge', versioned: false };
 

@@ -70,7 +70,8 @@ export async function serveProxy(proxy: ProxyHandler | ProxyOptions, options: Se
   const server = createServer(serverTimeouts(limits), core ? nodeVisitorHandler(core, viaWeb) : viaWeb);
   // Before the first connection can arrive.
   const guard = guardConnections(server, limits, log);
-  const stopWatchingSignals = gracefulShutdown ? closeOnSignals(server) : undefined;
+  // Made from options, the proxy's store is let go of once the server has closed: a Redis connection would keep the process alive.
+  const stopWatchingSignals = gracefulShutdown ? closeOnSignals(server, async () => (typeof proxy === 'function' ? undefined : proxy.rateLimitStore?.close?.())) : undefined;
   await listen(server, {
     port,
     host,
@@ -151,7 +152,7 @@ const SHUTDOWN_GRACE_MS = 5000;
  * what is still open after `SHUTDOWN_GRACE_MS` (or at a second signal). Gives
  * back what stops watching.
  */
-function closeOnSignals(server: Server): () => void {
+function closeOnSignals(server: Server, afterClose: () => Promise<void>): () => void {
   let closing = false;
   const onSignal = () => {
     if (closing) {
@@ -164,6 +165,7 @@ function closeOnSignals(server: Server): () => void {
     server.close(() => {
       clearTimeout(forced);
       stop();
+      afterClose().catch(() => {});
     });
   };
   const stop = () => {

@@ -3,10 +3,11 @@
 // (the primary accepts and hands each connection to the next worker in turn).
 import cluster, { type Worker } from 'node:cluster';
 import { ProxyConfigError, type ProxyOptions } from '../core/index.js';
+import { printListening, type Listening } from './listening.js';
 
 /** What a worker tells the primary once it listens: the line the command prints. */
 export interface WorkerListening {
-  kagentListening: Record<string, unknown>;
+  kagentListening: Listening;
 }
 
 /**
@@ -50,7 +51,7 @@ export function runPrimary(count: number): void {
       listening.add(worker);
       if (!announced && listening.size === count) {
         announced = true;
-        console.log(JSON.stringify({ ...message.kagentListening, workers: count }));
+        printListening({ ...message.kagentListening, workers: count });
       }
     });
     worker.once('exit', (code, signal) => {

@@ -43,6 +43,9 @@ export async function connectRedisRateLimitStore(url: string, { prefix, log }: {
   return new RedisRateLimitStore({
     eval: (script, keys, args) => client.eval(script, { keys, arguments: args }),
     ...(prefix === undefined ? {} : { prefix }),
+    configGet: async (name) => (await client.configGet(name))[name],
+    // 'ready' comes again after each reconnect (the first came before the store was made).
+    onReconnect: (listener) => client.on('ready', listener),
     close: async () => {
       if (client.isOpen) await client.close();
     },

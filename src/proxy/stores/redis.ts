@@ -1,4 +1,5 @@
-import type { RateLimitCount, RateLimitStore } from './store.js';
+import { checkRedisKeeps, type RedisKeepsCheck } from './redis-keeps.js';
+import type { RateLimitCount, RateLimitStore, StoreLog } from './store.js';
 
 /**
  * Runs a Lua script on Redis. Every Redis client has one:
@@ -30,6 +31,17 @@ export interface RedisRateLimitStoreOptions {
   timeoutMs?: number;
   /** Called by `close()`, e.g. to disconnect the client. */
   close?: () => Promise<void>;
+  /**
+   * Reads one of Redis's settings (`CONFIG GET`), so the store can warn of a Redis that evicts keys or keeps
+   * nothing on disk: node-redis `async (name) => (await client.configGet(name))[name]`. Without it (Upstash,
+   * managed Redis that refuse CONFIG) the log says what could not be checked.
+   */
+  configGet?: (parameter: string) => Promise<string | undefined>;
+  /**
+   * Calls `listener` each time the client connects again: the store then checks that Redis still holds its
+   * counts (node-redis `(listener) => client.on('ready', listener)`). Without it, it checks at most once a minute.
+   */
+  onReconnect?: (listener: () => void) => void;
 }
 
 /** Counts in Redis, so every proxy instance shares one limit. Works with any Redis client (see `RedisEval`). */
@@ -38,16 +50,41 @@ export class RedisRateLimitStore implements RateLimitStore {
   readonly #prefix: string;
   readonly #timeoutMs: number;
   readonly #close: (() => Promise<void>) | undefined;
+  readonly #keeps: RedisKeepsCheck;
+  readonly #reconnects: boolean;
+  /** When a client without reconnect events next checks that Redis still holds the counts (0: at the next hit). */
+  #nextCheckAt = Infinity;
 
   constructor(options: RedisRateLimitStoreOptions) {
     this.#eval = options.eval;
     this.#prefix = options.prefix ?? 'kagent-proxy:';
     this.#timeoutMs = options.timeoutMs ?? 1000;
     this.#close = options.close;
+    this.#keeps = checkRedisKeeps({ run: (script, key, args) => this.#run(script, key, args), configGet: options.configGet });
+    options.onReconnect?.(() => void this.#keeps.check('reconnect'));
+    this.#reconnects = options.onReconnect !== undefined;
+  }
+
+  /**
+   * Checks, now and on every reconnect, that Redis keeps the counts (no eviction, persistence on, its marker
+   * still there), telling `log` what it finds. A client without reconnect events (an HTTP one) checks at its
+   * first hit, inside a request as edge runtimes want, and then at most once a minute.
+   */
+  watch(log: StoreLog): void {
+    this.#keeps.report(log);
+    if (this.#reconnects) void this.#keeps.check('start');
+    else this.#nextCheckAt = 0;
   }
 
   async hit(key: string, windowMs: number): Promise<RateLimitCount> {
-    const reply = await this.#run(HIT_SCRIPT, key, [String(Math.max(1, Math.round(windowMs)))]);
+    const script = this.#run(HIT_SCRIPT, key, [String(Math.max(1, Math.round(windowMs)))]);
+    let reply: unknown;
+    if (Date.now() < this.#nextCheckAt) reply = await script;
+    else {
+      const first = this.#nextCheckAt === 0;
+      this.#nextCheckAt = Date.now() + 60_000;
+      [reply] = await Promise.all([script, this.#keeps.check(first ? 'start' : 'again')]);
+    }
     if (!Array.isArray(reply) || reply.length !== 2) throw new Error(`Redis answered the rate-limit script with ${JSON.stringify(reply)}`);
     const [count, ttl] = reply.map(Number) as [number, number];
     if (!Number.isFinite(count) || !Number.isFinite(ttl)) throw new Error(`Redis answered the rate-limit script with ${JSON.stringify(reply)}`);
@@ -58,7 +95,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     await this.#run(RELEASE_SCRIPT, key, []);
   }
 
-  /** Runs a script on one key, failing after the timeout. */
+  /** Runs a script on one key (the prefix put before it), failing after the timeout. */
   async #run(script: string, key: string, args: string[]): Promise<unknown> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {

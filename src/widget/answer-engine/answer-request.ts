@@ -2,6 +2,7 @@ import { INCOMPLETE_STREAM, QUESTIONS_LEFT_HEADER, SESSION_HEADER, describeProbl
 import type { ChatFailure } from '../element/failure-kinds.js';
 import { failureFromNetworkError, failureFromResponse, failureFromStreamError } from './failures.js';
 import { nextTask } from './next-task.js';
+import { learnFeatures } from './proxy-features.js';
 import { sessionFor, type SessionTicket, type VisitorSession } from './sessions/index.js';
 
 export interface AskOptions {
@@ -17,6 +18,8 @@ export interface AskOptions {
   signal: AbortSignal;
   /** Further body fields (e.g. `filters`) for endpoints that allow them; the chat's own fields win. */
   queryOptions?: Record<string, unknown> | undefined;
+  /** `off`: the endpoint is not kagent-proxy, and is not asked what it serves (the element's `proxy-features`). */
+  proxyFeatures?: 'auto' | 'off';
   /** Each piece of the answer as it arrives. */
   onText?: (fragment: string) => void;
 }
@@ -26,6 +29,9 @@ export type AskOutcome =
   | { type: 'answered'; answer: string; response: AgentQueryAnswer | undefined; note?: string }
   | { type: 'failed'; failure: ChatFailure; partialAnswer: string }
   | { type: 'stopped'; partialAnswer: string };
+
+/** A question that failed before any of its answer came. */
+const failed = (failure: ChatFailure): AskOutcome => ({ type: 'failed', failure, partialAnswer: '' });
 
 /** `POST {endpoint}/agents/{agentId}/query`. */
 export function queryUrl(endpoint: string, agentId: string): string {
@@ -44,21 +50,30 @@ export function queryUrl(endpoint: string, agentId: string): string {
  * the question sent once more, never twice.
  */
 export async function askAgent(options: AskOptions): Promise<AskOutcome> {
-  let session = await sessionFor(options.endpoint);
+  const pageSaysOff = options.proxyFeatures === 'off';
+  // A proxy that refuses this page's origin is not asked (its refusal would be a CORS failure): the console has said why.
+  const { refused } = await learnFeatures(options.endpoint, pageSaysOff);
+  if (refused) return failed(refused);
+  let session = await sessionFor(options.endpoint, false, pageSaysOff);
+  if (session && 'failure' in session) return failed(session.failure);
   // One answer at a time per session: this page's other chats asking the same proxy wait for it (the keeper's `turn`).
   const endTurn = await session?.turn(options.signal);
   try {
     let ticket: SessionTicket = (await session?.ticket(options.signal)) ?? { token: undefined };
     for (let attempt = 0; ; attempt++) {
       if (options.signal.aborted) return { type: 'stopped', partialAnswer: '' };
-      if ('failure' in ticket) return { type: 'failed', failure: ticket.failure, partialAnswer: '' };
+      if ('failure' in ticket) return failed(ticket.failure);
       const outcome = await askWith(options, ticket.token, session);
       if (outcome.type !== 'failed' || !needsNewSession(outcome.failure.code)) return outcome;
       // Refused twice (a second try is only made with a keeper): said plainly, the question kept for Retry.
       if (attempt > 0) return { ...outcome, failure: session!.refusedAgain(outcome.failure) };
-      // Sessions are on after all (the tab remembered them off): the keeper's chunk comes now.
-      session ??= await sessionFor(options.endpoint, true);
-      if (!session) return outcome;
+      // Sessions are on after all (the browser kept an older answer of the features route, or the page said off): the keeper's chunk comes now.
+      if (!session) {
+        const keeper = await sessionFor(options.endpoint, true);
+        if (!keeper) return outcome;
+        if ('failure' in keeper) return failed(keeper.failure);
+        session = keeper;
+      }
       ticket = await session.renew(ticket.token, options.signal);
     }
   } finally {
@@ -77,11 +92,11 @@ async function askWith(options: AskOptions, token: string | undefined, session: 
     response = await fetch(queryUrl(options.endpoint, options.agentId), { method: 'POST', headers, body: requestBody(options, streaming), signal });
   } catch (error) {
     if (signal.aborted) return { type: 'stopped', partialAnswer: '' };
-    return { type: 'failed', failure: failureFromNetworkError(error), partialAnswer: '' };
+    return failed(failureFromNetworkError(error));
   }
   if (!response.ok) {
     const failure = await failureFromResponse(response);
-    return { type: 'failed', failure: session?.explain(failure) ?? failure, partialAnswer: '' };
+    return failed(session?.explain(failure) ?? failure);
   }
   const outcome = await (streaming ? readStreamed(response, options) : readJson(response, options));
   const note = outcome.type === 'answered' && session?.questionsLeft(response.headers.get(QUESTIONS_LEFT_HEADER));
@@ -101,7 +116,7 @@ async function readStreamed(response: Response, options: AskOptions): Promise<As
   const type = response.headers.get('content-type');
   if (!response.body || !/^text\/event-stream\b/i.test(type ?? '')) {
     await response.body?.cancel().catch(() => {});
-    return { type: 'failed', failure: { kind: 'unreadable', status: response.status, detail: `Expected an event stream, got ${type ?? 'no content type'}` }, partialAnswer: '' };
+    return failed({ kind: 'unreadable', status: response.status, detail: `Expected an event stream, got ${type ?? 'no content type'}` });
   }
   let answer = '';
   let broke: unknown;
@@ -153,11 +168,11 @@ async function readJson(response: Response, options: AskOptions): Promise<AskOut
     body = await response.json();
   } catch (error) {
     if (options.signal.aborted) return { type: 'stopped', partialAnswer: '' };
-    return { type: 'failed', failure: { kind: 'unreadable', status: response.status, detail: `The answer is not JSON: ${(error as Error).message}` }, partialAnswer: '' };
+    return failed({ kind: 'unreadable', status: response.status, detail: `The answer is not JSON: ${(error as Error).message}` });
   }
   const parsed = readAgentQueryAnswer(body);
   if (!parsed.ok) {
-    return { type: 'failed', failure: { kind: 'unreadable', status: response.status, detail: `The answer is not an agent answer: ${describeProblems(parsed.problems)}` }, partialAnswer: '' };
+    return failed({ kind: 'unreadable', status: response.status, detail: `The answer is not an agent answer: ${describeProblems(parsed.problems)}` });
   }
   if (parsed.value.answer) options.onText?.(parsed.value.answer);
   return { type: 'answered', answer: parsed.value.answer, response: parsed.value };

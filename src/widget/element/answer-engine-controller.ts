@@ -95,10 +95,8 @@ export class AnswerEngineController implements ReactiveController {
     this.status = 'pending';
     loadAnswerEngine().then(
       (engine) => this.#settle(run, 'complete', engine),
-      (error: unknown) => {
-        if (this.error === undefined) console.warn('kagent-chat: could not fetch its answer engine', error);
-        this.#settle(run, 'error', undefined, error);
-      },
+      // Told on the console with the question it fails (askOnceLoaded), once, with what to copy where.
+      (error: unknown) => this.#settle(run, 'error', undefined, error),
     );
   }
 

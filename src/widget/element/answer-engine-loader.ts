@@ -50,7 +50,9 @@ export async function askOnceLoaded(options: AskOptions): Promise<AskOutcome> {
   try {
     engine = await loadAnswerEngine();
   } catch (error) {
-    return options.signal.aborted ? { type: 'stopped', partialAnswer: '' } : { type: 'failed', failure: { kind: 'not-loaded', detail: String(error) }, partialAnswer: '' };
+    // The developer's fix where the file is missing: the browser's error names its address (Chromium, Firefox), this where it belongs.
+    const detail = `${error}: copy all the build's files (kagent-chat-*.js) beside kagent-chat.js`;
+    return options.signal.aborted ? { type: 'stopped', partialAnswer: '' } : { type: 'failed', failure: { kind: 'not-loaded', detail }, partialAnswer: '' };
   }
   return engine.askAgent(options);
 }

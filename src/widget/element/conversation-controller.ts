@@ -14,6 +14,7 @@ export interface ConversationHost extends ReactiveControllerHost {
   streaming: boolean;
   strings: ChatStrings;
   queryOptions?: Record<string, unknown> | undefined;
+  proxyFeatures: 'auto' | 'off';
 }
 
 /** How often a streaming answer is written to storage, so a reload keeps most of it. */
@@ -202,6 +203,7 @@ export class ConversationController implements ReactiveController {
       visitorId: conversation.visitorId,
       streaming: this.#host.streaming,
       queryOptions: this.#host.queryOptions,
+      proxyFeatures: this.#host.proxyFeatures,
       signal: abort.signal,
       onText: (fragment) => {
         turn.answer += fragment;

@@ -1,6 +1,7 @@
 import type { Source } from '../../protocol/index.js';
 import { isValidQueryId } from '../../protocol/query-ids.js';
-import { FAILURE_KINDS, type ChatFailure } from './failure-kinds.js';
+import type { ChatFailure } from './failure-kinds.js';
+import { ENGLISH } from './strings.js';
 
 /** Bump when the stored shape changes; older shapes are then read as empty. */
 export const STORE_VERSION = 1;
@@ -165,7 +166,8 @@ function readTurn(value: unknown, ids: Set<string>): Turn | undefined {
 function readStoredFailure(value: unknown): ChatFailure | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const { kind, status, code, detail } = value as Record<string, unknown>;
-  if (!FAILURE_KINDS.includes(kind as ChatFailure['kind'])) return undefined;
+  // A kind the chat has words for (a stored kind a later version dropped is not one).
+  if (!Object.hasOwn(ENGLISH.failures, kind as string)) return undefined;
   const failure: ChatFailure = { kind: kind as ChatFailure['kind'] };
   if (Number.isInteger(status) && (status as number) >= 100 && (status as number) <= 599) failure.status = status as number;
   if (typeof code === 'string' && code.length <= 100) failure.code = code;

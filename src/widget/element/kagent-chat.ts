@@ -109,6 +109,7 @@ export class KagentChat extends LitElement {
     suggestions: { converter: listAttribute },
     queryOptions: { attribute: false },
     loading: { reflect: true },
+    proxyFeatures: { attribute: 'proxy-features' },
   };
 
   /** The agent to ask (`POST {endpoint}/agents/{agent-id}/query`). */
@@ -139,6 +140,12 @@ export class KagentChat extends LitElement {
    * pointer over the chat or focus in it (the launcher hovered or focused), the bubble opened, a question sent, a stored conversation or a welcome message with markup to show.
    */
   loading: 'eager' | 'idle' | 'interaction' = 'idle';
+  /**
+   * `auto` (default): the chat asks the endpoint once (`GET {endpoint}/features`, kept by the browser a day) what it serves beyond
+   * questions, as kagent-proxy answers (visitor sessions). `off`: for an endpoint that is not kagent-proxy; the chat asks nothing
+   * (a question the endpoint refuses for want of a visitor session still turns sessions on).
+   */
+  proxyFeatures: 'auto' | 'off' = 'auto';
   /** Further fields for the query body, e.g. `{ filters: {...} }`, for endpoints that allow them. The chat's own fields (`query`, `streaming`, `conversationId`, `visitorId`) win. */
   queryOptions: Record<string, unknown> | undefined;
 

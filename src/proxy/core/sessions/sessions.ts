@@ -1,30 +1,37 @@
 // Visitor sessions: a page earns a short-lived token by solving a proof-of-work
-// challenge the proxy signed (ALTCHA proof of work v2, PBKDF2/SHA-256, through
-// altcha-lib), and sends it with every query. WebCrypto only, so the same code
-// runs on Node, workerd, Deno, Bun, Vercel and Netlify.
-import { createChallenge, verifySolution } from 'altcha-lib';
-import { deriveKey } from 'altcha-lib/algorithms/web/pbkdf2';
-import { SESSION_ERROR_CODES, SessionRequestBody, checkWith, describeProblems, type ChallengeAnswer, type SessionChallenge, type SessionGrant, type SessionRequest } from '../../../protocol/index.js';
+// challenge the proxy signed (PBKDF2/SHA-256 keys derived until one falls below a
+// target), and sends it with every query. WebCrypto only, so the same code runs on
+// Node, workerd, Deno, Bun, Vercel and Netlify.
+import { SESSION_ERROR_CODES, SessionRequestBody, checkWith, describeProblems, solves, webCryptoPbkdf2, type ChallengeAnswer, type SessionChallenge, type SessionGrant, type SessionRequest } from '../../../protocol/index.js';
+import { addressBlock } from '../client-address.js';
 import type { RateLimitStore } from '../../stores/store.js';
 import type { SessionSettings } from './settings.js';
 
-/** PBKDF2 iterations per counter tried: enough that a browser's per-call overhead is small, little enough that issuing a challenge's part (one derivation) costs the proxy about half a millisecond. */
+/** PBKDF2 iterations per counter tried: enough that a browser's per-call overhead is small, little enough that checking one part (one derivation) costs the proxy under 2 ms. */
 export const CHALLENGE_COST = 2000;
 /**
  * Parts a challenge's work comes in, each with its own counter, solved one after another. One part's work is
- * anywhere from none to twice the average; the sum of k parts keeps the average with a spread k^0.5 times
- * narrower, so fewer visitors draw a long wait. Each part costs the proxy one derivation to issue (why 8: docs/proxy.md).
+ * anywhere from none to several times its average (each key tried is a fresh draw); the sum of k parts keeps the
+ * average with a spread k^0.5 times narrower, so fewer visitors draw a long wait. Checking a solved challenge costs
+ * the proxy one derivation a part (why 8: docs/proxy.md).
  */
-export const CHALLENGE_PARTS = 8;
+export const CHALLENGE_PARTS = 16;
 /** How long a challenge is accepted. */
 export const CHALLENGE_SECONDS = 300;
 /**
- * Sessions started a minute, all addresses together, above which each doubling doubles the work, up to
- * `MAX_LOAD_FACTOR`. Started, not challenges issued: a challenge costs nothing to ask for (a bot asking for
+ * Sessions started a minute, all address blocks together, above which the work rises in proportion, up to
+ * `MAX_LOAD_FACTOR` times. Started, not challenges issued: a challenge costs nothing to ask for (a bot asking for
  * thousands would raise every visitor's work for free), and every page view asks for one in idle time.
  */
 export const LOAD_THRESHOLD_PER_MINUTE = 30;
+/**
+ * Sessions one address block (an IPv4 /24, an IPv6 /48) counts toward the load in a minute: half the threshold, so
+ * one block, however busy, raises everyone else's work at most 1.5 times (`loadFactor`).
+ */
+export const BLOCK_LOAD_SHARE_PER_MINUTE = LOAD_THRESHOLD_PER_MINUTE / 2;
 const MAX_LOAD_FACTOR = 8;
+/** The derived key's length in a challenge: its first 4 bytes are compared with the target, the rest only makes a guess at it pointless. */
+const KEY_LENGTH = 16;
 
 /** A refusal, with the status and the code a page acts on. */
 export interface SessionRefusal {
@@ -41,16 +48,20 @@ export function isRefusal(value: unknown): value is SessionRefusal {
   return typeof value === 'object' && value !== null && (value as { ok?: unknown }).ok === false;
 }
 
+/**
+ * The keys one secret gives, each for one use. No key id: a value derived from the secret alone and sent with every
+ * challenge and token let anyone test a guessed secret against it with one hash, the same for every proxy; the
+ * proxy tries its current secret, then the previous one during a rotation.
+ */
 interface Keys {
-  /** Names the secret in tokens and challenges, so a rotation finds the right one at once. */
-  kid: string;
-  challengeSecret: string;
-  challengeKeySecret: string;
+  challenge: CryptoKey;
   token: CryptoKey;
 }
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+/** A session already started goes on counting when a bounded store is full; only new sessions are refused. */
+const UNDER_WAY = { whenFull: 'reserve' } as const;
 
 /** The sessions of one proxy: its challenges, its tokens and their checks. */
 export class Sessions {
@@ -72,73 +83,86 @@ export class Sessions {
     return this.#settings;
   }
 
-  /** A new challenge for a page at `origin` (`''` for a request without one): `CHALLENGE_PARTS` parts bound together. */
+  /**
+   * A new challenge for a page at `origin` (`''` for a request without one): `CHALLENGE_PARTS` parts bound together
+   * by one keyed hash over the set. The proxy derives no key to issue it: it checks the counters sent back instead.
+   */
   async challenge(origin: string, now = Date.now()): Promise<ChallengeAnswer> {
     const [current] = await this.#allKeys();
     const started = now < this.#started.until ? this.#started.count : 0;
-    const attempts = Math.max(2, Math.round((this.#settings.difficulty * 1e6) / CHALLENGE_COST)) * loadFactor(started);
-    // Each part's counter uniform in [0, 2·attempts/parts]: `attempts` on average in all, whichever counters a solver
-    // tries first. A range with a floor (ALTCHA's examples draw from [min, max]) lets a solver that knows the floor
-    // start there and skip that work.
-    const most = Math.max(1, Math.round((2 * attempts) / CHALLENGE_PARTS));
-    // Signed into every part: which set it belongs to, its place and how many there are, so no part fits another answer.
-    const set = base64url(crypto.getRandomValues(new Uint8Array(12)));
-    const expiresAt = Math.floor(now / 1000) + CHALLENGE_SECONDS;
-    const challenges = await Promise.all(
-      Array.from({ length: CHALLENGE_PARTS }, (_, part) =>
-        createChallenge({
-          algorithm: 'PBKDF2/SHA-256',
-          cost: CHALLENGE_COST,
-          counter: randomBelow(most + 1),
-          deriveKey,
-          expiresAt,
-          data: { origin, kid: current!.kid, set, part, parts: CHALLENGE_PARTS },
-          hmacSignatureSecret: current!.challengeSecret,
-          hmacKeySignatureSecret: current!.challengeKeySecret,
-        }),
-      ),
-    );
-    return { challenges: challenges as ChallengeAnswer['challenges'], humanCheck: null, expiresInSeconds: CHALLENGE_SECONDS };
+    const attempts = Math.max(1, (this.#settings.difficulty * 1e6) / CHALLENGE_COST) * loadFactor(started);
+    // Each key tried solves a part with chance keyBelow / 2^32: attempts / parts keys a part on average, and no
+    // counter is better to start from than another.
+    const keyBelow = Math.max(1, Math.min(2 ** 32, Math.round(2 ** 32 / Math.max(1, attempts / CHALLENGE_PARTS))));
+    const random = crypto.getRandomValues(new Uint8Array(28));
+    const set = hex(random.subarray(0, 12));
+    const shared = { algorithm: 'PBKDF2/SHA-256' as const, salt: hex(random.subarray(12)), cost: CHALLENGE_COST, keyLength: KEY_LENGTH, keyBelow, expiresAt: Math.floor(now / 1000) + CHALLENGE_SECONDS };
+    const signature = hex(new Uint8Array(await crypto.subtle.sign('HMAC', current!.challenge, encoder.encode(signedSet(shared, origin, set, CHALLENGE_PARTS)))));
+    const { algorithm, salt, cost, keyLength, expiresAt } = shared;
+    const challenges: ChallengeAnswer['challenges'] = [];
+    // Each part written out field by field: a spread of `shared` into 16 objects cost more than the keyed hash.
+    for (let part = 0; part < CHALLENGE_PARTS; part++) {
+      challenges.push({ parameters: { algorithm, salt, cost, keyLength, keyBelow, expiresAt, nonce: nonceOf(set, part), data: { origin, set, part, parts: CHALLENGE_PARTS } }, signature });
+    }
+    return { challenges, humanCheck: null, expiresInSeconds: CHALLENGE_SECONDS };
   }
 
   /**
-   * Checks a session request's challenge and solutions for a page at
-   * `origin`: every part of one set signed by this proxy, in its place, for
-   * this origin, unexpired and solved; the check stops at the first part that
-   * fails. Whether it was used before is `spend`'s to say.
+   * Checks a session request's challenge and solutions for a page at `origin`, the cheap checks first: every part
+   * of one set, in its place, for this origin, signed by this proxy, unexpired, each solution's key below the
+   * target. Only then is the challenge spent (a second request with it is refused as replayed) and each part's key
+   * derived, in order, stopping at the first wrong one: a challenge buys at most one costly check, however its
+   * solutions were made up.
    */
-  async checkSolution(body: unknown, origin: string): Promise<{ ok: true; request: SessionRequest } | SessionRefusal> {
+  async checkSolution(body: unknown, origin: string, now = Date.now()): Promise<{ ok: true; request: SessionRequest } | SessionRefusal> {
     const parsed = checkWith(SessionRequestBody, body);
     if (!parsed.ok) return refuse(400, SESSION_ERROR_CODES.challengeInvalid, `The session request is not valid: ${describeProblems(parsed.problems)}.`);
     const { challenges, solutions } = parsed.value;
-    const claims = challenges.map((challenge) => challenge.parameters.data ?? {});
-    const { kid, set, parts } = claims[0]!;
-    const keys = (await this.#allKeys()).find((k) => k.kid === kid);
-    if (!keys) return refuse(400, SESSION_ERROR_CODES.challengeInvalid, 'This challenge was not issued by this proxy. Ask for a new one.');
-    if (claims.some((data) => data.origin !== origin)) return refuse(400, SESSION_ERROR_CODES.challengeInvalid, 'This challenge was issued for another page. Ask for a new one.');
-    // Read before any signature is checked, to refuse cheaply; each part's signature then vouches for what it claims.
-    const together = typeof set === 'string' && challenges.length === parts && solutions.length === parts && claims.every((data, place) => data.set === set && data.part === place && data.parts === parts && data.kid === kid);
+    const first = challenges[0]!;
+    const { set, parts } = first.parameters.data ?? {};
+    if (challenges.some((challenge) => challenge.parameters.data?.origin !== origin)) return refuse(400, SESSION_ERROR_CODES.challengeInvalid, 'This challenge was issued for another page. Ask for a new one.');
+    const together =
+      typeof set === 'string' &&
+      challenges.length === parts &&
+      solutions.length === parts &&
+      challenges.every(({ parameters: p, signature }, place) => signature === first.signature && p.nonce === nonceOf(set, place) && p.data?.set === set && p.data.part === place && p.data.parts === parts && sameWork(p, first.parameters));
     if (!together) return refuse(400, SESSION_ERROR_CODES.challengeInvalid, "This challenge's parts are not all there, in order, from one challenge. Ask for a new one.");
-    for (const [place, challenge] of challenges.entries()) {
-      const verified = await verifySolution({ challenge, solution: solutions[place]!, deriveKey, hmacSignatureSecret: keys.challengeSecret, hmacKeySignatureSecret: keys.challengeKeySecret });
-      if (verified.expired) return refuse(400, SESSION_ERROR_CODES.challengeExpired, 'This challenge has expired. Ask for a new one.');
-      const which = `part ${place + 1} of ${parts}`;
-      if (!verified.verified) return refuse(400, SESSION_ERROR_CODES.challengeInvalid, verified.invalidSignature ? `This challenge was altered (${which}). Ask for a new one.` : `This solution does not solve the challenge (${which}).`);
+    const signed = encoder.encode(signedSet(first.parameters, origin, set, parts));
+    const signature = fromHex(first.signature);
+    let ours = false;
+    for (const keys of await this.#allKeys()) if ((ours = await crypto.subtle.verify('HMAC', keys.challenge, signature as BufferSource, signed))) break;
+    if (!ours) return refuse(400, SESSION_ERROR_CODES.challengeInvalid, 'This challenge was altered or not issued by this proxy. Ask for a new one.');
+    const { expiresAt, keyBelow, keyLength, cost, salt } = first.parameters;
+    if (expiresAt * 1000 <= now) return refuse(400, SESSION_ERROR_CODES.challengeExpired, 'This challenge has expired. Ask for a new one.');
+    const keys = solutions.map((solution) => fromHex(solution.derivedKey));
+    const unsolved = keys.findIndex((key) => key.length !== keyLength || !solves(key, keyBelow));
+    if (unsolved >= 0) return notSolved(unsolved, parts);
+    const spent = await this.#spend(first.signature, expiresAt, now);
+    if (spent) return spent;
+    const saltBytes = fromHex(salt);
+    for (const [place, { parameters }] of challenges.entries()) {
+      const nonce = fromHex(parameters.nonce);
+      const password = new Uint8Array(nonce.length + 4);
+      password.set(nonce);
+      new DataView(password.buffer).setUint32(nonce.length, solutions[place]!.counter, false);
+      const key = await webCryptoPbkdf2(password, saltBytes, cost, keyLength);
+      if (!sameBytes(key, keys[place]!)) return notSolved(place, parts);
     }
     return { ok: true, request: parsed.value };
   }
 
-  /** Marks a checked challenge as used, remembered until it expires; refuses it if it was used before. */
-  async spend(challenges: readonly SessionChallenge[], now = Date.now()): Promise<SessionRefusal | undefined> {
-    // The first part's signature names the whole: every part is bound to its set (checkSolution).
-    const challenge = challenges[0]!;
-    const msLeft = challenge.parameters.expiresAt * 1000 - now;
-    const { count } = await this.#store.hit(`challenge-spent:${challenge.signature}`, Math.max(1000, msLeft + 1000));
+  /** Marks a challenge as used, remembered until it expires; refuses it if it was used before. */
+  async #spend(signature: string, expiresAt: number, now: number): Promise<SessionRefusal | undefined> {
+    const msLeft = expiresAt * 1000 - now;
+    const { count } = await this.#store.hit(`challenge-spent:${signature}`, Math.max(1000, msLeft + 1000));
     if (count > 1) return refuse(409, SESSION_ERROR_CODES.challengeReplayed, 'This challenge was already used for a session. Ask for a new one.');
     return undefined;
   }
 
-  /** Counts a new session against its address's hourly allowance and, once allowed, in the load that raises the work. */
+  /**
+   * Counts a new session against its address's hourly allowance and, once allowed, in the load that raises the work:
+   * at most `BLOCK_LOAD_SHARE_PER_MINUTE` a minute from one address block.
+   */
   async countMint(address: string, now = Date.now()): Promise<SessionRefusal | undefined> {
     const limit = this.#settings.sessionsPerAddress;
     if (limit) {
@@ -148,6 +172,8 @@ export class Sessions {
         return { ...refuse(429, SESSION_ERROR_CODES.mintLimited, `Too many new conversations from your network. Please wait ${minutes(wait)} and try again.`), retryAfterSeconds: wait };
       }
     }
+    const fromBlock = await this.#store.hit(`sessions-started-block:${addressBlock(address)}`, 60_000);
+    if (fromBlock.count > BLOCK_LOAD_SHARE_PER_MINUTE) return undefined;
     const { count, resetInMs } = await this.#store.hit('sessions-started', 60_000);
     this.#started = { count, until: now + resetInMs };
     return undefined;
@@ -157,11 +183,11 @@ export class Sessions {
   async grant(origin: string, now = Date.now()): Promise<SessionGrant> {
     const [current] = await this.#allKeys();
     const sid = base64url(crypto.getRandomValues(new Uint8Array(16)));
-    const payload = base64url(encoder.encode(JSON.stringify({ s: sid, o: origin, e: Math.floor(now / 1000) + this.#settings.tokenSeconds, k: current!.kid })));
-    const signature = new Uint8Array(await crypto.subtle.sign('HMAC', current!.token, encoder.encode(`v1.${payload}`)));
+    const payload = base64url(encoder.encode(JSON.stringify({ s: sid, o: origin, e: Math.floor(now / 1000) + this.#settings.tokenSeconds })));
+    const signature = new Uint8Array(await crypto.subtle.sign('HMAC', current!.token, encoder.encode(`${TOKEN_VERSION}.${payload}`)));
     const limit = this.#settings.perSessionLimit;
     return {
-      token: `v1.${payload}.${base64url(signature)}`,
+      token: `${TOKEN_VERSION}.${payload}.${base64url(signature)}`,
       expiresInSeconds: this.#settings.tokenSeconds,
       questions: limit ? { max: limit.max, windowSeconds: limit.windowSeconds } : null,
     };
@@ -171,10 +197,10 @@ export class Sessions {
   async checkToken(token: string | null, origin: string, now = Date.now()): Promise<{ ok: true; sid: string } | SessionRefusal> {
     if (!token) return refuse(401, SESSION_ERROR_CODES.required, 'This question needs a session. Reload the page to start one.');
     const parts = token.length <= 1024 ? token.split('.') : [];
-    let claims: { s?: unknown; o?: unknown; e?: unknown; k?: unknown } | undefined;
+    let claims: { s?: unknown; o?: unknown; e?: unknown } | undefined;
     let signature: Uint8Array | undefined;
     try {
-      if (parts.length === 3 && parts[0] === 'v1') {
+      if (parts.length === 3 && parts[0] === TOKEN_VERSION) {
         claims = JSON.parse(decoder.decode(fromBase64url(parts[1]!))) as typeof claims;
         signature = fromBase64url(parts[2]!);
         // Only the encoding the proxy writes: base64 leaves spare bits that decoders ignore.
@@ -183,9 +209,12 @@ export class Sessions {
     } catch {
       claims = undefined;
     }
-    // The claims are read before the signature is checked only to find the secret that signed them.
-    const keys = claims && typeof claims === 'object' ? (await this.#allKeys()).find((k) => k.kid === claims!.k) : undefined;
-    const signed = keys !== undefined && signature !== undefined && (await crypto.subtle.verify('HMAC', keys.token, signature as BufferSource, encoder.encode(`v1.${parts[1]}`)).catch(() => false));
+    let signed = false;
+    if (claims && typeof claims === 'object' && signature) {
+      const message = encoder.encode(`${TOKEN_VERSION}.${parts[1]}`);
+      // The current secret first: the previous one is tried only during a rotation, and only when the current fails.
+      for (const keys of await this.#allKeys()) if ((signed = await crypto.subtle.verify('HMAC', keys.token, signature as BufferSource, message).catch(() => false))) break;
+    }
     if (!signed || typeof claims!.s !== 'string' || typeof claims!.o !== 'string' || typeof claims!.e !== 'number') return refuse(401, SESSION_ERROR_CODES.invalid, 'This session is not valid. Start a new one.');
     if (claims!.e * 1000 <= now) return refuse(401, SESSION_ERROR_CODES.expired, 'This session has expired. Start a new one.');
     if (claims!.o !== origin) return refuse(403, SESSION_ERROR_CODES.wrongOrigin, 'This session belongs to another site. Start a new one.');
@@ -196,7 +225,7 @@ export class Sessions {
   async countQuestion(sid: string): Promise<{ ok: true; left: number | undefined } | SessionRefusal> {
     const limit = this.#settings.perSessionLimit;
     if (!limit) return { ok: true, left: undefined };
-    const { count, resetInMs } = await this.#store.hit(`session:${sid}`, limit.windowSeconds * 1000);
+    const { count, resetInMs } = await this.#store.hit(`session:${sid}`, limit.windowSeconds * 1000, UNDER_WAY);
     if (count <= limit.max) return { ok: true, left: limit.max - count };
     const wait = Math.max(1, Math.ceil(resetInMs / 1000));
     return { ...refuse(429, SESSION_ERROR_CODES.limited, `You have asked all the questions this conversation allows for now. Please wait ${minutes(wait)}.`), retryAfterSeconds: wait };
@@ -208,7 +237,7 @@ export class Sessions {
    */
   async hold(sid: string, ms: number): Promise<{ ok: true; release: () => void } | SessionRefusal> {
     const key = `session-stream:${sid}`;
-    const { count } = await this.#store.hit(key, ms);
+    const { count } = await this.#store.hit(key, ms, UNDER_WAY);
     if (count > 1) return { ...refuse(429, SESSION_ERROR_CODES.busy, 'An answer is still on its way. Please wait for it to finish.'), retryAfterSeconds: 2 };
     let released = false;
     return {
@@ -223,7 +252,7 @@ export class Sessions {
   }
 
   #allKeys(): Promise<Keys[]> {
-    this.#keys ??= Promise.all(this.#settings.secrets.map(keysFor));
+    this.#keys ??= Promise.all(this.#settings.secrets.map((secret) => keysFor(secret, this.#settings.audience)));
     return this.#keys;
   }
 }
@@ -232,28 +261,61 @@ function refuse(status: number, code: string, message: string): SessionRefusal {
   return { ok: false, status, code, message };
 }
 
-/** The work multiplier for `started` sessions in the last minute. */
+/**
+ * The work multiplier for `started` sessions in the last minute: in proportion above the threshold, so the
+ * `BLOCK_LOAD_SHARE_PER_MINUTE` sessions one address block adds raise it at most 1.5 times (from 1 below the
+ * threshold, from started / threshold above it).
+ */
 export function loadFactor(started: number): number {
-  let factor = 1;
-  while (factor < MAX_LOAD_FACTOR && started > LOAD_THRESHOLD_PER_MINUTE * factor) factor *= 2;
-  return factor;
+  return Math.min(MAX_LOAD_FACTOR, Math.max(1, started / LOAD_THRESHOLD_PER_MINUTE));
 }
 
-async function keysFor(secret: string): Promise<Keys> {
+async function keysFor(secret: string, audience: string): Promise<Keys> {
   const base = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  // Each use gets its own key derived from the secret, so no value signed for one use is valid for another.
-  const derive = async (label: string) => new Uint8Array(await crypto.subtle.sign('HMAC', base, encoder.encode(`kagent-chat sessions: ${label}`)));
-  const [kid, challengeSecret, challengeKeySecret, token] = await Promise.all([derive('key id'), derive('challenge'), derive('challenge key'), derive('token')]);
-  return {
-    kid: hex(kid).slice(0, 12),
-    challengeSecret: hex(challengeSecret),
-    challengeKeySecret: hex(challengeKeySecret),
-    token: await crypto.subtle.importKey('raw', token, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']),
+  // Each use gets its own key derived from the secret and the proxy's audience (its service and agents), so no value
+  // signed for one use is valid for another, nor on another proxy that shares the secret.
+  const derive = async (label: string) => {
+    const bytes = await crypto.subtle.sign('HMAC', base, encoder.encode(`kagent-chat sessions: ${label} for ${audience}`));
+    return crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   };
+  const [challenge, token] = await Promise.all([derive('challenge'), derive('token')]);
+  return { challenge, token };
 }
 
-function randomBelow(n: number): number {
-  return crypto.getRandomValues(new Uint32Array(1))[0]! % n;
+/** The token format's first field: v1 tokens carried a key id. */
+const TOKEN_VERSION = 'v2';
+
+type SharedWork = Pick<SessionChallenge['parameters'], 'algorithm' | 'salt' | 'cost' | 'keyLength' | 'keyBelow' | 'expiresAt'>;
+
+/** What a challenge's one signature covers: the work every part shares, the page's origin, the set and its size. */
+function signedSet(p: SharedWork, origin: string, set: string, parts: number): string {
+  return JSON.stringify(['kagent-chat challenge', origin, set, parts, p.algorithm, p.salt, p.cost, p.keyLength, p.keyBelow, p.expiresAt]);
+}
+
+function sameWork(a: SharedWork, b: SharedWork): boolean {
+  return a.algorithm === b.algorithm && a.salt === b.salt && a.cost === b.cost && a.keyLength === b.keyLength && a.keyBelow === b.keyBelow && a.expiresAt === b.expiresAt;
+}
+
+/** A part's nonce: its set's 12 bytes, then its place. */
+function nonceOf(set: string, part: number): string {
+  return set + part.toString(16).padStart(2, '0');
+}
+
+function notSolved(place: number, parts: number): SessionRefusal {
+  return refuse(400, SESSION_ERROR_CODES.challengeInvalid, `This solution does not solve the challenge (part ${place + 1} of ${parts}).`);
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
+  return diff === 0;
+}
+
+function fromHex(text: string): Uint8Array {
+  const bytes = new Uint8Array(text.length >> 1);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(text.slice(i * 2, i * 2 + 2), 16);
+  return bytes;
 }
 
 function minutes(seconds: number): string {

@@ -1,11 +1,13 @@
 // Part of the answer engine (the chat's second part): whether the proxy at an
-// address asks for visitor sessions, learned with one request, so that the
-// session keeper and its solver (a chunk of their own) are fetched only from a
-// proxy that has sessions on: a site without them pays one 404, not the code.
+// address asks for visitor sessions, as its features route says (proxy-features.ts),
+// so that the session keeper and its solver (a chunk of their own) are fetched only from a
+// proxy that has sessions on: a site without them pays one cached GET, not the code.
 import { SESSION_ROUTES } from '../../../protocol/sessions/index.js';
+import type { ChatFailure } from '../../element/failure-kinds.js';
 import { inUse, type PageChat } from '../chat-in-use.js';
 import { failureFromNetworkError, failureFromResponse } from '../failures.js';
 import { nextTask } from '../next-task.js';
+import { learnFeatures } from '../proxy-features.js';
 import { trustedScriptUrl } from '../trusted-types.js';
 import type { KeeperNeeds } from './keeper-needs.js';
 import type { VisitorSession } from './visitor-session.js';
@@ -18,55 +20,51 @@ export const solvedStorageKey = (base: string) => sessionStorageKey(base) + ' so
 /** What the keeper's chunk uses of this one, handed to it (keeper-needs.ts says why). */
 const keeperNeeds: KeeperNeeds = { readFailure: failureFromResponse, networkFailure: failureFromNetworkError, storageKey: sessionStorageKey, solvedKey: solvedStorageKey, nextTask, trustedScriptUrl, routes: SESSION_ROUTES, inUse };
 
-const keepers = new Map<string, Promise<VisitorSession | undefined>>();
+/** Sessions are on, but their keeper's chunk could not be fetched: the question is not sent without one. */
+export type KeeperMissing = { failure: ChatFailure };
+
+const keepers = new Map<string, Promise<VisitorSession | KeeperMissing | undefined>>();
 
 /**
- * The session keeper of the proxy at `endpoint`, or `undefined` where its
- * sessions are off (its challenge route answered 404 or a page, now or earlier in this
- * tab). `on`: the proxy refused a query for want of a session, so they are on
- * whatever was learned before. Never rejects: with the proxy out of reach, `undefined`.
+ * The session keeper of the proxy at `endpoint`, or `undefined` where its sessions are off (as its features route
+ * says, or the page turned that question off: `pageSaysOff`). `on`: the proxy refused a query for want of a session,
+ * so they are on whatever was learned before. Never rejects: with the keeper's chunk out of reach, a `failure` that
+ * names the file to copy (the next question tries again).
  */
-export function sessionFor(endpoint: string, on = false): Promise<VisitorSession | undefined> {
+export function sessionFor(endpoint: string, on = false, pageSaysOff = false): Promise<VisitorSession | KeeperMissing | undefined> {
   const base = endpoint.replace(/\/+$/, '');
   const known = keepers.get(base);
   if (known && !on) return known;
   const keeper = (async () => {
+    const sessions = on || (await sessionsOn(base, pageSaysOff));
+    // Not known (the proxy out of reach): this question goes without a session, and the next asks again.
+    if (sessions === undefined) keepers.delete(base);
+    if (!sessions) return undefined;
     try {
-      const challenge = on ? undefined : await probe(base);
-      if (challenge !== null) return (await import('./visitor-session.js')).visitorSessionFor(base, keeperNeeds, challenge);
-    } catch {
-      // A network failure says nothing (this question goes without a session): the next question asks again.
+      return (await import('./visitor-session.js')).visitorSessionFor(base, keeperNeeds);
+    } catch (error) {
       keepers.delete(base);
+      // For the site's developer (the question's console warning): which file the proxy's sessions need.
+      const detail = `${error}: the proxy asks for visitor sessions: copy their file (kagent-chat-sessions-*.js) beside kagent-chat.js, with all the build's files`;
+      return { failure: { kind: navigator.onLine ? 'not-loaded' : 'offline', detail } } satisfies KeeperMissing;
     }
   })();
   keepers.set(base, keeper);
   return keeper;
 }
 
-/**
- * What the tab knows of `base`, or the challenge route's answer: `null` for
- * sessions off; `undefined` to let the keeper ask (a session kept, or none
- * known); a Response the keeper takes as its first challenge.
- */
-async function probe(base: string): Promise<Response | null | undefined> {
+/** Whether `base` asks for sessions: what this tab holds of it (a token, a solved challenge, sessions off), or else its features route (`undefined`: it could not be asked). */
+async function sessionsOn(base: string, pageSaysOff: boolean): Promise<boolean | undefined> {
   try {
     const kept = JSON.parse(sessionStorage.getItem(sessionStorageKey(base)) ?? 'null') as { off?: true; token?: string } | null;
-    if (kept?.off) return null;
-    // A token, or a challenge already solved (an earlier page of this tab): the keeper needs no challenge yet.
-    if (kept?.token || sessionStorage.getItem(solvedStorageKey(base))) return undefined;
+    if (kept?.off) return false;
+    // A token, or a challenge already solved (an earlier page of this tab): on, without asking.
+    if (kept?.token || sessionStorage.getItem(solvedStorageKey(base))) return true;
   } catch {
     // No storage (a sandboxed frame) or a damaged entry: ask the proxy.
   }
-  const asked = await fetch(base + SESSION_ROUTES.challenge, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-  // Off: a 404, or a page instead of JSON (a host's catch-all route, such as a single-page app's fallback to its
-  // index.html, in front of a proxy without sessions). Were they on after all, the first query's refusal says so.
-  if (asked.status != 404 && /json/.test(asked.headers.get('content-type')!)) return asked;
-  try {
-    sessionStorage.setItem(sessionStorageKey(base), JSON.stringify({ off: true }));
-  } catch {
-    // No storage: this page remembers it (the keepers' map).
-  }
-  return null;
+  const { features, passing } = await learnFeatures(base, pageSaysOff);
+  return passing ? undefined : features.sessions;
 }
 
 /**
@@ -79,7 +77,7 @@ export function joinSessions(chat: PageChat): void {
     // (Idle time may come after the chat left the page.)
     if (!chat.isConnected) return;
     inUse.chat = chat;
-    if (chat.endpoint) void sessionFor(chat.endpoint).then((keeper) => keeper?.prepare(chat, start));
+    if (chat.endpoint) void sessionFor(chat.endpoint, false, chat.proxyFeatures === 'off').then((keeper) => keeper && 'prepare' in keeper && keeper.prepare(chat, start));
   };
   chat.addEventListener('focusin', () => use(true));
   inUse.chat = chat;

@@ -85,9 +85,9 @@ const SOLVED_ONLY: SessionTicket = { token: undefined };
 const SOLVED_MARGIN_MS = 30_000;
 
 /**
- * The visitor session of one proxy: learns lazily whether sessions are on (a
- * 404 from the challenge route means off; a query refused for want of a
- * session means on), earns a token (in Workers where it may), keeps it in the
+ * The visitor session of one proxy, whose features route said sessions are on: learns
+ * if they were turned off since (a 404 from the challenge route means off; a query refused
+ * for want of a session means on again), earns a token (in Workers where it may), keeps it in the
  * tab's sessionStorage so the site's next page needs none, and earns the next
  * before it runs out.
  */
@@ -112,17 +112,14 @@ export class VisitorSession {
   #start?: boolean;
   /** What wants the session being earned: chats on the page, and questions waiting for it. It stops once none is left. */
   #wanted = new Set<Element | AbortSignal>();
-  /** The challenge route's answer that showed sessions are on (gate.ts): the first challenge to solve. */
-  #firstChallenge: Response | undefined;
   /** The chat last given to `prepare` (used last): where a human check is shown, and whose `strings` word what the keeper says. */
   #chat: PageChat | undefined;
   /** This page's questions to the proxy, in turn: each waits for the ones before it to end (`turn`). */
   #turns: Promise<unknown> = Promise.resolve();
 
-  constructor(base: string, needs: KeeperNeeds, firstChallenge?: Response) {
+  constructor(base: string, needs: KeeperNeeds) {
     this.#base = base;
     this.#needs = needs;
-    this.#firstChallenge = firstChallenge;
     this.#tokenKey = needs.storageKey(base);
     this.#solvedKey = needs.solvedKey(base);
     try {
@@ -270,10 +267,9 @@ export class VisitorSession {
         let solved = this.#fresh;
         let checking: Promise<HumanCheck> | undefined;
         if (!solved) {
-          const asked = this.#firstChallenge ?? (await this.#post(routes.challenge, {}, stop.signal));
-          this.#firstChallenge = undefined;
+          const asked = await this.#post(routes.challenge, {}, stop.signal);
           if (asked.status === 404) {
-            // Sessions are off here: questions go without a token, as they always did.
+            // Sessions are off here (turned off since the browser kept the features route's answer): questions go without a token, as they always did.
             this.#off = true;
             this.#store(this.#tokenKey, { off: true });
             return { token: undefined };
@@ -357,15 +353,15 @@ export class VisitorSession {
 function isChallenge(value: unknown): value is SessionChallenge[] {
   return Array.isArray(value) && value.length > 0 && value.every((part: { parameters?: Record<string, unknown> } | undefined) => {
     const p = part?.parameters;
-    return Boolean(p) && ['nonce', 'salt', 'keyPrefix'].every((name) => typeof p![name] === 'string') && typeof p!.cost === 'number' && typeof p!.keyLength === 'number';
+    return Boolean(p) && ['nonce', 'salt'].every((name) => typeof p![name] === 'string') && ['cost', 'keyLength', 'keyBelow'].every((name) => typeof p![name] === 'number');
   });
 }
 
 const keepers = new Map<string, VisitorSession>();
 
-/** The session keeper of the proxy at `base` (one per address on the page); `needs` and `firstChallenge` as for the constructor. */
-export function visitorSessionFor(base: string, needs: KeeperNeeds, firstChallenge?: Response): VisitorSession {
+/** The session keeper of the proxy at `base` (one per address on the page); `needs` as for the constructor. */
+export function visitorSessionFor(base: string, needs: KeeperNeeds): VisitorSession {
   let keeper = keepers.get(base);
-  if (!keeper) keepers.set(base, (keeper = new VisitorSession(base, needs, firstChallenge)));
+  if (!keeper) keepers.set(base, (keeper = new VisitorSession(base, needs)));
   return keeper;
 }

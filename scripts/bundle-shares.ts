@@ -1,3 +1,4 @@
+// Shared by the size report (scripts/widget-size.ts) and the widget-load bench.
 // Who owns the gzipped bytes of a built file: each generated character goes to the source module
 // its source-map mapping points at (a mapping owns the characters up to the next one), and a
 // module's or package's share is what the gzipped file loses without its characters. Shares are
