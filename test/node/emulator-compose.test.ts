@@ -340,6 +340,8 @@ describe('an overview question gets the section that lists the options', () => {
       overviewFirst(hits, 'How do I ship my parcel?').map((found) => found.fragment.id),
       ['all', 'sea', 'air'],
     );
+    // Scored as the best of its subsections: sources stay best first.
+    assert.deepEqual(overviewFirst(hits, 'How do I ship my parcel?').map((found) => found.score), [0.97, 0.97, 0.96]);
   });
 
   test('a question naming one option keeps that option first', () => {

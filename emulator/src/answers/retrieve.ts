@@ -48,7 +48,8 @@ export function retrieve(
  * of one section ("Deploy to A", "Deploy to B") and the question names none of what tells those
  * apart (the words of their headings that not all of them share), the question asks about the
  * whole ("How do I deploy it?"), and a fragment of the section itself, which lists the options,
- * leads, when one was found. Otherwise the order is the scores'.
+ * leads, when one was found, scored as the best of them (the section holds its subsections):
+ * sources stay best first. Otherwise the order is the scores'.
  */
 export function overviewFirst(hits: readonly Retrieved[], question: string): Retrieved[] {
   const section = hits[0]?.fragment.section ?? [];
@@ -61,7 +62,7 @@ export function overviewFirst(hits: readonly Retrieved[], question: string): Ret
   const headings = [...options].map((title) => new Set(searchTerms(title)));
   const telling = new Set(headings.flatMap((terms) => [...terms].filter((term) => !headings.every((other) => other.has(term)))));
   if (searchTerms(question).some((term) => telling.has(term))) return [...hits];
-  return [overview, ...hits.filter((hit) => hit !== overview)];
+  return [{ ...overview, score: hits[0]!.score }, ...hits.filter((hit) => hit !== overview)];
 }
 
 /** The text around `fragment` in its document, read from the fragments before and after it (which overlap it). */
