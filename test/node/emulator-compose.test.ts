@@ -2,9 +2,9 @@
 // fragments are quoted, and how, on hand-made fragments.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CLOSEST, NO_ANSWER, composeAnswer, intentOf, sentencesOf } from '../../emulator/src/answers/compose.js';
+import { CLOSEST, NO_ANSWER, composeAnswer, holdsMeasure, intentOf, sentencesOf } from '../../emulator/src/answers/compose.js';
 import { piecesOf } from '../../emulator/src/answers/passages.js';
-import { pickSources, type Retrieved } from '../../emulator/src/answers/retrieve.js';
+import { overviewFirst, pickSources, type Retrieved } from '../../emulator/src/answers/retrieve.js';
 
 interface Around {
   offset?: number;
@@ -250,6 +250,15 @@ describe('the line between a source and noise', () => {
     assert.equal(picked.closest, true);
   });
 
+  test('a figure question\'s closest passage is the best close one giving a measure, when one does', () => {
+    const close = [hit('build.md', 'The build writes the script to dist/ in step 2.', undefined, 0.66), hit('sizes.md', 'The script weighs 12.5 KB gzipped.', undefined, 0.62), hit('far.md', 'It loads in 80 ms.', undefined, 0.4)];
+    const figure = (found: Retrieved) => holdsMeasure(found.fragment.text);
+    assert.deepEqual(pickSources(close, 0.7, render, 0.5, figure).hits.map((h) => h.datasource.name), ['sizes.md']);
+    // None close enough gives one: the best close passage all the same; and a step or version number is no measure.
+    assert.deepEqual(pickSources([close[0]!, close[2]!], 0.7, render, 0.5, figure).hits.map((h) => h.datasource.name), ['build.md']);
+    assert.deepEqual(['Node 20 or later.', 'Step 2.', '15 KB', '120 ms', 'a 3% rise', '1,024 bytes'].map(holdsMeasure), [false, false, true, true, true, true]);
+  });
+
   test('below the closest line nothing is a source', () => {
     const picked = pickSources([hit('a.md', 'A.', undefined, 0.45)], 0.7, render, 0.5);
     assert.deepEqual(picked.sources, []);
@@ -311,5 +320,43 @@ describe('the passage that answers the kind of question asked', () => {
     assert.match(answer, /\| Flag \| Default \| Meaning \|\n\|---\|---\|---\|\n\| --port \\<n> \| 8080 \|/, answer);
     for (const flag of ['--host', '--data', '--quiet']) assert.match(answer, new RegExp(`^\\| ${flag}`, 'm'), answer);
     assert.doesNotMatch(answer, /reads its flags once/, answer);
+  });
+});
+
+describe('an overview question gets the section that lists the options', () => {
+  /** A fragment of a made-up guide, in the section `path`. */
+  const inSection = (id: string, path: string[], text: string, score: number): Retrieved => {
+    const found = hit('guide.md', text, { before: '', after: '' }, score);
+    return { ...found, fragment: { ...found.fragment, id, section: path } } as Retrieved;
+  };
+  const hits = [
+    inSection('sea', ['Guide', 'Shipping', 'Ship by sea'], 'Book a container, then ship the parcel from the port.', 0.97),
+    inSection('air', ['Guide', 'Shipping', 'Ship by air'], 'Weigh the parcel, then ship it from the airport.', 0.96),
+    inSection('all', ['Guide', 'Shipping'], 'A parcel ships by sea or by air; each way is below.', 0.95),
+  ];
+
+  test('a question naming no option ("how do I ship ...") leads with the section above the options', () => {
+    assert.deepEqual(
+      overviewFirst(hits, 'How do I ship my parcel?').map((found) => found.fragment.id),
+      ['all', 'sea', 'air'],
+    );
+    // Scored as the best of its subsections: sources stay best first.
+    assert.deepEqual(overviewFirst(hits, 'How do I ship my parcel?').map((found) => found.score), [0.97, 0.97, 0.96]);
+  });
+
+  test('a question naming one option keeps that option first', () => {
+    assert.deepEqual(
+      overviewFirst(hits, 'How do I ship my parcel by air?').map((found) => found.fragment.id),
+      ['sea', 'air', 'all'],
+    );
+    assert.deepEqual(
+      overviewFirst(hits, 'How do I ship by sea?').map((found) => found.fragment.id),
+      ['sea', 'air', 'all'],
+    );
+  });
+
+  test('without the section itself among the fragments found, or with one option only, the order is the scores\'', () => {
+    assert.deepEqual(overviewFirst(hits.slice(0, 2), 'How do I ship my parcel?').map((found) => found.fragment.id), ['sea', 'air']);
+    assert.deepEqual(overviewFirst([hits[0]!, hits[2]!], 'How do I ship my parcel?').map((found) => found.fragment.id), ['sea', 'all']);
   });
 });

@@ -78,6 +78,14 @@ export function intentOf(question: string): Intent {
   return { how: ASKS_HOW.test(question), figure: ASKS_FIGURE.test(question), list: ASKS_LIST.test(question) };
 }
 
+/** A number with a unit of size, time or share ("15 KB", "120 ms", "3%"): what a "how big / how fast" question asks for. */
+const MEASURE = /\d[\d,.]*\s?(?:[kKMGT]i?B|B|bytes?|ms|µs|s|seconds?|minutes?|hours?|%|×)(?![\p{L}\d])/u;
+
+/** Whether a text gives a measure: a step number or a version ("step 2", "Node 20") is none. */
+export function holdsMeasure(text: string): boolean {
+  return MEASURE.test(text);
+}
+
 /**
  * The answer text for `question` from the sources' fragments, with `[n]` markers. `closest`:
  * no source scored above the threshold, and the one given is the closest passage found, which

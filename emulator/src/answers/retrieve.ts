@@ -4,6 +4,7 @@ import type { DatastoreIndexes } from '../search/indexes.js';
 import type { DatasourceRow, FragmentRow } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { sourceOf } from '../present.js';
+import { searchTerms } from '../search/terms.js';
 
 /** Fragments an agent reads before it answers. */
 export const AGENT_TOP_K = 8;
@@ -39,7 +40,29 @@ export function retrieve(
       if (datasource) hits.push({ ...hit, datasource, ...neighbouringText(store.fragments.get(hit.datasourceId) ?? [], hit.fragment) });
     }
   }
-  return hits.sort((a, b) => b.score - a.score).slice(0, topK);
+  return overviewFirst(hits.sort((a, b) => b.score - a.score).slice(0, topK), query);
+}
+
+/**
+ * An overview before one of its options: when the best fragments come from several subsections
+ * of one section ("Deploy to A", "Deploy to B") and the question names none of what tells those
+ * apart (the words of their headings that not all of them share), the question asks about the
+ * whole ("How do I deploy it?"), and a fragment of the section itself, which lists the options,
+ * leads, when one was found, scored as the best of them (the section holds its subsections):
+ * sources stay best first. Otherwise the order is the scores'.
+ */
+export function overviewFirst(hits: readonly Retrieved[], question: string): Retrieved[] {
+  const section = hits[0]?.fragment.section ?? [];
+  if (section.length < 2) return [...hits];
+  const parent = section.slice(0, -1);
+  const within = (path: readonly string[] | undefined, depth: number) => path !== undefined && path.length === depth && parent.every((title, i) => path[i] === title);
+  const overview = hits.find((hit) => hit.datasource.id === hits[0]!.datasource.id && within(hit.fragment.section, parent.length));
+  const options = new Set(hits.filter((hit) => hit.datasource.id === hits[0]!.datasource.id && within(hit.fragment.section, section.length)).map((hit) => hit.fragment.section!.at(-1)!));
+  if (!overview || options.size < 2) return [...hits];
+  const headings = [...options].map((title) => new Set(searchTerms(title)));
+  const telling = new Set(headings.flatMap((terms) => [...terms].filter((term) => !headings.every((other) => other.has(term)))));
+  if (searchTerms(question).some((term) => telling.has(term))) return [...hits];
+  return [{ ...overview, score: hits[0]!.score }, ...hits.filter((hit) => hit !== overview)];
 }
 
 /** The text around `fragment` in its document, read from the fragments before and after it (which overlap it). */
@@ -78,13 +101,17 @@ function gap(length: number): string {
  * the fragment behind `sources[i]`, so `[i+1]` in the answer cites it. When
  * none is, the best fragment scored at least `closest` is the one source, and
  * `closest` is true: the answer quotes it as the closest found rather than
- * saying it knows nothing.
+ * saying it knows nothing. That passage is the best of those scored at least
+ * `closest` that `answers` takes (what the kind of question asks for: a figure
+ * for "how big"), when one does: close as they all are, the one that can
+ * answer is the closest.
  */
 export function pickSources(
   retrieved: readonly Retrieved[],
   threshold: number,
   fileUrl: (row: DatasourceRow) => string | undefined,
   closest = threshold,
+  answers: (hit: Retrieved) => boolean = () => true,
 ): { sources: Source[]; hits: Retrieved[]; closest: boolean } {
   const seen = new Set<string>();
   const hits: Retrieved[] = [];
@@ -93,8 +120,9 @@ export function pickSources(
     seen.add(hit.datasource.id);
     hits.push(hit);
   }
-  const best = retrieved[0];
-  const nearest = hits.length === 0 && best !== undefined && best.score >= closest && best.score > 0;
+  const near = retrieved.filter((hit) => hit.score >= closest && hit.score > 0);
+  const best = near.find(answers) ?? near[0];
+  const nearest = hits.length === 0 && best !== undefined;
   if (nearest) hits.push(best);
   return { sources: hits.map((hit) => sourceOf(hit, hit.datasource, fileUrl)), hits, closest: nearest };
 }

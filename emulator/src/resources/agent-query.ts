@@ -8,7 +8,7 @@ import {
   type AgentQueryBody,
   type Source,
 } from 'kagent-chat/protocol';
-import { answerPieces, composeAnswer } from '../answers/compose.js';
+import { answerPieces, composeAnswer, holdsMeasure, intentOf } from '../answers/compose.js';
 import { LanguageModelError, chatRequest, openCompletion } from '../answers/llm.js';
 import { pickSources, retrieve, type Retrieved } from '../answers/retrieve.js';
 import { fileUrlFor, reachable, type RequestContext } from '../context.js';
@@ -108,7 +108,9 @@ function startTurn(context: RequestContext, agent: AgentRow, body: AgentQueryBod
   };
   const datastoreIds = agent.datastoreIds.filter((datastoreId) => context.store.datastores.has(datastoreId));
   const retrieved = retrieve(context.store, context.indexes, datastoreIds, body.query, datasourceFilter(context.store, body.filters));
-  const { sources, hits, closest } = pickSources(retrieved, context.settings.sourceThreshold, fileUrlFor(context), context.settings.closestThreshold);
+  // A figure question's closest passage is one holding a measure (a number with its unit), when one came close.
+  const answers = intentOf(body.query).figure ? (hit: Retrieved) => holdsMeasure(hit.fragment.text) : undefined;
+  const { sources, hits, closest } = pickSources(retrieved, context.settings.sourceThreshold, fileUrlFor(context), context.settings.closestThreshold, answers);
   return { agent, body, conversation, isNewConversation: !existing, hits, closest, sources, messageId: newId() };
 }
 
