@@ -93,12 +93,3 @@ test('a document that answers in several passages comes before one that names th
   // Within a document the order stays: 9, 9, then 6.
   assert.ok(pooled[1] === pooled[2] && pooled[2]! > pooled[3]!);
 });
-
-test('"add X to my page" finds where the documents say to put or embed X there', () => {
-  const index = new FragmentIndex();
-  // The product's name and "page" in many sections, as a project's docs use them: they tell little.
-  index.replace('filler', Array.from({ length: 30 }, (_, i) => fragment(`Part ${i} of the ${i % 3 ? 'page' : 'map'}: its colours, fonts and keyboard use.`, ['Guide', `Part ${i}`])));
-  index.replace('embed', [fragment('One script tag embeds the map.', ['Guide', 'Put the map on your page'])]);
-  index.replace('other', [fragment('Add a marker in the page settings.', ['Guide', 'Markers'])]);
-  assert.deepEqual(index.query('How do I add the map to my page?', { topK: 2 }).map((hit) => hit.datasourceId), ['embed', 'other']);
-});

@@ -62,7 +62,6 @@ const SYNONYMS: string[][] = [
   ['llm', 'language model'],
   ['screen reader', 'accessibility', 'a11y'],
   ['website', 'site'],
-  ['add', 'embed', 'put'],
   ['repo', 'repository'],
   ['source code', 'code', 'source'],
   ['instance', 'server', 'replica'],
