@@ -5,7 +5,7 @@
 export const MIN_SECRET_BITS = 128;
 
 /** How to make a secret that passes, for the start-up error. */
-export const MAKE_A_SECRET = "make one with `openssl rand -base64 32` or `node -e \"console.log(require('crypto').randomBytes(32).toString('base64'))\"`";
+export const MAKE_A_SECRET = "make one with `openssl rand -base64 32` or `node -p \"crypto.randomBytes(32).toString('base64')\"`";
 
 /** Written words (letters and separators, no digit): English text carries about 2 bits a character, however long. */
 const WORDS = /^[\p{L}\s.,;:!?'_-]*$/u;
