@@ -11,6 +11,24 @@ export const MAKE_A_SECRET = "make one with `openssl rand -base64 32` or `node -
 const WORDS = /^[\p{L}\s.,;:!?'_-]*$/u;
 
 /**
+ * Whether the secret reads as written words: only letters and separators, in the case runs words have (mostly one
+ * case, or capitals one at a time as in `CorrectHorse`). Random base64 switches case about every other letter and
+ * pairs capitals a quarter of the time; one secret in about 1,500 of `openssl rand -base64 32` has no digit, and the
+ * case test keeps those from being rated as words.
+ */
+function isWrittenWords(secret: string): boolean {
+  if (!WORDS.test(secret)) return false;
+  const upper = [...secret].filter((c) => /\p{L}/u.test(c)).map((c) => c !== c.toLowerCase());
+  let switches = 0;
+  let capitalPairs = 0;
+  for (let i = 1; i < upper.length; i++) {
+    if (upper[i] !== upper[i - 1]) switches++;
+    else if (upper[i]) capitalPairs++;
+  }
+  return switches <= upper.length / 4 || capitalPairs <= upper.length / 20;
+}
+
+/**
  * The secret's entropy in bits, estimated low: each character costs what its frequency in the secret says (a
  * secret of few distinct characters is cheap), at most 2 bits in written words; a stretch that repeats an earlier
  * one of 3 characters or more (`changemechangeme`) counts as one character, and so does a run that steps through
@@ -22,7 +40,7 @@ export function secretBits(secret: string): number {
   for (const c of chars) counts.set(c, (counts.get(c) ?? 0) + 1);
   let perChar = 0;
   for (const n of counts.values()) perChar -= (n / chars.length) * Math.log2(n / chars.length);
-  return (WORDS.test(secret) ? Math.min(2, perChar) : perChar) * novelCharacters(chars);
+  return (isWrittenWords(secret) ? Math.min(2, perChar) : perChar) * novelCharacters(chars);
 }
 
 /** Characters left once each repeat of an earlier stretch (3 or more) counts as one (a greedy LZ77 parse). */
