@@ -2,6 +2,7 @@
 // earlier commit's, built here from git, and tokens for the one with visitor
 // sessions on, earned over HTTP as a page earns them.
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,7 +36,7 @@ export function buildProxyAt(commit: string): { command: string } | { missing: s
  * The proxy's environment for visitor sessions under load: the least work to earn a token, and the per-session and
  * per-address allowances off, as the benches' other limits are.
  */
-export const SESSIONS_ENV = { KAGENT_SESSION_SECRET: 'bench-session-secret-0123456789abcdefghijklmnopqrstuvwxyz', KAGENT_SESSION_DIFFICULTY: '0.001', KAGENT_RATE_LIMIT_PER_SESSION: 'off', KAGENT_SESSIONS_PER_ADDRESS: 'off' };
+export const SESSIONS_ENV = { KAGENT_SESSION_SECRET: randomBytes(32).toString('base64'), KAGENT_SESSION_DIFFICULTY: '0.001', KAGENT_RATE_LIMIT_PER_SESSION: 'off', KAGENT_SESSIONS_PER_ADDRESS: 'off' };
 /**
  * Tokens a sessions-on load takes in turn. A session holds one answer at a time, and wrk cannot give each
  * connection its own token, so each comes back only after this many questions: far more than the 16 in flight.
