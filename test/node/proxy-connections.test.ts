@@ -76,6 +76,17 @@ describe('connection timeouts', () => {
     assert.equal(entry.level, 'info');
   });
 
+  test('a silent connection closed by the idle timer before the header timer still gets the 408 (a busy event loop may run either first)', async () => {
+    const early = await startProxyHarness({ perAddressLimit: false, perVisitorLimit: false }, { headerTimeoutMs: 5_000, idleTimeoutMs: 300 });
+    try {
+      const received = await closedBy(await openConnection(early.url));
+      assert.match(received, /^HTTP\/1\.1 408 /);
+      await logged(early.logs, /headerTimeoutMs/);
+    } finally {
+      await early.close();
+    }
+  });
+
   test('a connection sending its headers a byte at a time is closed at the header timeout, not kept alive by the trickle', async () => {
     const socket = await openConnection(h.url);
     const head = `POST ${PATH} HTTP/1.1\r\nHost: x\r\nOrigin: ${SITE}\r\nX-Padding: ${'a'.repeat(200)}\r\n`;

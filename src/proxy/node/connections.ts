@@ -82,6 +82,8 @@ export function guardConnections(server: Server, limits: ConnectionLimits, log: 
   // Connections with no request under way, longest idle first (a Map keeps insertion order).
   const idle = new Map<Socket, true>();
   const busy = new WeakMap<Socket, number>();
+  // Connections that carried a request: a silent one that never did is still waiting on its header timeout.
+  const served = new WeakSet<Socket>();
 
   server.on('connection', (socket: Socket) => {
     const address = addressKey(socket.remoteAddress ?? '') ?? 'unknown';
@@ -116,6 +118,7 @@ export function guardConnections(server: Server, limits: ConnectionLimits, log: 
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const socket = request.socket;
     idle.delete(socket);
+    served.add(socket);
     busy.set(socket, (busy.get(socket) ?? 0) + 1);
     response.once('close', () => {
       const left = (busy.get(socket) ?? 1) - 1;
@@ -127,9 +130,17 @@ export function guardConnections(server: Server, limits: ConnectionLimits, log: 
 
   // No byte either way for idleTimeoutMs while a request is under way.
   server.on('timeout', (socket: Socket) => {
+    // No request yet: the header timer's connection, whichever timer a busy event loop ran first, so it gets the 408.
+    if (!served.has(socket) && socket.writable) return headerTimedOut(socket);
     log('idle-timeout', 'info', `closed connections silent for ${limits.idleTimeoutMs} ms (idleTimeoutMs)`);
     socket.destroy();
   });
+
+  const refuse = (socket: Socket, status: string) => socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`, () => socket.destroy());
+  const headerTimedOut = (socket: Socket) => {
+    log('header-timeout', 'info', `closed connections that sent no complete request within ${limits.headerTimeoutMs} ms (headerTimeoutMs)`);
+    refuse(socket, '408 Request Timeout');
+  };
 
   // Replaces node:http's default answer to a broken or slow request, adding the log line.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
@@ -139,11 +150,9 @@ export function guardConnections(server: Server, limits: ConnectionLimits, log: 
       socket.destroy();
       return;
     }
-    const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-    if (timedOut) log('header-timeout', 'info', `closed connections that sent no complete request within ${limits.headerTimeoutMs} ms (headerTimeoutMs)`);
-    else log('bad-request', 'info', 'refused requests that are not valid HTTP', { error: error.code ?? error.message });
-    const status = timedOut ? '408 Request Timeout' : error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`, () => socket.destroy());
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return headerTimedOut(socket);
+    log('bad-request', 'info', 'refused requests that are not valid HTTP', { error: error.code ?? error.message });
+    refuse(socket, error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request');
   });
 
   return {
