@@ -5,12 +5,15 @@ import type { KagentChat, KagentFeedbackDetail } from '../../src/widget/index.js
 import { FEEDBACK_COMMENT_MAX, type FeedbackRequest, type InsightsReport } from '../../src/protocol/index.js';
 import { INSIGHTS_TOKEN } from '../support/browser-proxy.js';
 import { typeInto, waitForFocus } from './keyboard.js';
+import { askAndSettle, endpointOf, mountSessionChat, sessionLog } from './session-helpers.js';
 import { ask, eventually, mountChat, mountChatAt, part, parts, removeAllChats, settled, uniqueAgent, waitFor } from './widget-helpers.js';
 
 // "Helpful?" under a finished answer: the thumbs, their field, the event a page listens to, the choice kept across a
 // reload, and the feedback posted to kagent-proxy only where it collects feedback (a real proxy with insights on,
 // whose report is read back with the admin token).
 
+/** The insights report of the proxy at `endpoint`, read with the admin token. */
+const reportOf = async (endpoint: string): Promise<InsightsReport> => (await fetch(`${endpoint}/insights`, { headers: { authorization: `Bearer ${INSIGHTS_TOKEN}` } })).json();
 const announced = (chat: KagentChat) => chat.shadowRoot!.querySelector('[role="status"]')!.textContent!.trim();
 const pressed = (chat: KagentChat) => [part(chat, 'feedback-up'), part(chat, 'feedback-down')].map((thumb) => thumb!.getAttribute('aria-pressed'));
 const thumbsOf = async (chat: KagentChat): Promise<[HTMLElement, HTMLElement]> => {
@@ -160,8 +163,7 @@ describe('<kagent-chat> answer feedback', () => {
       field.value = 'The price of each plan';
       field.form!.requestSubmit();
 
-      const report = async () => (await fetch(`${endpoint}/insights`, { headers: { authorization: `Bearer ${INSIGHTS_TOKEN}` } })).json() as Promise<InsightsReport>;
-      const record = await eventually(async () => (await report()).thumbsDown.find((r) => r.feedback?.comment), 'the comment in the report');
+      const record = await eventually(async () => (await reportOf(endpoint)).thumbsDown.find((r) => r.feedback?.comment), 'the comment in the report');
       expect(record).to.include({ question: 'Where do I change my plan?' });
       expect(record.feedback).to.include({ rating: 'down', comment: 'The price of each plan' });
       // The prevented thumbs-up and the quiet proxy's never left the page: only the two thumbs-down did.
@@ -170,7 +172,20 @@ describe('<kagent-chat> answer feedback', () => {
         { rating: 'down', comment: 'The price of each plan' },
       ]);
       expect(new Set(posts.map((post) => post.questionId)).size).to.equal(1);
-      expect((await report()).totals).to.include({ thumbsUp: 0, thumbsDown: 1 });
+      expect((await reportOf(endpoint)).totals).to.include({ thumbsUp: 0, thumbsDown: 1 });
     });
+  });
+
+  it('with visitor sessions on, the feedback goes with the session a question carries, and counts for that question', async () => {
+    const scope = uniqueAgent('feedback-session');
+    const chat = await mountSessionChat('insights', scope);
+    await askAndSettle(chat, 'Is my session known?');
+    (await thumbsOf(chat))[1].click();
+    const record = await eventually(async () => (await reportOf(endpointOf('insights', scope))).thumbsDown[0], 'the thumbs-down in the report');
+    expect(record).to.include({ question: 'Is my session known?' });
+    const { requests } = await sessionLog(scope);
+    const [query, feedback] = [requests.find((r) => r.route === 'query')!, requests.find((r) => r.route === 'feedback')!];
+    expect(feedback).to.include({ status: 204, token: query.token });
+    expect(feedback.token).to.be.a('string');
   });
 });
