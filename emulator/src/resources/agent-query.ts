@@ -110,7 +110,7 @@ function startTurn(context: RequestContext, agent: AgentRow, body: AgentQueryBod
   const retrieved = retrieve(context.store, context.indexes, datastoreIds, body.query, datasourceFilter(context.store, body.filters));
   // A figure question's closest passage is one holding a measure (a number with its unit), when one came close.
   const answers = intentOf(body.query).figure ? (hit: Retrieved) => holdsMeasure(hit.fragment.text) : undefined;
-  const { sources, hits, closest } = pickSources(retrieved, context.settings.sourceThreshold, fileUrlFor(context), context.settings.closestThreshold, answers);
+  const { sources, hits, closest } = pickSources(retrieved, context.settings.sourceThreshold, fileUrlFor(context), context.settings.closestThreshold, answers, context.settings.answerableThreshold);
   return { agent, body, conversation, isNewConversation: !existing, hits, closest, sources, messageId: newId() };
 }
 

@@ -1,7 +1,7 @@
 import { AnalysedFragments, analyseFragments } from './fields.js';
 import { Postings, countIn } from './postings.js';
 import { bestKeys, pooledScores } from './rank.js';
-import { leads, shownScore, type Standing } from './score.js';
+import { answerable, leads, shownScore, type Standing } from './score.js';
 import { questionConcepts, type ConceptOptions } from './terms.js';
 import type { FragmentRow } from '../store/records.js';
 
@@ -18,6 +18,12 @@ export interface FragmentHit {
   fragment: FragmentRow;
   /** 0..1: how likely a right source it is, from the share of the question it holds and its document's lead (score.ts). */
   score: number;
+  /**
+   * 0..1: how likely it is that the datastore holds what answers the question, judged from this
+   * passage (`answerable` in score.ts): an agent that finds its best passage below its line says
+   * it does not know, whatever the passage's score.
+   */
+  answerable: number;
   /** What the score is made of (with `SearchOptions.standing`: the search bench fits the score's slopes on them). */
   standing?: Standing;
 }
@@ -187,6 +193,8 @@ export class FragmentIndex {
     const unheardOf = Math.log(1 + (postings.size + 0.5) / 0.5);
     const missing = weighed.filter(({ scored }) => scored.weight === 0).reduce((sum, { concept }) => sum + (concept.isName ? unheardOf : MISSING_WORD * mean), 0);
     const knownShare = weightSum / (weightSum + missing);
+    // Whether the question is about what the documents hold at all: a word no fragment holds weighs as a term in one fragment.
+    const inDatastore = weightSum / (weightSum + (weighed.length - known.length) * unheardOf);
 
     const { scores, conceptScores, phraseScores, phraseCounts } = this.#scratch(postings.keyLimit);
     const touched: number[] = [];
@@ -242,12 +250,14 @@ export class FragmentIndex {
     const best = Math.max(...final);
     const lead = leads(ranked.map((hit, i) => ({ datasourceId: hit.datasourceId, score: final[i]! })));
     const scored = ranked.map((hit, i) => {
-      const standing = { share: (final[i]! / weightSum) * knownShare, ofBest: final[i]! / best, lead: lead[i]! };
-      return { hit, raw: final[i]!, standing, score: shownScore(standing) };
+      const standing = { share: (final[i]! / weightSum) * knownShare, ofBest: final[i]! / best, lead: lead[i]!, inDatastore };
+      return { hit, raw: final[i]!, standing, score: shownScore(standing), answerable: answerable(standing) };
     });
     // By score, and where two round to the same, by the ranking's own order.
     scored.sort((a, b) => b.score - a.score || b.raw - a.raw || a.hit.key - b.hit.key);
-    return scored.slice(0, options.topK).map(({ hit, score, standing }) => ({ datasourceId: hit.datasourceId, fragment: hit.entry.fragment, score, ...(options.standing ? { standing } : {}) }));
+    return scored
+      .slice(0, options.topK)
+      .map(({ hit, score, answerable, standing }) => ({ datasourceId: hit.datasourceId, fragment: hit.entry.fragment, score, answerable, ...(options.standing ? { standing } : {}) }));
   }
 
   /** Calls `each` with every live fragment holding term `id` and its BM25F saturation there: tf / (tf + k1), 0..1. */
