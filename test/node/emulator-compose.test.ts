@@ -180,6 +180,15 @@ describe('structure: lists, tables and code', () => {
     assert.equal(answer, 'According to proxy.md:\n\nThe proxy runs on Cloudflare Workers. [1]');
   });
 
+  test('a source that is one long code block gives its first lines, not "I don\'t know"', () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `garden.plant('seed-${i}', { row: ${i} });`);
+    const answer = composeAnswer('How do I plant seeds with the garden library?', [hit('garden.md', `\`\`\`js\n${lines.join('\n')}\n\`\`\``)]);
+    assert.notEqual(answer, NO_ANSWER);
+    assert.match(answer, /^According to garden\.md \[1\]:\n\n```js\ngarden\.plant\('seed-0'/);
+    assert.match(answer, /seed-15/);
+    assert.doesNotMatch(answer, /seed-16/);
+  });
+
   test('quoted text cannot turn into markup or a citation marker', () => {
     const answer = composeAnswer('What does --seed take?', [hit('flags.md', 'Pass --seed <folder> and the *guide* explains it; see [2] and _notes_ for more.')]);
     assert.match(answer, /--seed \\<folder> and the \\\*guide\\\* explains it; see `\[2\]` and \\_notes\\_ for more\. \[1\]/);

@@ -181,7 +181,10 @@ function choosePieces(intent: Intent, pieces: readonly Scored[], mustAnswer: boo
     const block = [...code].sort((a, b) => b.score - a.score || a.index - b.index)[0];
     if (block && block.score > 0) return withLeadIns([block], pieces);
     if (!mustAnswer) return [];
-    return prose.length ? extend([prose[0]!], prose) : code.slice(0, 1);
+    if (prose.length) return extend([prose[0]!], prose);
+    // A section that is one long code block: its first lines, rather than no answer beside its source.
+    const longest = pieces.find((piece) => piece.kind === 'code' && piece.text.trim() !== '');
+    return code.length ? code.slice(0, 1) : longest ? withLeadIns([{ ...longest, text: codeStart(longest.text) }], pieces) : [];
   }
   window = extend(window, prose);
   const chosen = [...window];
@@ -345,6 +348,18 @@ function withLeadIns(blocks: readonly Scored[], pieces: readonly Scored[]): Scor
     result.push(block);
   }
   return result;
+}
+
+/** The first lines of a code block, as many as a quote's block may have (`CODE_LINE_LIMIT`, `CODE_CHAR_LIMIT`). */
+function codeStart(code: string): string {
+  const lines: string[] = [];
+  let length = 0;
+  for (const line of code.replace(/^\n+/, '').split('\n')) {
+    if (lines.length === CODE_LINE_LIMIT || length + line.length + 1 > CODE_CHAR_LIMIT) break;
+    lines.push(line);
+    length += line.length + 1;
+  }
+  return lines.join('\n');
 }
 
 function fitsAsCode(piece: Piece): boolean {
