@@ -2,7 +2,9 @@
 // through the index the agents query: what it ranks first, and why.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FragmentIndex } from '../../emulator/src/search/fragment-index.js';
+import { extractMarkdown } from '../../emulator/src/ingest/markdown.js';
+import { fragmentsOf } from '../../emulator/src/ingest-queue.js';
+import { FragmentIndex, HEADING_MATCH } from '../../emulator/src/search/fragment-index.js';
 import { leads, shownScore } from '../../emulator/src/search/score.js';
 import { pooledScores } from '../../emulator/src/search/rank.js';
 import type { FragmentRow } from '../../emulator/src/store/records.js';
@@ -92,4 +94,25 @@ test('a document that answers in several passages comes before one that names th
   assert.ok(pooled.every((score, i) => score <= hits[i]!.raw));
   // Within a document the order stays: 9, 9, then 6.
   assert.ok(pooled[1] === pooled[2] && pooled[2]! > pooled[3]!);
+});
+
+test('for a how-to question, the section whose own title names the task comes before a passage naming its words in passing', () => {
+  const garden: Record<string, string> = {
+    'beds.md': '# Raised beds\n\n## Plant seedlings in your bed\n\nThree steps: loosen the soil, set each one at its depth, water well.\n\n## Soil\n\nKeep the soil loose and weed it weekly.\n',
+    'pests.md': '# Pests\n\n## Slug traps\n\nSlugs love a bed of seedlings: add a trap to each bed, beside the seedlings, the day you plant them.\n',
+    'tools.md': '# Tools\n\nA spade, a rake and a hose are all a bed needs.\n',
+    'compost.md': '# Compost\n\nTurn the heap monthly; add kitchen scraps but no meat.\n',
+  };
+  const index = new FragmentIndex();
+  for (const [name, text] of Object.entries(garden)) index.replace(name, fragmentsOf(extractMarkdown(Buffer.from(text))));
+  const first = (headingMatch: number) => index.query('How do I add seedlings to my bed?', { topK: 3, headingMatch })[0]!.fragment.section?.at(-1);
+  // BM25 alone: the passage repeating the words wins; the title's match puts the section about the task first.
+  assert.equal(first(0), 'Slug traps');
+  assert.equal(first(HEADING_MATCH), 'Plant seedlings in your bed');
+  // The title orders the passages; what each holds of the question (the score's share) stays its words'.
+  const plain = index.query('How do I add seedlings to my bed?', { topK: 3, standing: true });
+  const titled = index.query('How do I add seedlings to my bed?', { topK: 3, standing: true, headingMatch: HEADING_MATCH });
+  const shareOf = (hits: typeof plain, title: string) => hits.find((hit) => hit.fragment.section?.at(-1) === title)!.standing!.share;
+  assert.equal(shareOf(titled, 'Slug traps'), shareOf(plain, 'Slug traps'));
+  assert.equal(shareOf(titled, 'Plant seedlings in your bed'), shareOf(plain, 'Plant seedlings in your bed'));
 });

@@ -24,18 +24,18 @@ export interface Retrieved extends FragmentHit {
 /** How much of the neighbouring text a quote looks at: enough to reach back to a heading or a code fence, and on to a table's end. */
 const CONTEXT_CHARS = 2000;
 
-/** The best fragments of the agent's datastores for `query`, best first. */
+/** The best fragments of the agent's datastores for `query`, best first (`headingMatch`: see `SearchOptions`). */
 export function retrieve(
   store: Store,
   indexes: DatastoreIndexes,
   datastoreIds: readonly string[],
   query: string,
   filter: ((datasourceId: string) => boolean) | undefined,
-  topK = AGENT_TOP_K,
+  { topK = AGENT_TOP_K, headingMatch = 0 }: { topK?: number; headingMatch?: number } = {},
 ): Retrieved[] {
   const hits: Retrieved[] = [];
   for (const datastoreId of datastoreIds) {
-    for (const hit of indexes.of(datastoreId).query(query, { topK, ...(filter ? { datasourceFilter: filter } : {}) })) {
+    for (const hit of indexes.of(datastoreId).query(query, { topK, headingMatch, ...(filter ? { datasourceFilter: filter } : {}) })) {
       const datasource = store.datasources.get(hit.datasourceId);
       if (datasource) hits.push({ ...hit, datasource, ...neighbouringText(store.fragments.get(hit.datasourceId) ?? [], hit.fragment) });
     }
