@@ -348,6 +348,42 @@ describe('extractive answers from seeded Markdown, over HTTP', () => {
 // The demo's knowledge base (README.md and docs/*.md), seeded as `npm start`
 // seeds it, asked what a newcomer asks; each answer is read as markdown (by
 // marked, as the widget reads it) and every quote checked against its source.
+describe('the section a question asks for leads, over HTTP', () => {
+  // Made-up documents where a passage repeats the question's words in passing while another
+  // section's own title names what is asked.
+  const files: Record<string, string> = {
+    'shop.md': '# Garden shop\n\n## Where to buy\n\nA trellis costs little at any garden shop; a trellis of bamboo costs less than a trellis of oak.\n',
+    'climbers.md': '# Climbing plants\n\n## The trellis\n\nIt holds climbing plants up to the light, so they grow upwards rather than sprawl.\n\n## Pruning\n\nCut climbers back in late winter.\n',
+    'beds.md': '# Raised beds\n\n## Plant seedlings in your bed\n\nThree steps: loosen the soil, set each one at its depth, water well.\n',
+    'pests.md': '# Pests\n\n## Slug traps\n\nSlugs love a bed of seedlings: add a trap to each bed, beside the seedlings, the day you plant them.\n',
+  };
+  let agentId: string;
+
+  before(async () => {
+    const datastoreId = (await emulator.client.datastores.create({ name: 'Garden sections' })).id;
+    agentId = (await emulator.client.agents.create({ name: 'Section gardener', datastoreIds: [datastoreId] })).id;
+    for (const [name, text] of Object.entries(files)) {
+      await emulator.client.datasources.uploadFile({ datastoreId, file: new Blob([text], { type: 'text/markdown' }), fileName: name });
+    }
+    await eventually(async () => {
+      const { data } = (await (await emulator.api('GET', `/v1/datastores/${datastoreId}/datasources`)).json()) as { data: { status: string }[] };
+      return data.length === 4 && data.every((source) => source.status === 'synched') ? true : undefined;
+    });
+  });
+
+  test('a how-to question gets the section whose title names its task, not the passage naming its words in passing', async () => {
+    const answer = await emulator.client.agents.query(agentId, { query: 'How do I add seedlings to my bed?' });
+    assert.equal(answer.sources[0]?.datasource_name, 'beds.md', JSON.stringify(answer.sources));
+    assert.match(answer.answer, /^From \*\*Plant seedlings in your bed\*\* in beds\.md:\n\nThree steps: loosen the soil/);
+  });
+
+  test('"What does X do?" gets the section titled by X', async () => {
+    const answer = await emulator.client.agents.query(agentId, { query: 'What does a trellis do?' });
+    assert.equal(answer.sources[0]?.datasource_name, 'climbers.md', JSON.stringify(answer.sources));
+    assert.match(answer.answer, /It holds climbing plants up to the light/);
+  });
+});
+
 describe("answers from the demo's documents read like answers", () => {
   const root = new URL('../../', import.meta.url);
   let demo: RunningEmulator;

@@ -282,12 +282,16 @@ describe('the line between a source and noise', () => {
 
 describe('the passage that answers the kind of question asked', () => {
   test('the kind of question is read from its wording', () => {
-    assert.deepEqual(intentOf('How big is the bundle?'), { how: true, figure: true, list: false });
-    assert.deepEqual(intentOf('Which ports does the server open?'), { how: false, figure: false, list: true });
-    assert.deepEqual(intentOf('What flags does the tool take?'), { how: false, figure: false, list: true });
-    assert.deepEqual(intentOf('What does the server do?'), { how: false, figure: false, list: false });
-    assert.deepEqual(intentOf('What happens when the disk is full?'), { how: false, figure: false, list: false });
-    assert.deepEqual(intentOf('How do I restart the server?'), { how: true, figure: false, list: false });
+    assert.deepEqual(intentOf('How big is the bundle?'), { how: true, figure: true, list: false, overview: false });
+    assert.deepEqual(intentOf('Which ports does the server open?'), { how: false, figure: false, list: true, overview: false });
+    assert.deepEqual(intentOf('What flags does the tool take?'), { how: false, figure: false, list: true, overview: false });
+    assert.deepEqual(intentOf('What does the server do?'), { how: false, figure: false, list: false, overview: true });
+    assert.deepEqual(intentOf('What is a trellis?'), { how: false, figure: false, list: false, overview: true });
+    assert.deepEqual(intentOf('What are raised beds'), { how: false, figure: false, list: true, overview: true });
+    assert.deepEqual(intentOf('What does the gardener see when frost comes?'), { how: false, figure: false, list: false, overview: false });
+    assert.deepEqual(intentOf('What is the refund policy for annual plans?'), { how: false, figure: false, list: false, overview: false });
+    assert.deepEqual(intentOf('What happens when the disk is full?'), { how: false, figure: false, list: false, overview: false });
+    assert.deepEqual(intentOf('How do I restart the server?'), { how: true, figure: false, list: false, overview: false });
   });
 
   test('a caveat beside the answer does not lead the quote, nor come with it', () => {
