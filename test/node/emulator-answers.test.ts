@@ -8,6 +8,7 @@ import { knowledgeBaseFiles, seedKnowledgeBase } from '../../demo/knowledge-base
 import { KagentError } from '../../src/client/index.js';
 import { AgentStreamDecoder, DONE_EVENT, readAgentStream } from '../../src/protocol/index.js';
 import { extractMarkdown } from '../../emulator/src/ingest/markdown.js';
+import { GARDEN_SECTIONS } from '../fixtures/garden-sections.js';
 import { eventually, startEmulator, startTestEmulator, type CheckedEmulator as RunningEmulator, type TestEmulator } from '../fixtures/emulator/harness.js';
 
 let emulator: TestEmulator;
@@ -24,6 +25,20 @@ before(async () => {
 after(() => emulator.close());
 
 const agentPath = () => `/agents/${emulator.demo.agentId}/query`;
+
+/** A new datastore holding `files` (Markdown, uploaded and read), and an agent answering from it. */
+async function agentReading(name: string, files: Readonly<Record<string, string>>): Promise<{ agentId: string; datastoreId: string }> {
+  const datastoreId = (await emulator.client.datastores.create({ name })).id;
+  const agentId = (await emulator.client.agents.create({ name: `${name} agent`, datastoreIds: [datastoreId] })).id;
+  for (const [fileName, text] of Object.entries(files)) {
+    await emulator.client.datasources.uploadFile({ datastoreId, file: new Blob([text], { type: 'text/markdown' }), fileName });
+  }
+  await eventually(async () => {
+    const { data } = (await (await emulator.api('GET', `/v1/datastores/${datastoreId}/datasources`)).json()) as { data: { status: string }[] };
+    return data.length === Object.keys(files).length && data.every((source) => source.status === 'synched') ? true : undefined;
+  });
+  return { agentId, datastoreId };
+}
 
 describe('agent answers', () => {
   test('JSON: the answer cites [1], [2] in the order of its sources, one per datasource, best first, above 0.7', async () => {
@@ -261,15 +276,7 @@ describe('extractive answers from seeded Markdown, over HTTP', () => {
   let datastoreId: string;
 
   before(async () => {
-    datastoreId = (await emulator.client.datastores.create({ name: 'Garden' })).id;
-    agentId = (await emulator.client.agents.create({ name: 'Gardener', datastoreIds: [datastoreId] })).id;
-    for (const [name, text] of Object.entries(files)) {
-      await emulator.client.datasources.uploadFile({ datastoreId, file: new Blob([text], { type: 'text/markdown' }), fileName: name });
-    }
-    await eventually(async () => {
-      const { data } = (await (await emulator.api('GET', `/v1/datastores/${datastoreId}/datasources`)).json()) as { data: { status: string }[] };
-      return data.length === 2 && data.every((source) => source.status === 'synched') ? true : undefined;
-    });
+    ({ agentId, datastoreId } = await agentReading('Garden', files));
   });
 
   test('fragments stay readable text: a paragraph on one line, code fenced', async () => {
@@ -345,30 +352,10 @@ describe('extractive answers from seeded Markdown, over HTTP', () => {
   });
 });
 
-// The demo's knowledge base (README.md and docs/*.md), seeded as `npm start`
-// seeds it, asked what a newcomer asks; each answer is read as markdown (by
-// marked, as the widget reads it) and every quote checked against its source.
 describe('the section a question asks for leads, over HTTP', () => {
-  // Made-up documents where a passage repeats the question's words in passing while another
-  // section's own title names what is asked.
-  const files: Record<string, string> = {
-    'shop.md': '# Garden shop\n\n## Where to buy\n\nA trellis costs little at any garden shop; a trellis of bamboo costs less than a trellis of oak.\n',
-    'climbers.md': '# Climbing plants\n\n## The trellis\n\nIt holds climbing plants up to the light, so they grow upwards rather than sprawl.\n\n## Pruning\n\nCut climbers back in late winter.\n',
-    'beds.md': '# Raised beds\n\n## Plant seedlings in your bed\n\nThree steps: loosen the soil, set each one at its depth, water well.\n',
-    'pests.md': '# Pests\n\n## Slug traps\n\nSlugs love a bed of seedlings: add a trap to each bed, beside the seedlings, the day you plant them.\n',
-  };
   let agentId: string;
-
   before(async () => {
-    const datastoreId = (await emulator.client.datastores.create({ name: 'Garden sections' })).id;
-    agentId = (await emulator.client.agents.create({ name: 'Section gardener', datastoreIds: [datastoreId] })).id;
-    for (const [name, text] of Object.entries(files)) {
-      await emulator.client.datasources.uploadFile({ datastoreId, file: new Blob([text], { type: 'text/markdown' }), fileName: name });
-    }
-    await eventually(async () => {
-      const { data } = (await (await emulator.api('GET', `/v1/datastores/${datastoreId}/datasources`)).json()) as { data: { status: string }[] };
-      return data.length === 4 && data.every((source) => source.status === 'synched') ? true : undefined;
-    });
+    ({ agentId } = await agentReading('Garden sections', GARDEN_SECTIONS));
   });
 
   test('a how-to question gets the section whose title names its task, not the passage naming its words in passing', async () => {
@@ -384,6 +371,9 @@ describe('the section a question asks for leads, over HTTP', () => {
   });
 });
 
+// The demo's knowledge base (README.md and docs/*.md), seeded as `npm start`
+// seeds it, asked what a newcomer asks; each answer is read as markdown (by
+// marked, as the widget reads it) and every quote checked against its source.
 describe("answers from the demo's documents read like answers", () => {
   const root = new URL('../../', import.meta.url);
   let demo: RunningEmulator;

@@ -8,6 +8,7 @@ import { FragmentIndex, HEADING_MATCH } from '../../emulator/src/search/fragment
 import { leads, shownScore } from '../../emulator/src/search/score.js';
 import { pooledScores } from '../../emulator/src/search/rank.js';
 import type { FragmentRow } from '../../emulator/src/store/records.js';
+import { GARDEN_SECTIONS } from '../fixtures/garden-sections.js';
 
 let id = 0;
 const fragment = (text: string, section: string[]): FragmentRow => ({ id: `f${++id}`, text, offset: 0, section }) as FragmentRow;
@@ -97,14 +98,8 @@ test('a document that answers in several passages comes before one that names th
 });
 
 test('for a how-to question, the section whose own title names the task comes before a passage naming its words in passing', () => {
-  const garden: Record<string, string> = {
-    'beds.md': '# Raised beds\n\n## Plant seedlings in your bed\n\nThree steps: loosen the soil, set each one at its depth, water well.\n\n## Soil\n\nKeep the soil loose and weed it weekly.\n',
-    'pests.md': '# Pests\n\n## Slug traps\n\nSlugs love a bed of seedlings: add a trap to each bed, beside the seedlings, the day you plant them.\n',
-    'tools.md': '# Tools\n\nA spade, a rake and a hose are all a bed needs.\n',
-    'compost.md': '# Compost\n\nTurn the heap monthly; add kitchen scraps but no meat.\n',
-  };
   const index = new FragmentIndex();
-  for (const [name, text] of Object.entries(garden)) index.replace(name, fragmentsOf(extractMarkdown(Buffer.from(text))));
+  for (const [name, text] of Object.entries(GARDEN_SECTIONS)) index.replace(name, fragmentsOf(extractMarkdown(Buffer.from(text))));
   const first = (headingMatch: number) => index.query('How do I add seedlings to my bed?', { topK: 3, headingMatch })[0]!.fragment.section?.at(-1);
   // BM25 alone: the passage repeating the words wins; the title's match puts the section about the task first.
   assert.equal(first(0), 'Slug traps');
