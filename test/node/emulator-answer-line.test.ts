@@ -3,8 +3,8 @@
 // datastore (test/support/answer-line.ts): StackFAQ's forum questions about web apps, shipped in
 // test/fixtures/stackfaq, and SciFact's claims, when the shared data folder has it. An answer needs
 // its best passage scored at the closest line (0.5) and `answerable` at its line (0.35). Floors a
-// little under what the search gives today (StackFAQ 5.4% of the answerable questions refused, 76.2%
-// answered right, 72.7% of those with nothing relevant answered all the same, against 83.2% by the
+// little under what the search gives today (StackFAQ 6.2% of the answerable questions refused, 75.2%
+// answered right, 70.8% of those with nothing relevant answered all the same, against 83.2% by the
 // score alone; SciFact 4.6%, 54.6%, 77.4% against 84.0%); they fail if a change makes the agent
 // refuse questions it has the answer for, or answer more of those it has nothing for.
 import assert from 'node:assert/strict';
@@ -35,7 +35,7 @@ function lineTests(name: string, split: () => SplitSet, floors: { refusedAtMost:
 }
 
 describe('the "I don\'t know" line on judged public sets', () => {
-  lineTests('StackFAQ', stackFaqSplit, { refusedAtMost: 0.065, rightAtLeast: 0.74, noiseAtMost: 0.75, aucAtLeast: 0.78 });
+  lineTests('StackFAQ', stackFaqSplit, { refusedAtMost: 0.065, rightAtLeast: 0.74, noiseAtMost: 0.73, aucAtLeast: 0.78 });
   const folder = sciFactFolder();
   if (folder) lineTests('SciFact', () => sciFactSplit(loadSciFact(folder)), { refusedAtMost: 0.06, rightAtLeast: 0.52, noiseAtMost: 0.8, aucAtLeast: 0.76 });
   else test('SciFact', { skip: SCIFACT_MISSING }, () => {});

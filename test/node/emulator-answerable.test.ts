@@ -49,3 +49,10 @@ test('answerable grows with the share of the question the passage holds, its lea
   assert.ok(answerable({ ...base, inDatastore: 1 }) > answerable(base));
   assert.equal(answerable({ ...base, share: 0 }), 0);
 });
+
+test('a question whose words the documents mostly never use is not answerable, however well a passage holds the rest', () => {
+  // A passage holding 60% of what the datastore knows of the question, its document far ahead of the others.
+  const strong = { share: 0.6, lead: 2.5 };
+  assert.equal(answerable({ ...strong, inDatastore: 0.35 }), 0);
+  assert.ok(answerable({ ...strong, inDatastore: 0.45 }) > 0.8);
+});
