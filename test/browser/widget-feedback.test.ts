@@ -104,6 +104,14 @@ describe('<kagent-chat> answer feedback', () => {
     await waitForFocus(down);
     expect(field.closest('form')!.hidden).to.equal(true);
     expect(events).to.have.length(2);
+
+    // Enter in the question box sends the next question: the answer's feedback form, earlier in the chat, is not the box's.
+    const input = part(chat, 'input') as HTMLTextAreaElement;
+    input.focus();
+    await typeInto(input, 'And next?');
+    await sendKeys({ press: 'Enter' });
+    await waitFor(() => parts(chat, 'turn').length === 2, 'the next question sent by Enter');
+    expect(events).to.have.length(2);
   });
 
   it('keeps the choice and its comment with the turn across a reload, where it can be changed', async () => {

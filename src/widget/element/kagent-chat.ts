@@ -264,7 +264,8 @@ export class KagentChat extends LitElement {
     // Enter sends, Shift+Enter adds a line; never the Enter that confirms an IME composition (Safari sends it after compositionend: isComposing false, keyCode 229).
     if (event.key !== 'Enter' || event.shiftKey || event.isComposing || event.keyCode === 229) return;
     event.preventDefault();
-    this.renderRoot.querySelector('form')?.requestSubmit();
+    // The question box's own form: an answer's feedback field has a form too, earlier in the transcript.
+    (event.target as HTMLTextAreaElement).form?.requestSubmit();
   }
 
   #retry = (turn: Turn): void => {
