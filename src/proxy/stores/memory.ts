@@ -87,7 +87,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     if (!this.#kept.delete(key)) this.#forgettable.delete(key);
   }
 
-  async append(key: string, value: string, ttlMs: number): Promise<void> {
+  async append(key: string, values: readonly string[], ttlMs: number): Promise<void> {
     const now = this.#now();
     let list = this.#liveList(key, now);
     if (!list) {
@@ -95,10 +95,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
       for (const [other, held] of this.#lists) if (held.expiresAt <= now) this.#dropList(other, held);
       this.#lists.set(key, (list = { values: [], expiresAt: 0 }));
     }
-    if (this.#listValues >= this.#maxListValues) throw new Error(`the memory store holds ${this.#maxListValues} list values already (maxListValues)`);
-    list.values.push(value);
+    if (this.#listValues + values.length > this.#maxListValues) throw new Error(`the memory store holds ${this.#listValues} list values already, and at most ${this.#maxListValues} (maxListValues)`);
+    list.values.push(...values);
     list.expiresAt = now + ttlMs;
-    this.#listValues++;
+    this.#listValues += values.length;
   }
 
   async list(key: string): Promise<string[]> {
