@@ -44,6 +44,7 @@ export class Insights {
   /** Writes under way, so the report can wait for them. */
   readonly #writes = new Set<Promise<void>>();
   #dropped = 0;
+  #failures = 0;
 
   constructor(settings: InsightsSettings, store: InsightsStore, log: Log) {
     this.settings = settings;
@@ -145,10 +146,9 @@ export class Insights {
   }
 
   #drop(count: number, error: unknown): void {
-    const before = this.#dropped;
     this.#dropped += count;
-    // Said once, then every hundredth: a store that is down would otherwise fill the log.
-    if (before === 0 || Math.floor(before / 100) !== Math.floor(this.#dropped / 100)) this.#log('error', 'insights: questions could not be recorded (the store failed); the visitors were answered, the records dropped', { dropped: this.#dropped, error });
+    // Said once, then every hundredth failure: a store that is down would otherwise fill the log.
+    if (++this.#failures % 100 === 1) this.#log('error', 'insights: questions could not be recorded (the store failed); the visitors were answered, the records dropped', { dropped: this.#dropped, error });
   }
 
   /** Every value kept for the last `days` days, oldest day first (the records still waiting written first). */
