@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DONE_EVENT, EVENT_STREAM_HEADERS, SESSION_HEADER, answerEvent, endpointResponseEvent } from '../src/protocol/index.js';
-import { SESSIONS_ENV, SESSION_TOKENS, buildProxyAt, earnTokens, tokensInTurn } from './support/proxy-variants.js';
+import { INSIGHTS_ENV, INSIGHTS_TOKEN, SESSIONS_ENV, SESSION_TOKENS, buildProxyAt, earnTokens, tokensInTurn } from './support/proxy-variants.js';
 
 const KEY = 'sk_bench_0123456789abcdef';
 const ORIGIN = 'https://www.example.com';
@@ -383,8 +383,7 @@ const servers: Server[] = [await startProxy()];
 if (NGINX) servers.push(await startNginx(NGINX));
 const [proxy, nginx] = servers as [Server, Server | undefined];
 // The same command recording every question (KAGENT_INSIGHTS=on, memory store), measured beside it: its cost per question.
-const INSIGHTS_TOKEN = 'bench_admin_0f1e2d3c4b5a69788796a5b4c3d2e1f0';
-const withInsights = await startProxy('kagent-proxy, insights on', PROXY_COMMAND, { KAGENT_INSIGHTS: 'on', KAGENT_ADMIN_TOKEN: INSIGHTS_TOKEN });
+const withInsights = await startProxy('kagent-proxy, insights on', PROXY_COMMAND, INSIGHTS_ENV);
 servers.push(withInsights);
 // Beside them under the JSON load at 16 connections: the proxy with sessions on, and the proxy before sessions.
 const withSessions = await startProxyWithSessions();

@@ -6,7 +6,7 @@
 //
 // Each argument is a built `cli.js` (default: this checkout's dist/, built
 // first), optionally with node flags for it before a `|`, and `+sessions`
-// after it for visitor sessions on (a token on each question); a copy of dist/
+// after it for visitor sessions on (a token on each question) or `+insights` for insights on; a copy of dist/
 // elsewhere needs package.json and node_modules beside it. BENCH_ROUNDS (default 5; the first is left out as warm-up),
 // BENCH_SECONDS (4), BENCH_CONNECTIONS (16), BENCH_WORKERS (1), and
 // BENCH_NODE_ARGS (extra node flags for the proxy, e.g. `--cpu-prof
@@ -18,7 +18,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SESSIONS_ENV, SESSION_TOKENS, earnTokens, tokensInTurn } from './proxy-variants.js';
+import { INSIGHTS_ENV, SESSIONS_ENV, SESSION_TOKENS, earnTokens, tokensInTurn } from './proxy-variants.js';
 
 const KEY = 'sk_bench_0123456789abcdef';
 const ORIGIN = 'https://www.example.com';
@@ -81,9 +81,10 @@ async function start(cli: string, index: number): Promise<Running> {
   // `--flag --other|path/cli.js`: node flags for this one build.
   const [flags, rest] = cli.includes('|') ? (cli.split('|') as [string, string]) : ['', cli];
   const sessions = rest.endsWith('+sessions');
-  const path = sessions ? rest.slice(0, -'+sessions'.length) : rest;
+  const insights = rest.endsWith('+insights');
+  const path = sessions || insights ? rest.slice(0, rest.lastIndexOf('+')) : rest;
   const child = spawn(process.execPath, [...NODE_ARGS, ...flags.split(' ').filter(Boolean), path], {
-    env: { ...process.env, KAGENT_API_KEY: KEY, KAGENT_UPSTREAM_URL: `http://127.0.0.1:${upstreamPort}`, KAGENT_AGENT_IDS: AGENT, KAGENT_ALLOWED_ORIGINS: ORIGIN, KAGENT_RATE_LIMIT_PER_ADDRESS: 'off', KAGENT_RATE_LIMIT_PER_VISITOR: 'off', KAGENT_MAX_CONNECTIONS_PER_ADDRESS: 'off', KAGENT_WORKERS: String(WORKERS), PORT: '0', ...(sessions ? SESSIONS_ENV : {}) },
+    env: { ...process.env, KAGENT_API_KEY: KEY, KAGENT_UPSTREAM_URL: `http://127.0.0.1:${upstreamPort}`, KAGENT_AGENT_IDS: AGENT, KAGENT_ALLOWED_ORIGINS: ORIGIN, KAGENT_RATE_LIMIT_PER_ADDRESS: 'off', KAGENT_RATE_LIMIT_PER_VISITOR: 'off', KAGENT_MAX_CONNECTIONS_PER_ADDRESS: 'off', KAGENT_WORKERS: String(WORKERS), PORT: '0', ...(sessions ? SESSIONS_ENV : {}), ...(insights ? INSIGHTS_ENV : {}) },
     stdio: ['ignore', log, 'inherit'],
   });
   closeSync(log);

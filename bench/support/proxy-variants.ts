@@ -37,6 +37,10 @@ export function buildProxyAt(commit: string): { command: string } | { missing: s
  * per-address allowances off, as the benches' other limits are.
  */
 export const SESSIONS_ENV = { KAGENT_SESSION_SECRET: randomBytes(32).toString('base64'), KAGENT_SESSION_DIFFICULTY: '0.001', KAGENT_RATE_LIMIT_PER_SESSION: 'off', KAGENT_SESSIONS_PER_ADDRESS: 'off' };
+/** The proxy's environment with insights on (every question recorded in the memory store) and the report's token. */
+export const INSIGHTS_TOKEN = 'bench_admin_0f1e2d3c4b5a69788796a5b4c3d2e1f0';
+export const INSIGHTS_ENV = { KAGENT_INSIGHTS: 'on', KAGENT_ADMIN_TOKEN: INSIGHTS_TOKEN };
+
 /**
  * Tokens a sessions-on load takes in turn. A session holds one answer at a time, and wrk cannot give each
  * connection its own token, so each comes back only after this many questions: far more than the 16 in flight.

@@ -13,7 +13,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { build } from 'esbuild';
-import { reportWhen } from '../support/proxy-insights.js';
+import { ADMIN_TOKEN, reportWhen } from '../support/proxy-insights.js';
+import { startUpstashOnRedis } from '../support/upstash-on-redis.js';
+import { KagentClient } from '../../src/client/index.js';
+import { hasRedisServer, startRedis } from '../support/proxy-redis.js';
+import { startProxyHarness } from '../support/proxy-harness.js';
+import { connectRedisRateLimitStore } from '../../src/proxy/stores/redis-node.js';
 import { startEmulator } from '../fixtures/emulator/harness.js';
 import { QUESTION_ID_HEADER, SESSION_ERROR_CODES, SESSION_HEADER } from '../../src/protocol/index.js';
 import { SESSION_SECRET, TEST_DIFFICULTY, earnSession, mint } from '../support/proxy-sessions.js';
@@ -76,7 +81,7 @@ async function startUpstashStandIn(token: string): Promise<{ server: Server; url
       assert.equal(command, 'EVAL');
       const answer = (result: unknown) => response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ result }));
       // The list scripts: the value added (the expiry is not kept here), the list read, values taken out.
-      if (script.includes("'RPUSH'")) return answer(lists.set(key, [...(lists.get(key) ?? []), windowMs]).get(key)!.length);
+      if (script.includes("'RPUSH'")) return answer(lists.set(key, [...(lists.get(key) ?? []), ...rest]).get(key)!.length);
       if (script.includes("'LRANGE'")) return answer(lists.get(key) ?? []);
       if (script.includes("'LREM'")) {
         const going = new Set([windowMs, ...rest]);
@@ -143,11 +148,12 @@ async function startCloudflareRecipe(bindings: Record<string, string>) {
   return {
     url,
     upstash,
-    ask: (headers: Record<string, string> = {}) =>
+    service,
+    ask: (headers: Record<string, string> = {}, body: Record<string, unknown> = { query: 'Hello' }) =>
       fetch(new URL(`agents/${service.demo.agentId}/query`, url), {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Origin: 'https://www.example.com', 'CF-Connecting-IP': '203.0.113.7', ...headers },
-        body: JSON.stringify({ query: 'Hello' }),
+        body: JSON.stringify(body),
       }),
     async close() {
       await mf.dispose();
@@ -194,6 +200,39 @@ test('the Cloudflare recipe with insights on: questions and feedback kept in the
     assert.ok([...recipe.upstash.lists.keys()].some((key) => key.includes('insights:')), 'kept in the Upstash store');
   } finally {
     await recipe.close();
+  }
+});
+
+test('the Cloudflare recipe with insights on and Upstash on a real Redis: a streamed answer is recorded after its response through waitUntil, with its outcome and sources, and another instance reports it', { timeout: 60_000, skip: hasRedisServer() ? false : 'redis-server is not installed here' }, async () => {
+  const redis = await startRedis();
+  const upstash = await startUpstashOnRedis(redis.url, 'upstash-token');
+  const recipe = await startCloudflareRecipe({ KAGENT_INSIGHTS: 'on', KAGENT_ADMIN_TOKEN: ADMIN_TOKEN, UPSTASH_REDIS_REST_URL: upstash.url });
+  // Another instance on the same Redis: it never sees the worker's own records waiting, only what reached the store.
+  const other = await startProxyHarness({ insights: true, adminToken: ADMIN_TOKEN, rateLimitStore: await connectRedisRateLimitStore(redis.url) });
+  try {
+    const base = recipe.url.href.replace(/\/$/, '');
+    const { service } = recipe;
+    await new KagentClient({ baseUrl: service.url, apiKey: service.demo.apiKey }).datastores.upsert(service.demo.datastoreId, { documents: [{ text: 'Install the widget with npm install kagent-chat, then add the script tag.', metadata: { custom_id: 'install' } }] });
+    const asked = await recipe.ask({}, { query: 'How do I install the widget?', streaming: true });
+    assert.equal(asked.status, 200);
+    const questionId = asked.headers.get(QUESTION_ID_HEADER)!;
+    assert.match(await asked.text(), /\[DONE\]/);
+    const recorded = (await reportWhen(other.url, (r) => r.slowest.some((q) => q.id === questionId))).slowest.find((q) => q.id === questionId)!;
+    assert.equal(recorded.question, 'How do I install the widget?');
+    assert.equal(recorded.outcome.kind, 'answered');
+    assert.ok(recorded.sources.length > 0 && recorded.outcome.kind === 'answered' && recorded.outcome.sources === recorded.sources.length, `sources named: ${JSON.stringify(recorded)}`);
+    assert.ok(recorded.firstByteMs! >= 0 && recorded.totalMs! >= recorded.firstByteMs!);
+    const rated = await fetch(`${base}/feedback`, { method: 'POST', headers: { 'Content-Type': 'application/json', Origin: 'https://www.example.com', 'CF-Connecting-IP': '203.0.113.7' }, body: JSON.stringify({ questionId, rating: 'down', comment: 'Which version?' }) });
+    assert.equal(rated.status, 204);
+    const report = await reportWhen(base, (r) => r.thumbsDown.some((q) => q.id === questionId));
+    assert.deepEqual(report.thumbsDown[0]!.sources, recorded.sources);
+    assert.equal(report.thumbsDown[0]!.feedback!.comment, 'Which version?');
+    assert.ok(upstash.commands.includes('EVAL'), 'kept through the Upstash API');
+  } finally {
+    await other.close();
+    await recipe.close();
+    await upstash.close();
+    await redis.stop();
   }
 });
 

@@ -36,6 +36,11 @@ export interface VisitorRequest {
    * `AbortController` and its event target per request (docs/benchmarks.md, Proxy).
    */
   onLeave(listener: () => void): () => void;
+  /**
+   * Where the runtime stops a request's work once its response is sent (Cloudflare Workers, Vercel and Netlify
+   * at the edge): hands it work to finish after (insights' record of the answer). Absent where the process lives on.
+   */
+  waitUntil?: ((work: Promise<unknown>) => void) | undefined;
 }
 
 /**
@@ -168,7 +173,7 @@ async function handle(request: VisitorRequest, context: Context): Promise<ProxyA
   if (!built.ok) return bodyProblem(built.problem, cors, where, log);
 
   // From here the question is recorded (insights on), however it ends.
-  const recording = context.insights?.start(route.id, String(built.body.query), visitor);
+  const recording = context.insights?.start(route.id, String(built.body.query), visitor, request.waitUntil);
   const recorded = recording ? (answer: ProxyAnswer) => recording.answered(answer) : (answer: ProxyAnswer) => answer;
 
   // A session holds one answer at a time, and counts its questions whatever visitorId the body names.

@@ -10,6 +10,8 @@ import { internalErrorAnswer, toResponse } from './responses.js';
 export interface ProxyRequestContext {
   /** The visitor's address, from the platform's trusted source (the socket, `CF-Connecting-IP`, ...). */
   clientAddress?: string | undefined;
+  /** The runtime's `waitUntil` where it stops work once the response is sent (Workers' `ctx.waitUntil`): insights' records are written through it. */
+  waitUntil?: ((work: Promise<unknown>) => void) | undefined;
 }
 
 /** A Web-standard handler: give it a `Request`, get a `Response`. It never throws. */
@@ -48,6 +50,7 @@ function webVisitor(request: Request, context: ProxyRequestContext | undefined):
     search: () => new URL(request.url).search,
     header: (name) => request.headers.get(name),
     clientAddress: context?.clientAddress,
+    waitUntil: context?.waitUntil,
     readBody: (maxBytes) => (request.body ? readStreamCapped(request.body, maxBytes) : Promise.resolve({ bytes: new Uint8Array(0), complete: true })),
     onLeave: (listener) => {
       const signal = request.signal;

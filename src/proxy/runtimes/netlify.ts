@@ -5,6 +5,8 @@ import { proxyFromPlatform } from './platform.js';
 /** What Netlify passes beside the request. */
 interface NetlifyContext {
   ip?: string;
+  /** Work to finish after the response is sent (insights' records). */
+  waitUntil?(work: Promise<unknown>): void;
 }
 
 declare const Netlify: { env: { toObject(): Record<string, string> } } | undefined;
@@ -20,5 +22,5 @@ export function createNetlifyHandler(overrides?: Partial<ProxyOptions>): (reques
     overrides,
     env: () => (typeof Netlify !== 'undefined' ? Netlify.env.toObject() : {}),
   });
-  return (request, context) => handler(request, { clientAddress: context?.ip });
+  return (request, context) => handler(request, { clientAddress: context?.ip, waitUntil: context?.waitUntil && ((work) => context.waitUntil!(work)) });
 }

@@ -1,3 +1,4 @@
+import { PackedList } from './packed-list.js';
 import { StoreFullError, type HitOptions, type RateLimitCount, type RateLimitStore, type StoreLog } from './store.js';
 
 interface Window {
@@ -6,7 +7,7 @@ interface Window {
 }
 
 interface List {
-  values: string[];
+  values: PackedList;
   expiresAt: number;
 }
 
@@ -87,33 +88,30 @@ export class MemoryRateLimitStore implements RateLimitStore {
     if (!this.#kept.delete(key)) this.#forgettable.delete(key);
   }
 
-  async append(key: string, value: string, ttlMs: number): Promise<void> {
+  async append(key: string, values: readonly string[], ttlMs: number): Promise<void> {
     const now = this.#now();
     let list = this.#liveList(key, now);
     if (!list) {
       // Lists are few (one a day for insights): expired ones are dropped when a new one starts.
       for (const [other, held] of this.#lists) if (held.expiresAt <= now) this.#dropList(other, held);
-      this.#lists.set(key, (list = { values: [], expiresAt: 0 }));
+      this.#lists.set(key, (list = { values: new PackedList(), expiresAt: 0 }));
     }
-    if (this.#listValues >= this.#maxListValues) throw new Error(`the memory store holds ${this.#maxListValues} list values already (maxListValues)`);
-    list.values.push(value);
+    if (this.#listValues + values.length > this.#maxListValues) throw new Error(`the memory store holds ${this.#listValues} list values already, and at most ${this.#maxListValues} (maxListValues)`);
+    list.values.push(values);
     list.expiresAt = now + ttlMs;
-    this.#listValues++;
+    this.#listValues += values.length;
   }
 
   async list(key: string): Promise<string[]> {
-    return [...(this.#liveList(key, this.#now())?.values ?? [])];
+    return this.#liveList(key, this.#now())?.values.values() ?? [];
   }
 
   async remove(key: string, values: readonly string[]): Promise<number> {
     const list = this.#liveList(key, this.#now());
     if (!list) return 0;
-    const gone = new Set(values);
-    const kept = list.values.filter((value) => !gone.has(value));
-    const removed = list.values.length - kept.length;
-    list.values = kept;
+    const removed = list.values.remove(new Set(values));
     this.#listValues -= removed;
-    if (kept.length === 0) this.#lists.delete(key);
+    if (list.values.length === 0) this.#lists.delete(key);
     return removed;
   }
 

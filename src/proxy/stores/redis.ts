@@ -22,8 +22,8 @@ return {count, ttl}
 
 const RELEASE_SCRIPT = `redis.call('DEL', KEYS[1]) return 1`;
 
-// Insights' lists: a value added at the end with the list's expiry renewed; the whole list; values taken out.
-const APPEND_SCRIPT = `redis.call('RPUSH', KEYS[1], ARGV[1]) redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1`;
+// Insights' lists: values added at the end with the list's expiry renewed; the whole list; values taken out.
+const APPEND_SCRIPT = `redis.call('RPUSH', KEYS[1], unpack(ARGV, 2)) redis.call('PEXPIRE', KEYS[1], ARGV[1]) return 1`;
 const LIST_SCRIPT = `return redis.call('LRANGE', KEYS[1], 0, -1)`;
 const REMOVE_SCRIPT = `local n = 0 for i = 1, #ARGV do n = n + redis.call('LREM', KEYS[1], 0, ARGV[i]) end return n`;
 
@@ -100,8 +100,9 @@ export class RedisRateLimitStore implements RateLimitStore {
     await this.#run(RELEASE_SCRIPT, key, []);
   }
 
-  async append(key: string, value: string, ttlMs: number): Promise<void> {
-    await this.#run(APPEND_SCRIPT, key, [value, String(Math.max(1, Math.round(ttlMs)))]);
+  async append(key: string, values: readonly string[], ttlMs: number): Promise<void> {
+    if (values.length === 0) return;
+    await this.#run(APPEND_SCRIPT, key, [String(Math.max(1, Math.round(ttlMs))), ...values]);
   }
 
   async list(key: string): Promise<string[]> {

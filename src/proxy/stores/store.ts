@@ -29,8 +29,8 @@ export interface RateLimitStore {
   hit(key: string, windowMs: number, options?: HitOptions): Promise<RateLimitCount>;
   /** Ends `key`'s window at once (a session's answer under way lets go of its hold). Needed for visitor sessions. */
   release?(key: string): Promise<void>;
-  /** Adds `value` at the end of the list at `key`, which then expires `ttlMs` from now. Needed for insights. */
-  append?(key: string, value: string, ttlMs: number): Promise<void>;
+  /** Adds `values` at the end of the list at `key`, in order, which then expires `ttlMs` from now. Needed for insights. */
+  append?(key: string, values: readonly string[], ttlMs: number): Promise<void>;
   /** The list at `key`, oldest first; `[]` when there is none. Needed for insights. */
   list?(key: string): Promise<string[]>;
   /** Takes every copy of these values out of the list at `key`; gives how many went. Needed for insights. */

@@ -1,6 +1,6 @@
 import { Redis } from '@upstash/redis/cloudflare';
 import { RedisRateLimitStore } from 'kagent-chat/proxy';
-import { createWorker } from 'kagent-chat/proxy/cloudflare';
+import { createWorker, type WorkerContext } from 'kagent-chat/proxy/cloudflare';
 
 interface Env {
   UPSTASH_REDIS_REST_URL: string;
@@ -13,12 +13,13 @@ interface Env {
 let worker: ReturnType<typeof createWorker> | undefined;
 
 export default {
-  fetch(request: Request, env: Env): Promise<Response> {
+  fetch(request: Request, env: Env, context: WorkerContext): Promise<Response> {
     if (!worker) {
       const redis = new Redis({ url: env.UPSTASH_REDIS_REST_URL, token: env.UPSTASH_REDIS_REST_TOKEN });
       const rateLimitStore = new RedisRateLimitStore({ eval: (script, keys, args) => redis.eval(script, keys, args) });
       worker = createWorker({ rateLimitStore });
     }
-    return worker.fetch(request, env);
+    // The context's waitUntil lets insights write a question's record after its answer has gone.
+    return worker.fetch(request, env, context);
   },
 };

@@ -15,9 +15,21 @@ const MAX_QUESTION_CHARS = 1000;
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
+/** Most records one store call carries (a Redis script's arguments, an Upstash request's body). */
+const BATCH_SIZE = 100;
+/** How long records wait to be written together where the process lives on (Node, Deno, Bun). */
+const BATCH_DELAY_MS = 200;
+/** Most records waiting at once: past it (a store far slower than the questions) new ones are dropped and counted. */
+const MAX_WAITING = 10_000;
+
+/** Hands work still running to the runtime, which would otherwise stop it once the response is sent (Workers' `ctx.waitUntil`). */
+export type WaitUntil = (work: Promise<unknown>) => void;
+
 /**
  * Records what visitors ask and how it went, in the store, for the report. Never the address: the visitor is a
- * keyed hash. A store that fails while recording never fails the visitor's answer: the record is dropped and counted.
+ * keyed hash. Recording stays off the visitor's path: a question's record is worked out and written after its
+ * answer ended, many records in one store call. A store that fails while recording never fails the visitor's
+ * answer: the record is dropped and counted.
  */
 export class Insights {
   readonly settings: InsightsSettings;
@@ -26,7 +38,13 @@ export class Insights {
   #key: Promise<CryptoKey> | undefined;
   /** Hashes already worked out: WebCrypto's HMAC is asynchronous and costs more than the rest of a record together. */
   readonly #hashes = new Map<string, string>();
+  /** Questions answered whose records wait to be written. */
+  #waiting: QuestionRecording[] = [];
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Writes under way, so the report can wait for them. */
+  readonly #writes = new Set<Promise<void>>();
   #dropped = 0;
+  #failures = 0;
 
   constructor(settings: InsightsSettings, store: InsightsStore, log: Log) {
     this.settings = settings;
@@ -39,9 +57,12 @@ export class Insights {
     return this.#dropped;
   }
 
-  /** Starts recording a question that passed the checks; `visitor` is what tells the visitor apart (never stored as is). */
-  start(agent: string, question: string, visitor: string): QuestionRecording {
-    return new QuestionRecording(this, agent, question, visitor);
+  /**
+   * Starts recording a question that passed the checks; `visitor` is what tells the visitor apart (never stored as
+   * is); `waitUntil`, where the runtime has one, is handed the write of its record.
+   */
+  start(agent: string, question: string, visitor: string, waitUntil?: WaitUntil): QuestionRecording {
+    return new QuestionRecording(this, agent, question, visitor, waitUntil);
   }
 
   /** The visitor as a keyed hash (HMAC-SHA-256, 16 bytes in hex): the same visitor gives the same hash while the key stays. */
@@ -62,24 +83,77 @@ export class Insights {
   async feedback(request: FeedbackRequest, visitor: string, now = Date.now()): Promise<void> {
     const value: StoredFeedback = { t: 'f', id: request.questionId, visitor: await this.visitorHash(visitor), rating: request.rating, at: new Date(now).toISOString() };
     if (request.comment?.trim()) value.comment = request.comment.trim();
-    await this.#store.append(dayKey(dayOf(now)), JSON.stringify(value), keepMs(now, this.settings.days));
+    await this.#store.append(dayKey(dayOf(now)), [JSON.stringify(value)], keepMs(now, this.settings.days));
   }
 
-  /** Writes a question's record, off the visitor's path: a failure drops it and counts it. */
-  keep(record: Omit<StoredQuestion, 'visitor'>, visitor: string, now = Date.now()): void {
-    const known = this.#hashes.get(visitor);
-    // The hash set on the record itself: a spread into a new object takes V8's slow path.
-    const write = (hash: string) => this.#store.append(dayKey(dayOf(now)), JSON.stringify(Object.assign(record, { visitor: hash })), keepMs(now, this.settings.days));
-    (known !== undefined ? write(known) : this.visitorHash(visitor).then(write))
-      .catch((error: unknown) => {
-        this.#dropped++;
-        // Said once, then every hundredth: a store that is down would otherwise fill the log.
-        if (this.#dropped === 1 || this.#dropped % 100 === 0) this.#log('error', 'insights: a question could not be recorded (the store failed); the visitor was answered, the record dropped', { dropped: this.#dropped, error });
-      });
+  /**
+   * A question's answer ended: its record waits to be written with others. Where the runtime stops work once the
+   * response is sent, it is written at once and the runtime told to wait for it; elsewhere a short while later.
+   */
+  keep(recording: QuestionRecording, waitUntil: WaitUntil | undefined): void {
+    if (this.#waiting.length >= MAX_WAITING) return this.#drop(1, new Error(`${MAX_WAITING} records already wait for the store`));
+    this.#waiting.push(recording);
+    // Only this request's write is handed over: a Worker must not wait on another request's work.
+    if (waitUntil) waitUntil(this.#writeWaiting());
+    else if (this.#waiting.length >= BATCH_SIZE) void this.#writeWaiting();
+    else this.#timer ??= setTimeout(() => void this.#writeWaiting(), BATCH_DELAY_MS);
   }
 
-  /** Every value kept for the last `days` days, oldest day first. */
+  /** Writes every record waiting, and waits for the writes under way; a store failure drops them and counts them. */
+  async flush(): Promise<void> {
+    void this.#writeWaiting();
+    await Promise.all(this.#writes);
+  }
+
+  /** Starts writing the records waiting; resolves when they are written or dropped. */
+  #writeWaiting(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const batch = this.#waiting;
+    this.#waiting = [];
+    if (batch.length === 0) return Promise.resolve();
+    const write = this.#write(batch);
+    this.#writes.add(write);
+    void write.finally(() => this.#writes.delete(write));
+    return write;
+  }
+
+  async #write(batch: QuestionRecording[]): Promise<void> {
+    const now = Date.now();
+    const days = new Map<string, string[]>();
+    try {
+      // Each visitor hashed once a batch; most are known already.
+      const hashes = new Map(await Promise.all([...new Set(batch.map((r) => r.visitor))].map(async (visitor) => [visitor, await this.visitorHash(visitor)] as const)));
+      for (const recording of batch) {
+        const record = recording.record(hashes.get(recording.visitor)!);
+        const day = record.at.slice(0, 10);
+        let values = days.get(day);
+        if (!values) days.set(day, (values = []));
+        values.push(JSON.stringify(record));
+      }
+    } catch (error) {
+      return this.#drop(batch.length, error);
+    }
+    const ttl = keepMs(now, this.settings.days);
+    const writes: Promise<void>[] = [];
+    for (const [day, values] of days) {
+      for (let i = 0; i < values.length; i += BATCH_SIZE) {
+        const chunk = values.slice(i, i + BATCH_SIZE);
+        writes.push(this.#store.append(dayKey(day), chunk, ttl).catch((error: unknown) => this.#drop(chunk.length, error)));
+      }
+    }
+    await Promise.all(writes);
+  }
+
+  #drop(count: number, error: unknown): void {
+    this.#dropped += count;
+    // Said once, then every hundredth failure: a store that is down would otherwise fill the log.
+    if (++this.#failures % 100 === 1) this.#log('error', 'insights: questions could not be recorded (the store failed); the visitors were answered, the records dropped', { dropped: this.#dropped, error });
+  }
+
+  /** Every value kept for the last `days` days, oldest day first (the records still waiting written first). */
   async values(now = Date.now()): Promise<StoredValue[]> {
+    await this.flush();
     const lists = await Promise.all(lastDays(now, this.settings.days + 1).map((day) => this.#store.list(dayKey(day))));
     const values: StoredValue[] = [];
     for (const list of lists) for (const text of list) {
@@ -91,6 +165,7 @@ export class Insights {
 
   /** Forgets everything kept, or one visitor's questions and feedback (by their hash); gives how many values went. */
   async forget(visitor?: string, now = Date.now()): Promise<number> {
+    await this.flush();
     let deleted = 0;
     for (const day of lastDays(now, this.settings.days + 1)) {
       const key = dayKey(day);
@@ -102,24 +177,34 @@ export class Insights {
   }
 }
 
-/** One question on its way: told the answer's pieces as they go by, and how it ended; then written once. */
+/** How a question's answer ended: a streamed answer's relay outcome, the whole answer the visitor got, or a refusal. */
+type Ending = { outcome: RelayOutcome } | { whole: Uint8Array | null; status: number } | { refused: number; error: { code?: string | undefined; message?: string | undefined } };
+
+/**
+ * One question on its way: told the answer's pieces as they go by, and how it ended, with as little as it can on
+ * the visitor's path (a JSON answer is read only when the record is written).
+ */
 export class QuestionRecording implements AnswerWatch {
   /** The question's id, sent to the page in `Kagent-Question-Id` for its feedback. */
   readonly id = questionId();
+  /** What tells the visitor apart, hashed when the record is written. */
+  readonly visitor: string;
   readonly #insights: Insights;
   readonly #agent: string;
   readonly #question: string;
-  readonly #visitor: string;
+  readonly #waitUntil: WaitUntil | undefined;
   readonly #started = Date.now();
   #firstByteMs: number | undefined;
+  #totalMs: number | undefined;
   #tap: AnswerTap | undefined;
-  #written = false;
+  #ending: Ending | undefined;
 
-  constructor(insights: Insights, agent: string, question: string, visitor: string) {
+  constructor(insights: Insights, agent: string, question: string, visitor: string, waitUntil: WaitUntil | undefined) {
     this.#insights = insights;
     this.#agent = agent;
-    this.#question = question.slice(0, MAX_QUESTION_CHARS);
-    this.#visitor = visitor;
+    this.#question = question;
+    this.visitor = visitor;
+    this.#waitUntil = waitUntil;
   }
 
   /** A piece of the streamed answer, as it goes to the visitor. */
@@ -130,7 +215,60 @@ export class QuestionRecording implements AnswerWatch {
 
   /** The streamed answer ended. */
   end(outcome: RelayOutcome): void {
+    if (this.#firstByteMs !== undefined) this.#totalMs = Date.now() - this.#started;
+    this.#ended({ outcome });
+  }
+
+  /**
+   * The visitor's answer as the proxy gives it: names the question in its headers; a whole answer (JSON or a
+   * refusal) ends the recording, a streamed one ends with `end`.
+   */
+  answered(answer: ProxyAnswer): ProxyAnswer {
+    answer.headers[QUESTION_ID_HEADER] = this.id;
+    if (answer.body instanceof ReadableStream) return answer;
+    if (answer.status < 300) this.#firstByteMs = this.#totalMs = Date.now() - this.#started;
+    this.#ended({ whole: answer.body, status: answer.status });
+    return answer;
+  }
+
+  /** The question was refused (a limit, the service) or failed before an answer started. */
+  refused(status: number, error: { code?: string | undefined; message?: string | undefined }): void {
+    this.#ended({ refused: status, error });
+  }
+
+  #ended(ending: Ending): void {
+    if (this.#ending) return;
+    this.#ending = ending;
+    this.#insights.keep(this, this.#waitUntil);
+  }
+
+  /** The record as stored, worked out once the answer ended (off the visitor's path). */
+  record(visitorHash: string): StoredQuestion {
+    const { outcome, sources, opening } = this.#result();
+    const record: StoredQuestion = { t: 'q', id: this.id, at: isoTime(this.#started), agent: this.#agent, question: this.#question.slice(0, MAX_QUESTION_CHARS), outcome, sources, opening, visitor: visitorHash };
+    if (this.#firstByteMs !== undefined) record.firstByteMs = this.#firstByteMs;
+    if (this.#totalMs !== undefined) record.totalMs = this.#totalMs;
+    return record;
+  }
+
+  #result(): { outcome: QuestionOutcome; sources: string[]; opening: string } {
+    const ending = this.#ending!;
+    if ('refused' in ending) return { outcome: refusal(ending.refused, ending.error), sources: [], opening: '' };
+    if ('whole' in ending) {
+      const { whole: body, status } = ending;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(body ? decoder.decode(body) : '');
+      } catch {
+        parsed = undefined;
+      }
+      if (status >= 300) return { outcome: refusal(status, readErrorBody(parsed)), sources: [], opening: '' };
+      const sources = sourceNames(parsed);
+      const answer = (parsed as { answer?: unknown } | undefined)?.answer;
+      return { outcome: { kind: 'answered', sources: sources.length }, sources, opening: typeof answer === 'string' ? answer.slice(0, OPENING_LENGTH) : '' };
+    }
     const reading = this.#tap?.reading() ?? { opening: '', sources: [], error: undefined };
+    const { outcome } = ending;
     let result: QuestionOutcome;
     if (outcome.kind === 'complete') {
       if (reading.error === undefined) result = { kind: 'answered', sources: reading.sources.length };
@@ -138,72 +276,42 @@ export class QuestionRecording implements AnswerWatch {
       else if (reading.error.startsWith('USAGE_LIMIT')) result = { kind: 'refused', status: 402, reason: reading.error };
       else result = { kind: 'failed', reason: reading.error };
     } else result = { kind: 'failed', reason: outcome.kind === 'failed' ? 'the service failed during the answer' : outcome.kind };
-    this.#write(result, reading.sources, reading.opening);
-  }
-
-  /**
-   * The visitor's answer as the proxy gives it: names the question in its headers, and records a whole answer (JSON or
-   * a refusal) at once; a streamed one is recorded by `piece` and `end` as it goes.
-   */
-  answered(answer: ProxyAnswer): ProxyAnswer {
-    answer.headers[QUESTION_ID_HEADER] = this.id;
-    if (answer.body instanceof ReadableStream) return answer;
-    const text = answer.body ? decoder.decode(answer.body) : '';
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    if (answer.status < 300) {
-      const sources = sourceNames(parsed);
-      const opening = typeof (parsed as { answer?: unknown })?.answer === 'string' ? (parsed as { answer: string }).answer.slice(0, OPENING_LENGTH) : '';
-      this.#firstByteMs = Date.now() - this.#started;
-      this.#write({ kind: 'answered', sources: sources.length }, sources, opening);
-    } else this.refused(answer.status, readErrorBody(parsed));
-    return answer;
-  }
-
-  /** The question was refused (a limit, the service) or failed before an answer started. */
-  refused(status: number, error: { code?: string | undefined; message?: string | undefined }): void {
-    const reason = [error.code, error.message].filter(Boolean).join(': ').slice(0, 300) || `status ${status}`;
-    this.#write(status >= 500 || status === 499 ? { kind: 'failed', reason } : { kind: 'refused', status, reason }, [], '');
-  }
-
-  #write(outcome: QuestionOutcome, sources: string[], opening: string): void {
-    if (this.#written) return;
-    this.#written = true;
-    const record: Omit<StoredQuestion, 'visitor'> = { t: 'q', id: this.id, at: new Date(this.#started).toISOString(), agent: this.#agent, question: this.#question, outcome, sources, opening };
-    if (this.#firstByteMs !== undefined) record.firstByteMs = this.#firstByteMs;
-    if (outcome.kind === 'answered' || this.#firstByteMs !== undefined) record.totalMs = Date.now() - this.#started;
-    this.#insights.keep(record, this.#visitor);
+    return { outcome: result, sources: reading.sources, opening: reading.opening };
   }
 }
 
-/** Random bytes drawn 1 KiB at a time: one call to the system's source per 64 ids rather than one each. */
+/** The last time written as ISO 8601: questions of one millisecond share it. */
+let lastTime = { ms: NaN, iso: '' };
+
+function isoTime(ms: number): string {
+  if (ms !== lastTime.ms) lastTime = { ms, iso: new Date(ms).toISOString() };
+  return lastTime.iso;
+}
+
+/** A question refused (a limit, the service) or failed before its answer started, as its outcome. */
+function refusal(status: number, error: { code?: string | undefined; message?: string | undefined }): QuestionOutcome {
+  const reason = [error.code, error.message].filter(Boolean).join(': ').slice(0, 300) || `status ${status}`;
+  return status >= 500 || status === 499 ? { kind: 'failed', reason } : { kind: 'refused', status, reason };
+}
+
+/** Random bytes drawn 4 KiB at a time: one call to the system's source per 186 ids rather than one each. */
 let randomPool = new Uint8Array(0);
 let randomAt = 0;
-const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+const ID_LENGTH = 22;
+/** The base64url alphabet's character codes. */
+const BASE64URL = Array.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_', (c) => c.charCodeAt(0));
+const idCodes = new Array<number>(ID_LENGTH);
 
-/** 16 random bytes, base64url (22 characters): the question ids of src/protocol/insights.ts. */
+/**
+ * A question id of src/protocol/insights.ts: 22 base64url characters, each from a random byte's low 6 bits (132
+ * random bits), made as one string at once.
+ */
 function questionId(): string {
-  if (randomAt + 16 > randomPool.length) {
-    randomPool = crypto.getRandomValues(new Uint8Array(1024));
+  if (randomAt + ID_LENGTH > randomPool.length) {
+    randomPool = crypto.getRandomValues(new Uint8Array(4096));
     randomAt = 0;
   }
-  let id = '';
-  // 128 bits, 6 at a time: 21 full characters and one of the last 2 bits.
-  let bits = 0;
-  let value = 0;
-  for (let i = randomAt; i < randomAt + 16; i++) {
-    value = (value << 8) | randomPool[i]!;
-    bits += 8;
-    while (bits >= 6) {
-      bits -= 6;
-      id += BASE64URL[(value >> bits) & 63];
-    }
-  }
-  id += BASE64URL[(value << (6 - bits)) & 63];
-  randomAt += 16;
-  return id;
+  for (let i = 0; i < ID_LENGTH; i++) idCodes[i] = BASE64URL[randomPool[randomAt + i]! & 63]!;
+  randomAt += ID_LENGTH;
+  return String.fromCharCode(...idCodes);
 }
