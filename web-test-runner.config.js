@@ -1,8 +1,8 @@
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { defaultReporter } from '@web/test-runner';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { freePort, launchers, windowSizePlugin } from './scripts/browsers.js';
+import { chromiumLauncher, freePort, launchers, windowSizePlugin } from './scripts/browsers.js';
 import { timingReporter } from './scripts/test-timings.js';
 import { browserServiceMiddleware } from './test/support/browser-service.ts';
 import { HIDE_NATIVE_SANITIZER } from './test/support/csp-page.ts';
@@ -13,6 +13,9 @@ import { serveReact } from './test/fixtures/react/serve-react.js';
 
 const { chromium, firefox, webkit } = launchers();
 const others = [firefox, webkit].filter(Boolean);
+// A second Chromium for the files only Chromium runs: one browser runs one file at a time, and Chromium, which runs
+// every file, would otherwise be the long pole while its tests mostly wait on the network and on events.
+const chromiumToo = chromium && chromiumLauncher();
 
 /**
  * The files that also run in Firefox and WebKit: the widget's own behaviour on
@@ -46,19 +49,31 @@ export const CROSS_BROWSER_FILES = [
   'test/browser/widget-sessions-words.test.ts',
 ];
 
-/**
- * The cross-browser files to run: all of them, or those named after `--files`
- * (which sets only the default group's files: a group keeps its own list).
- */
-function crossBrowserFiles() {
+/** The files named after `--files` (which sets only the default group's files: a group keeps its own list), or undefined. */
+function namedFiles() {
   const at = process.argv.indexOf('--files');
-  if (at === -1) return CROSS_BROWSER_FILES;
+  if (at === -1) return undefined;
   const named = [];
   for (const arg of process.argv.slice(at + 1)) {
     if (arg.startsWith('--')) break;
     named.push(arg.replace(/^\.\//, ''));
   }
-  return CROSS_BROWSER_FILES.filter((file) => named.includes(file));
+  return named;
+}
+
+/** The cross-browser files to run: all of them, or those named after `--files`. */
+function crossBrowserFiles() {
+  const named = namedFiles();
+  return named ? CROSS_BROWSER_FILES.filter((file) => named.includes(file)) : CROSS_BROWSER_FILES;
+}
+
+/** The files only Chromium runs, in a Chromium of their own beside the one that runs the cross-browser files; none when `--files` names files (the default group runs those). */
+function chromiumOnlyFiles() {
+  if (namedFiles()) return [];
+  return readdirSync(new URL('./test/browser/', import.meta.url))
+    .filter((name) => name.endsWith('.test.ts'))
+    .map((name) => `test/browser/${name}`)
+    .filter((file) => !CROSS_BROWSER_FILES.includes(file));
 }
 
 /**
@@ -229,6 +244,18 @@ function workerSourceMiddleware(context, next) {
   return next();
 }
 
+/**
+ * The script-tag build the tests load at /dist/: dist/ itself (after `npx vite build`), or the folder TEST_BUILD names,
+ * inside this repository. `npm test` builds a folder of its own for them (scripts/test-all.ts), so the node tests that
+ * rebuild dist/ beside the browser tests never hand a page a half-written file.
+ */
+const TEST_BUILD = (process.env.TEST_BUILD ?? 'dist').replace(/^\.\/|\/$/g, '');
+if (!/^[\w-]+$/.test(TEST_BUILD)) throw new Error(`TEST_BUILD names a folder of this repository, not ${TEST_BUILD}`);
+function testBuildMiddleware(context, next) {
+  if (context.path.startsWith('/dist/')) context.url = `/${TEST_BUILD}/${context.url.slice('/dist/'.length)}`;
+  return next();
+}
+
 /** The runner's page, with Lit's development build quiet; `before` runs first (a group's own setup). */
 const runnerHtml = (before = '') => (testFramework) =>
   `<!DOCTYPE html><html><head>${before}<script>window.litIssuedWarnings = new Set(['dev-mode']);</script></head><body><script type="module" src="${testFramework}"></script></body></html>`;
@@ -242,13 +269,14 @@ export default {
   // Lit's development build (its checks stay on) without its "Lit is in dev mode" notice in every test file's log.
   testRunnerHtml: runnerHtml(),
   // Real HTTP routes the tests call on this same origin.
+  // /dist/...: the script-tag build, from TEST_BUILD's folder.
   // /split/...: the script-tag build with its second part served, failed or held as a test says.
   // /frameworks/tailwind.css: Tailwind's CSS for the framework pages, made by its compiler.
   // /src/**/*.worker.js: a Worker's address in the sources names its compiled file; unbuilt, that is the TypeScript file.
-  middleware: [browserServiceMiddleware(), scriptTagGateMiddleware(new URL('./dist/', import.meta.url)), tailwindMiddleware(), workerSourceMiddleware],
+  middleware: [testBuildMiddleware, browserServiceMiddleware(), scriptTagGateMiddleware(new URL(`./${TEST_BUILD}/`, import.meta.url)), tailwindMiddleware(), workerSourceMiddleware],
   concurrency: 1,
-  // The three browsers side by side (one file each at a time): their tests mostly wait on the network and on events.
-  concurrentBrowsers: 3,
+  // The four browsers side by side (one file each at a time): their tests mostly wait on the network and on events.
+  concurrentBrowsers: 4,
   reporters: [defaultReporter(), ...(process.env.TEST_TIMINGS === '1' ? [timingReporter()] : [])],
   // A ceiling for a loaded machine (another test run beside this one), not an expectation: tests wait on events.
   testFramework: { config: { timeout: 60000 } },
@@ -268,17 +296,17 @@ export default {
     // The tsconfig path makes esbuild honour Lit's legacy decorators.
     esbuildPlugin({ ts: true, target: 'es2022', tsconfig: fileURLToPath(new URL('./tsconfig.json', import.meta.url)) }),
   ],
-  // Every file in Chromium; the cross-browser ones also in Firefox and WebKit, as groups (TEST_BROWSERS picks browsers).
-  files: chromium ? ['test/browser/**/*.test.ts'] : crossBrowserFiles(),
+  // Every file in Chromium (the cross-browser ones in one, the rest in a second); the cross-browser ones also in
+  // Firefox and WebKit, as groups (TEST_BROWSERS picks browsers).
+  files: crossBrowserFiles(),
   browsers: [chromium ?? others[0]],
   groups: [
-    ...(chromium ? others : others.slice(1))
-      .map((launcher) => ({ name: launcher === firefox ? 'firefox' : 'webkit', files: crossBrowserFiles(), browsers: [launcher] }))
-      .filter((group) => group.files.length > 0),
+    ...(chromium ? [{ name: 'chromium-only', files: chromiumOnlyFiles(), browsers: [chromiumToo] }] : []),
+    ...(chromium ? others : others.slice(1)).map((launcher) => ({ name: launcher === firefox ? 'firefox' : 'webkit', files: crossBrowserFiles(), browsers: [launcher] })),
     // The sanitizer's suites (XSS, markdown, the built file, CSP and Trusted Types) once more with the browser's own
     // sanitizer hidden, as in a browser that has none (Safari today): the chat then sanitizes with DOMPurify.
     ...(chromium
-      ? [{ name: 'dompurify', files: ['test/browser/widget-{hostile,markdown,markdown-*,build,csp}.test.ts'], browsers: [chromium], testRunnerHtml: runnerHtml(`<script>${HIDE_NATIVE_SANITIZER}</script>`) }]
+      ? [{ name: 'dompurify', files: ['test/browser/widget-{hostile,markdown,markdown-*,build,csp}.test.ts'], browsers: [chromiumToo], testRunnerHtml: runnerHtml(`<script>${HIDE_NATIVE_SANITIZER}</script>`) }]
       : []),
-  ],
+  ].filter((group) => group.files.length > 0),
 };
