@@ -20,12 +20,13 @@ const chromiumToo = chromium && chromiumLauncher();
 /**
  * The files that also run in Firefox and WebKit: the widget's own behaviour on
  * pages (element, markdown, host and framework pages, CSP, modes, failures,
- * recovery, the browser's own sanitizer, DOMPurify as built). The rest stay in Chromium: they drive the DevTools protocol
+ * the browser's own sanitizer, DOMPurify as built). The rest stay in Chromium: they drive the DevTools protocol
  * (device emulation, a second tab and the back/forward cache, screenshots,
  * colour-scheme emulation for axe), or test what no browser changes (the
  * protocol and client modules, the React wrapper, the built file's
  * loading and spec conformance, already run in every browser by their
- * unbuilt twins).
+ * unbuilt twins; recovery from stored values and refused ids, the chat's own
+ * rules, whose storage and requests widget-chat and widget-failures run everywhere).
  */
 export const CROSS_BROWSER_FILES = [
   'test/browser/widget-api.test.ts',
@@ -40,7 +41,6 @@ export const CROSS_BROWSER_FILES = [
   'test/browser/widget-markdown-heal.test.ts',
   'test/browser/widget-markdown-stream.test.ts',
   'test/browser/widget-modes.test.ts',
-  'test/browser/widget-recovery.test.ts',
   'test/browser/widget-sanitizer-built.test.ts',
   'test/browser/widget-sanitizers.test.ts',
   'test/browser/widget-sessions.test.ts',
