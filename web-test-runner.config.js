@@ -34,6 +34,7 @@ export const CROSS_BROWSER_FILES = [
   'test/browser/widget-controllers.test.ts',
   'test/browser/widget-csp.test.ts',
   'test/browser/widget-failures.test.ts',
+  'test/browser/widget-feedback.test.ts',
   'test/browser/widget-frameworks.test.ts',
   'test/browser/widget-host.test.ts',
   'test/browser/widget-hostile.test.ts',

@@ -1,6 +1,6 @@
 // Types for declaring <kagent-chat> to a framework's template checker (React, Vue, Svelte…).
 import type { ChatStringsOverride } from './element/strings.js';
-import type { KagentAnswerDetail, KagentChatEventMap, KagentErrorDetail, KagentSendDetail } from './element/events.js';
+import type { KagentAnswerDetail, KagentChatEventMap, KagentErrorDetail, KagentFeedbackDetail, KagentSendDetail } from './element/events.js';
 import type { KagentChat } from './element/kagent-chat.js';
 
 /** The element's attributes, as plain HTML (or `setAttribute`) writes them. */
@@ -18,6 +18,7 @@ export interface KagentChatAttributes {
   suggestions?: string;
   loading?: 'eager' | 'idle' | 'interaction';
   'proxy-features'?: 'auto' | 'off';
+  feedback?: 'on' | 'off';
   lang?: string;
   dir?: 'ltr' | 'rtl' | 'auto';
 }
@@ -42,6 +43,7 @@ export interface KagentChatListeners {
   'onkagent-send'?: (event: CustomEvent<KagentSendDetail>) => void;
   'onkagent-answer'?: (event: CustomEvent<KagentAnswerDetail>) => void;
   'onkagent-error'?: (event: CustomEvent<KagentErrorDetail>) => void;
+  'onkagent-feedback'?: (event: CustomEvent<KagentFeedbackDetail>) => void;
   'onkagent-open'?: (event: CustomEvent<void>) => void;
   'onkagent-close'?: (event: CustomEvent<void>) => void;
 }

@@ -12,12 +12,12 @@
 import { KagentChat } from './element/kagent-chat.js';
 
 export { KagentChat };
-export type { KagentAnswerDetail, KagentChatEventMap, KagentErrorDetail, KagentSendDetail } from './element/events.js';
+export type { KagentAnswerDetail, KagentChatEventMap, KagentErrorDetail, KagentFeedbackDetail, KagentSendDetail } from './element/events.js';
 export type { KagentChatAttributes, KagentChatListeners, KagentChatProperties } from './framework-types.js';
 export { ENGLISH, formatSeconds, withStrings, type ChatStrings, type ChatStringsOverride } from './element/strings.js';
 export { FAILURE_KINDS, type ChatFailure, type FailureKind } from './element/failure-kinds.js';
 export { askAgent, queryUrl, type AskOptions, type AskOutcome } from './answer-engine/answer-request.js';
-export { ConversationStore, STORE_VERSION, MAX_STORED_TURNS, MAX_STORED_CHARS, type StoredConversation, type Turn, type TurnState } from './element/conversation-store.js';
+export { ConversationStore, STORE_VERSION, MAX_STORED_TURNS, MAX_STORED_CHARS, type StoredConversation, type Turn, type TurnFeedback, type TurnState } from './element/conversation-store.js';
 export { IncrementalMarkdown, renderMarkdown, renderMarkdownSoFar, type RenderStats } from './answer-engine/markdown/incremental-markdown.js';
 export { citationsFrom, type Citation } from './answer-engine/citations.js';
 export { loadAnswerEngine, type AnswerEngine } from './element/answer-engine-loader.js';

@@ -6,7 +6,7 @@ import { sessionStorageKey } from '../../src/widget/answer-engine/sessions/index
 import { ask, lastAnswer, part, removeAllChats, settled, waitFor } from './widget-helpers.js';
 
 export interface SessionLog {
-  requests: { route: 'challenge' | 'session' | 'query'; token: string | null; status: number }[];
+  requests: { route: 'challenge' | 'session' | 'query' | 'feedback'; token: string | null; status: number }[];
   /** The status of each GET of the features route. */
   features: number[];
 }

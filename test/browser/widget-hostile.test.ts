@@ -15,6 +15,8 @@ declare global {
 function dangers(root: ParentNode): string[] {
   const found: string[] = [];
   for (const element of root.querySelectorAll('*')) {
+    // The chat's own feedback buttons and field under an answer (the box beside the answer's text, not in it).
+    if (element.closest('.below > [part=feedback]')) continue;
     const tag = element.localName;
     if (['script', 'iframe', 'form', 'input:not([type=checkbox])', 'object', 'embed', 'style', 'svg', 'math', 'details', 'button:not(.citation):not([part=copy])'].some((s) => element.matches(s))) found.push(`<${tag}>`);
     for (const { name, value } of element.attributes) {

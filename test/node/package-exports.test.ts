@@ -47,8 +47,8 @@ const EXPECTED: Record<string, string[]> = {
   'kagent-chat': [
     'AnswerEngine', 'AskOptions', 'AskOutcome', 'ChatFailure', 'ChatStrings', 'ChatStringsOverride', 'Citation', 'ConversationStore',
     'ENGLISH', 'FAILURE_KINDS', 'FailureKind', 'IncrementalMarkdown', 'KagentAnswerDetail', 'KagentChat', 'KagentChatAttributes',
-    'KagentChatEventMap', 'KagentChatListeners', 'KagentChatProperties', 'KagentErrorDetail', 'KagentSendDetail', 'LoadingMode',
-    'MAX_STORED_CHARS', 'MAX_STORED_TURNS', 'RenderStats', 'STORE_VERSION', 'StoredConversation', 'Turn', 'TurnState', 'askAgent',
+    'KagentChatEventMap', 'KagentChatListeners', 'KagentChatProperties', 'KagentErrorDetail', 'KagentFeedbackDetail', 'KagentSendDetail', 'LoadingMode',
+    'MAX_STORED_CHARS', 'MAX_STORED_TURNS', 'RenderStats', 'STORE_VERSION', 'StoredConversation', 'Turn', 'TurnFeedback', 'TurnState', 'askAgent',
     'citationsFrom', 'formatSeconds', 'loadAnswerEngine', 'queryUrl', 'renderMarkdown', 'renderMarkdownSoFar', 'withStrings',
   ],
   'kagent-chat/protocol': PROTOCOL,

@@ -31,12 +31,12 @@ test('custom-elements.json documents exactly the public contract of <kagent-chat
   const { module, element } = found[0]!;
   assert.equal(module.path, 'dist/widget/element/kagent-chat.js', 'the path is the module that ships');
 
-  // Events: the five of the API, each described; none invented from the code (such as a helper's `type`).
-  assert.deepEqual(element.events?.map((event) => event.name).sort(), ['kagent-answer', 'kagent-close', 'kagent-error', 'kagent-open', 'kagent-send']);
+  // Events: the six of the API, each described; none invented from the code (such as a helper's `type`).
+  assert.deepEqual(element.events?.map((event) => event.name).sort(), ['kagent-answer', 'kagent-close', 'kagent-error', 'kagent-feedback', 'kagent-open', 'kagent-send']);
   for (const event of element.events ?? []) assert.ok(event.description, `${event.name} is described`);
 
   const attributes = element.attributes?.map((attribute) => attribute.name) ?? [];
-  for (const name of ['agent-id', 'endpoint', 'streaming', 'mode', 'position', 'open', 'theme', 'heading', 'placeholder', 'welcome', 'suggestions', 'loading']) {
+  for (const name of ['agent-id', 'endpoint', 'streaming', 'mode', 'position', 'open', 'theme', 'heading', 'placeholder', 'welcome', 'suggestions', 'loading', 'proxy-features', 'feedback']) {
     assert.ok(attributes.includes(name), `attribute ${name}`);
   }
   const publicMembers = (element.members ?? []).filter((member) => member.privacy !== 'private' && member.privacy !== 'protected' && !member.static);

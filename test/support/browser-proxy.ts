@@ -81,3 +81,32 @@ export async function refusingProxy(agentId: string, request: Request, scenario:
   if (request.method === 'POST') proxyLogOf(agentId).requests.push({ body: undefined, status: response.status });
   return response;
 }
+
+/** The admin token of the insights proxies below: a browser test reads their report with it. */
+export const INSIGHTS_TOKEN = 'browser-test-insights-token-5f0c9a2e7b41d836';
+
+const insightsProxies = new Map<string, ProxyHandler>();
+
+/**
+ * `/scripted/insights/<agentId>/...`: the real proxy with insights on (`KAGENT_INSIGHTS=on` and an admin token), in front
+ * of the scripted service's plain answer: it names each answer's question (`Kagent-Question-Id`), takes feedback at
+ * `POST .../feedback`, and reports both at `GET .../insights` with `INSIGHTS_TOKEN`.
+ */
+export function insightsProxy(agentId: string, request: Request, scenario: Scenario): Promise<Response> {
+  let proxy = insightsProxies.get(agentId);
+  if (!proxy) {
+    proxy = scriptedProxy({
+      agentIds: [agentId],
+      allowedOrigins: '*',
+      allowRequestsWithoutOrigin: true,
+      basePath: `/scripted/insights/${agentId}`,
+      perAddressLimit: false,
+      perVisitorLimit: false,
+      insights: true,
+      adminToken: INSIGHTS_TOKEN,
+      fetch: async (input, init) => scenario('answer', agentId, new Request(input, init)),
+    });
+    insightsProxies.set(agentId, proxy);
+  }
+  return proxy(request);
+}

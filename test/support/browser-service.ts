@@ -14,7 +14,7 @@ import {
   streamResponse,
 } from './scripted-service.js';
 import { DONE_EVENT, EVENT_STREAM_HEADERS, NO_FEATURES, answerEvent, endpointResponseEvent } from '../../src/protocol/index.js';
-import { featuresOfProxy, proxiedQuery, proxyLogOf, refusingProxy } from './browser-proxy.js';
+import { featuresOfProxy, insightsProxy, proxiedQuery, proxyLogOf, refusingProxy } from './browser-proxy.js';
 import { sessionRoute } from './browser-sessions.js';
 import { NAMED_ANSWERS, answerEvents } from './markdown-answers.js';
 import { specExamples } from './spec-examples.js';
@@ -200,6 +200,8 @@ export function browserServiceMiddleware() {
     // The same scenarios behind the real proxy; `/scripted/proxy-log/<agentId>` tells what reached the proxy.
     const refusing = /^\/scripted\/refusing\/([\w-]+)\//.exec(path);
     if (refusing) return refusingProxy(refusing[1]!, request, widgetScenario);
+    const insights = /^\/scripted\/insights\/([\w-]+)\//.exec(path);
+    if (insights) return insightsProxy(insights[1]!, request, widgetScenario);
     const proxiedFeatures = /^\/scripted\/proxy\/([\w-]+)\/features$/.exec(path);
     if (proxiedFeatures) return featuresOfProxy(proxiedFeatures[1]!, request);
     const proxied = /^\/scripted\/proxy\/([\w-]+)\/agents\/([^/]+)\/query$/.exec(path);

@@ -4,7 +4,8 @@
 import { createProxy, type ProxyHandler, type ProxyOptions } from '../../src/proxy/index.js';
 import { MemoryRateLimitStore } from '../../src/proxy/stores/memory.js';
 import { Sessions } from '../../src/proxy/core/sessions/index.js';
-import { FEATURES_ROUTE, SESSION_HEADER, SESSION_ROUTES } from '../../src/protocol/index.js';
+import { FEATURES_ROUTE, FEEDBACK_ROUTE, SESSION_HEADER, SESSION_ROUTES } from '../../src/protocol/index.js';
+import { INSIGHTS_TOKEN } from './browser-proxy.js';
 import { OTHER_SECRET, SESSION_SECRET } from './proxy-sessions.js';
 import { sessionAudience } from '../../src/proxy/core/options.js';
 import { SITE_KEYS } from './turnstile-script-stand-in.js';
@@ -29,7 +30,8 @@ const DIFFICULTY = 0.05;
  *   always passes, always fails, or needs the visitor to tick a box (test/support/turnstile-script-stand-in.ts),
  *   passes verified by the stand-in of Cloudflare's siteverify (test/support/turnstile-stand-in.ts);
  * - `turnstileDown`, `turnstileUnreachable`: the human check on (passing), but that siteverify answers 503, or drops
- *   the connection, for this test's scope until it is lifted (`POST /scripted/sessions-siteverify-up/<scope>`).
+ *   the connection, for this test's scope until it is lifted (`POST /scripted/sessions-siteverify-up/<scope>`);
+ * - `insights`: sessions and insights on (feedback at `POST .../feedback`, the report at `GET .../insights` with `INSIGHTS_TOKEN`).
  */
 const PRESETS: Record<string, Partial<ProxyOptions>> = {
   on: {},
@@ -48,6 +50,7 @@ const PRESETS: Record<string, Partial<ProxyOptions>> = {
   turnstileInteractive: { turnstileSecret: TURNSTILE_PASS, turnstileSiteKey: SITE_KEYS.interactive },
   turnstileDown: { turnstileSecret: TURNSTILE_PASS, turnstileSiteKey: SITE_KEYS.pass },
   turnstileUnreachable: { turnstileSecret: TURNSTILE_PASS, turnstileSiteKey: SITE_KEYS.pass },
+  insights: { insights: true, adminToken: INSIGHTS_TOKEN },
 };
 
 /** The presets whose siteverify is out, from the scope's first request until the test lifts it. */
@@ -58,7 +61,7 @@ let siteverify: Promise<TurnstileStandIn> | undefined;
 
 /** What one test's proxy saw: each POST's route, the token it carried (a session request: its Turnstile token, if any), and the status it answered; and the status of each GET of the features route. */
 interface SessionLog {
-  requests: { route: 'challenge' | 'session' | 'query'; token: string | null; status: number }[];
+  requests: { route: 'challenge' | 'session' | 'query' | 'feedback'; token: string | null; status: number }[];
   features: number[];
 }
 
@@ -129,7 +132,7 @@ export async function sessionRoute(path: string, request: Request, scenario: Sce
   const routed = /^\/scripted\/sessions\/(\w+)\/([\w-]+)(\/.*)$/.exec(path);
   if (!routed || !(routed[1]! in PRESETS)) return undefined;
   const [, preset, scope, rest] = routed as unknown as [string, string, string, string];
-  const route = rest === SESSION_ROUTES.challenge ? 'challenge' : rest === SESSION_ROUTES.session ? 'session' : 'query';
+  const route = rest === SESSION_ROUTES.challenge ? 'challenge' : rest === SESSION_ROUTES.session ? 'session' : rest === FEEDBACK_ROUTE ? 'feedback' : 'query';
   let token = request.headers.get(SESSION_HEADER);
   if (route === 'session' && request.method === 'POST') token = ((await request.clone().json().catch(() => ({}))) as { turnstileToken?: string }).turnstileToken ?? null;
   let verifyUrl: string | undefined;

@@ -1,4 +1,4 @@
-import { INCOMPLETE_STREAM, QUESTIONS_LEFT_HEADER, SESSION_HEADER, describeProblems, needsNewSession, readAgentQueryAnswer, readAgentStream, type AgentQueryAnswer } from '../../protocol/index.js';
+import { INCOMPLETE_STREAM, QUESTION_ID_HEADER, QUESTIONS_LEFT_HEADER, SESSION_HEADER, describeProblems, isQuestionId, needsNewSession, readAgentQueryAnswer, readAgentStream, type AgentQueryAnswer } from '../../protocol/index.js';
 import type { ChatFailure } from '../element/failure-kinds.js';
 import { failureFromNetworkError, failureFromResponse, failureFromStreamError } from './failures.js';
 import { nextTask } from './next-task.js';
@@ -25,8 +25,11 @@ export interface AskOptions {
 }
 
 export type AskOutcome =
-  /** `note`: a word for the visitor to read with the answer (a visitor session's questions running out). */
-  | { type: 'answered'; answer: string; response: AgentQueryAnswer | undefined; note?: string }
+  /**
+   * `note`: a word for the visitor to read with the answer (a visitor session's questions running out). `questionId`: the
+   * proxy's name for the question where it records them (`Kagent-Question-Id`), which the answer's feedback goes with.
+   */
+  | { type: 'answered'; answer: string; response: AgentQueryAnswer | undefined; note?: string; questionId?: string }
   | { type: 'failed'; failure: ChatFailure; partialAnswer: string }
   | { type: 'stopped'; partialAnswer: string };
 
@@ -99,8 +102,11 @@ async function askWith(options: AskOptions, token: string | undefined, session: 
     return failed(session?.explain(failure) ?? failure);
   }
   const outcome = await (streaming ? readStreamed(response, options) : readJson(response, options));
-  const note = outcome.type === 'answered' && session?.questionsLeft(response.headers.get(QUESTIONS_LEFT_HEADER));
-  if (note) (outcome as { note?: string }).note = note;
+  if (outcome.type !== 'answered') return outcome;
+  const note = session?.questionsLeft(response.headers.get(QUESTIONS_LEFT_HEADER));
+  if (note) outcome.note = note;
+  const questionId = response.headers.get(QUESTION_ID_HEADER);
+  if (isQuestionId(questionId)) outcome.questionId = questionId;
   return outcome;
 }
 

@@ -1,5 +1,5 @@
 // Part of the answer engine (the chat's second part): the styles of what only it draws (markdown's
-// blocks, the `[n]` markers and their cards, the list of sources). Plain text, not Lit's `css`: the second part imports
+// blocks, the `[n]` markers and their cards, the list of sources, the feedback buttons). Plain text, not Lit's `css`: the second part imports
 // nothing the first does; each chat adopts the sheet once the engine is here (engine-ready.ts, `adopt`).
 // `css` is only a name for the build's style minifier (vite.config.ts) to find the text by.
 const css = String.raw;
@@ -37,6 +37,10 @@ export const answerCss = css`
     padding: 3px 8px;
     /* Words stay whole in a cell: a wide table scrolls rather than breaking them mid-letter. */
     overflow-wrap: normal;
+  }
+  /* Links are drawn only here: in answers, the welcome message's markdown and the list of sources. */
+  a {
+    color: var(--kagent-accent);
   }
   img {
     max-width: 100%;
@@ -101,6 +105,36 @@ export const answerCss = css`
   }
   .sources li:focus {
     outline: 2px solid var(--kagent-accent);
+  }
+  /* "Helpful?" and its thumbs; the comment field opens on a line of its own below them. */
+  .feedback {
+    display: flex;
+    flex-wrap: wrap;
+    align-items: center;
+    gap: 6px;
+    margin-top: 6px;
+    font-size: 13px;
+    color: var(--kagent-muted);
+  }
+  .feedback [aria-pressed='true'] {
+    border-color: var(--kagent-accent);
+    background: var(--kagent-question-surface);
+  }
+  .feedback form:not([hidden]) {
+    display: flex;
+    flex-basis: 100%;
+    gap: 6px;
+  }
+  .feedback label {
+    flex: 1;
+  }
+  .feedback input {
+    font: inherit;
+    width: 100%;
+    box-sizing: border-box;
+  }
+  :host([feedback='off']) .feedback {
+    display: none;
   }
 `;
 

@@ -1,6 +1,18 @@
 import type { Source } from '../../protocol/index.js';
 import type { ChatStrings } from '../element/strings.js';
 
+/** The English words of an answer's sources and its `[n]` markers; a page's `strings` replace any of them. */
+export const SOURCE_WORDS: Required<Pick<ChatStrings, 'sourcesHeading' | 'unnamedSource' | 'sourcePage' | 'sourceRelevance' | 'citationLabel'>> = {
+  sourcesHeading: 'Sources',
+  unnamedSource: 'Untitled source',
+  sourcePage: (page: number, totalPages?: number) => (totalPages ? `page ${page} of ${totalPages}` : `page ${page}`),
+  sourceRelevance: (score: number) => `${Math.round(score * 100)}% relevant`,
+  citationLabel: (number: number, sourceName: string) => `Source ${number}: ${sourceName}`,
+};
+
+/** One of the sources' words: the page's own (its `strings`), or else the English default. */
+export const sourceWord = <K extends keyof typeof SOURCE_WORDS>(strings: ChatStrings, key: K): (typeof SOURCE_WORDS)[K] => (strings[key] ?? SOURCE_WORDS[key]) as (typeof SOURCE_WORDS)[K];
+
 /** A source as shown under an answer, numbered as the answer's `[n]` markers count. */
 export interface Citation {
   number: number;
@@ -56,8 +68,8 @@ export function citationsFrom(sources: readonly Source[]): Citation[] {
 /** `page 3 · 91% relevant` (empty when the service gave neither). */
 export function citationDetails(citation: Citation, strings: ChatStrings): string {
   const parts: string[] = [];
-  if (citation.page !== undefined) parts.push(strings.sourcePage(citation.page, citation.totalPages));
-  if (citation.score !== undefined) parts.push(strings.sourceRelevance(citation.score));
+  if (citation.page !== undefined) parts.push(sourceWord(strings, 'sourcePage')(citation.page, citation.totalPages));
+  if (citation.score !== undefined) parts.push(sourceWord(strings, 'sourceRelevance')(citation.score));
   return parts.join(' · ');
 }
 
@@ -79,9 +91,9 @@ export interface CitationLink {
 /** The answer's sources worded for the visitor, numbered as `citationsFrom` numbers them. */
 export function citationLinks(sources: readonly Source[], strings: ChatStrings): CitationLink[] {
   return citationsFrom(sources).map((citation) => {
-    const name = citation.name ?? strings.unnamedSource;
+    const name = citation.name ?? sourceWord(strings, 'unnamedSource');
     const details = citationDetails(citation, strings);
     const description = details ? `${name} · ${details}` : name;
-    return { number: citation.number, url: citation.url, name, details, description, label: strings.citationLabel(citation.number, description) };
+    return { number: citation.number, url: citation.url, name, details, description, label: sourceWord(strings, 'citationLabel')(citation.number, description) };
   });
 }

@@ -2,7 +2,7 @@
  * The chat's second part: what only an answer needs (the request that streams
  * it, the markdown renderer with marked and the sanitizer (the browser's own,
  * or DOMPurify from a chunk of its own where there is none), the `[n]` citation
- * links, the list of sources, the styles of what they draw, and the visitor
+ * links, the list of sources, the feedback buttons under an answer, the styles of what they draw, and the visitor
  * session a proxy may ask of each question). The element fetches it on first need with a dynamic import
  * (`element/answer-engine-loader.ts`), so a page whose visitor never opens the chat
  * never pays for it.
@@ -18,5 +18,5 @@ export { IncrementalMarkdown, renderMarkdown } from './markdown/incremental-mark
 export { adopt, ready } from './engine-ready.js';
 export { linkCitationMarkers } from './citation-markers.js';
 export { citationLinks } from './citations.js';
-export { renderSources } from './sources-list.js';
+export { renderBelow } from './below-answer.js';
 export { watchSiteModals } from './site-modals.js';

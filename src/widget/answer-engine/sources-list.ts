@@ -1,5 +1,5 @@
 import type { Source } from '../../protocol/index.js';
-import { citationLinks } from './citations.js';
+import { citationLinks, sourceWord } from './citations.js';
 import { makeElement } from './make-element.js';
 import type { ChatStrings } from '../element/strings.js';
 
@@ -7,14 +7,14 @@ import type { ChatStrings } from '../element/strings.js';
 // listed with the answer, so the first part carries none of the citation code.
 
 /**
- * Fills `holder` with the list of an answer's sources (one per datasource,
- * numbered as the answer's `[n]` markers count), or empties it when there are
- * none. Names and details go in as text, addresses only when http(s).
+ * Puts the list of an answer's sources (one per datasource, numbered as the
+ * answer's `[n]` markers count) first in `holder`, before anything else drawn
+ * under the answer (its feedback buttons); nothing when there are none. Names and details go in as text, addresses only when http(s).
  * `turnId` names each item (`data-source="<turn>-<n>"`).
  */
 export function renderSources(holder: Element, sources: readonly Source[], strings: ChatStrings, turnId: string): void {
   const citations = citationLinks(sources, strings);
-  if (!citations.length) return holder.replaceChildren();
+  if (!citations.length) return;
   const make = (tag: string, attributes: Record<string, string>, ...children: (Node | string)[]) => makeElement(holder.ownerDocument, tag, attributes, ...children);
   const items = citations.map(({ number, url, name, details }) =>
     make(
@@ -24,5 +24,6 @@ export function renderSources(holder: Element, sources: readonly Source[], strin
       details ? ` · ${details}` : '',
     ),
   );
-  holder.replaceChildren(make('section', { class: 'sources', part: 'sources', 'aria-label': strings.sourcesHeading }, make('h3', {}, strings.sourcesHeading), make('ol', {}, ...items)));
+  const heading = sourceWord(strings, 'sourcesHeading');
+  holder.prepend(make('section', { class: 'sources', part: 'sources', 'aria-label': heading }, make('h3', {}, heading), make('ol', {}, ...items)));
 }

@@ -1,7 +1,10 @@
 import { loadAnswerEngine, loadedAnswerEngine, type AnswerEngine } from './answer-engine-loader.js';
+import type { FeedbackConversation } from '../answer-engine/feedback/buttons.js';
+import type { PageChat } from '../answer-engine/chat-in-use.js';
 import type { IncrementalMarkdown } from '../answer-engine/markdown/incremental-markdown.js';
 import { plainTextNodes } from './plain-text.js';
 import type { Source } from '../../protocol/index.js';
+import type { Turn } from './conversation-store.js';
 import type { ChatStrings } from './strings.js';
 
 // Restored answers render one after another, a frame apart, so a long transcript never blocks the page.
@@ -18,8 +21,8 @@ const nextFrame = () => new Promise(requestAnimationFrame);
  */
 export class AnswerBody {
   readonly element: HTMLDivElement;
-  /** Where the second part lists the answer's sources (a box of no layout of its own, `display: contents`). */
-  readonly sources: HTMLDivElement;
+  /** Where the second part draws what goes under the answer: its sources, its feedback buttons (a box of no layout of its own, `display: contents`). */
+  readonly below: HTMLDivElement;
   #renderer: { engine: AnswerEngine; markdown: IncrementalMarkdown } | undefined;
   /** Appended before the renderer arrived. */
   #waiting = '';
@@ -34,8 +37,8 @@ export class AnswerBody {
     element.setAttribute('part', 'answer-text');
     // An answer reads in its own text's direction (an English answer on a right-to-left page, and the reverse).
     element.dir = 'auto';
-    this.sources = document.createElement('div');
-    this.sources.className = 'sources-box';
+    this.below = document.createElement('div');
+    this.below.className = 'below';
     this.#ready = loadAnswerEngine().then(
       (engine) => {
         this.#renderer = { engine, markdown: new engine.IncrementalMarkdown(element, onRender ? { onRender } : {}) };
@@ -57,9 +60,9 @@ export class AnswerBody {
     this.#renderer?.markdown.stop();
   }
 
-  /** Lists the answer's sources (none: an empty list); without the second part, nothing. */
-  showSources(sources: readonly Source[], strings: ChatStrings, turnId: string): void {
-    loadedAnswerEngine()?.renderSources(this.sources, sources, strings, turnId);
+  /** Draws what goes under the answer: its sources, and under a finished one its feedback buttons; without the second part, nothing. */
+  showBelow(chat: PageChat, turn: Turn, conversation: FeedbackConversation): void {
+    loadedAnswerEngine()?.renderBelow(this.below, chat, turn, conversation);
   }
 
   /** Renders the rest and, for a complete answer, links its `[n]` markers to `sources` (a slice per frame); a cut-off one stays healed. */
@@ -69,19 +72,20 @@ export class AnswerBody {
     // Without the renderer (it could not be fetched): the words, as text.
     if (!renderer) return this.element.replaceChildren(...plainTextNodes(this.#waiting));
     await renderer.markdown.finish({ cutOff });
-    await renderer.engine.linkCitationMarkers(this.element, renderer.engine.citationLinks(sources, strings), this.sources);
+    await renderer.engine.linkCitationMarkers(this.element, renderer.engine.citationLinks(sources, strings), this.below);
   }
 
   /** An answer restored after a reload: it renders after the ones restored before it, a slice per frame. */
-  static restored(text: string, sources: readonly Source[], strings: ChatStrings, turnId: string, cutOff: boolean, onRender?: () => void): AnswerBody {
+  static restored(chat: PageChat, turn: Turn, conversation: FeedbackConversation, onRender?: () => void): AnswerBody {
     const body = new AnswerBody(onRender);
+    const answered = turn.state === 'answered';
     restoring = restoring
       .then(nextFrame)
       .then(() => body.#ready)
       .then(() => {
-        body.showSources(sources, strings, turnId);
-        body.append(text);
-        return body.finish(sources, strings, cutOff);
+        body.showBelow(chat, turn, conversation);
+        body.append(turn.answer);
+        return body.finish(answered ? turn.sources : [], chat.strings, !answered);
       })
       // One answer that fails to render must not hold up the others.
       .catch((error: unknown) => console.error('kagent-chat: could not render a restored answer', error));

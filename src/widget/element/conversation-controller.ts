@@ -3,12 +3,12 @@ import { isValidQueryId, queryIdFieldsNamed, type QueryIdField } from '../../pro
 import type { AskOptions, AskOutcome } from '../answer-engine/answer-request.js';
 import { askOnceLoaded } from './answer-engine-loader.js';
 import { AnswerBody } from './answer-body.js';
-import { ConversationStore, newId, type StoredConversation, type Turn } from './conversation-store.js';
+import { ConversationStore, newId, type StoredConversation, type Turn, type TurnFeedback } from './conversation-store.js';
 import { CooldownController } from './cooldown-controller.js';
 import type { ChatStrings } from './strings.js';
 
-/** What the controller needs from the element. */
-export interface ConversationHost extends ReactiveControllerHost {
+/** What the controller needs from the element (the second part's feedback buttons fire their event on it too). */
+export interface ConversationHost extends ReactiveControllerHost, HTMLElement {
   endpoint: string;
   agentId: string;
   streaming: boolean;
@@ -45,11 +45,14 @@ export class ConversationController implements ReactiveController {
   #bodiesStopped?: boolean;
   #onRender: () => void;
   #onSettled: (turn: Turn) => void;
+  #announce: (words: string) => void;
 
-  constructor(host: ConversationHost, { onRender, onSettled }: { onRender: () => void; onSettled: (turn: Turn) => void }) {
+  /** `announce`: says the visitor's feedback on an answer to a screen reader. */
+  constructor(host: ConversationHost, { onRender, onSettled, announce }: { onRender: () => void; onSettled: (turn: Turn) => void; announce: (words: string) => void }) {
     this.#host = host;
     this.#onRender = onRender;
     this.#onSettled = onSettled;
+    this.#announce = announce;
     this.cooldown = new CooldownController(host);
     host.addController(this);
   }
@@ -107,9 +110,16 @@ export class ConversationController implements ReactiveController {
   /** Renders the stored answers again, whole, the newest first (they are the ones in view). */
   #restoreBodies(): void {
     for (const turn of [...this.turns].reverse()) {
-      if (turn.answer) this.#bodies.set(turn.id, AnswerBody.restored(turn.answer, turn.state === 'answered' ? turn.sources : [], this.#host.strings, turn.id, turn.state !== 'answered', this.#onRender));
+      if (turn.answer) this.#bodies.set(turn.id, AnswerBody.restored(this.#host, turn, this, this.#onRender));
     }
     this.#host.requestUpdate();
+  }
+
+  /** Keeps the visitor's feedback on an answer with its turn (the second part's buttons ask it), and says `words` to a screen reader. */
+  keepFeedback(turn: Turn, feedback: TurnFeedback, words: string): void {
+    turn.feedback = feedback;
+    this.#store?.save(this.#conversation!);
+    this.#announce(words);
   }
 
   /** Sends a new question (trimmed, not empty: the element's `send` sees to it). Returns false when it cannot be sent now. */
@@ -228,6 +238,7 @@ export class ConversationController implements ReactiveController {
       turn.answer = outcome.answer;
       turn.state = 'answered';
       turn.note = outcome.note;
+      turn.questionId = outcome.questionId;
       const response = outcome.response;
       if (response) {
         turn.sources = response.sources ?? [];
@@ -235,7 +246,7 @@ export class ConversationController implements ReactiveController {
         if (isValidQueryId(response.conversationId)) conversation.conversationId = response.conversationId;
         if (isValidQueryId(response.visitorId)) conversation.visitorId = response.visitorId;
       }
-      body.showSources(turn.sources, strings, turn.id);
+      body.showBelow(this.#host, turn, this);
     } else {
       turn.answer = outcome.partialAnswer || turn.answer;
       turn.state = outcome.type;

@@ -1,4 +1,4 @@
-import type { Source } from '../../protocol/index.js';
+import type { FeedbackRating, Source } from '../../protocol/index.js';
 import { isValidQueryId } from '../../protocol/query-ids.js';
 import type { ChatFailure } from './failure-kinds.js';
 import { ENGLISH } from './strings.js';
@@ -25,6 +25,16 @@ export interface Turn {
   failure?: ChatFailure;
   /** Said with the answer: how many questions its visitor session has left, when few. */
   note?: string;
+  /** The proxy's name for the question, where it records them: the answer's feedback goes with it. */
+  questionId?: string;
+  /** What the visitor said of the answer (its feedback buttons). */
+  feedback?: TurnFeedback;
+}
+
+/** A visitor's rating of an answer, with what was missing (a thumbs-down's optional comment). */
+export interface TurnFeedback {
+  rating: FeedbackRating;
+  comment?: string;
 }
 
 /** What is kept per endpoint and agent. */
@@ -144,7 +154,7 @@ function readConversation(value: unknown): StoredConversation | undefined {
 
 function readTurn(value: unknown, ids: Set<string>): Turn | undefined {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const { id, question, answer, sources, state, failure } = value as Record<string, unknown>;
+  const { id, question, answer, sources, state, failure, questionId, feedback } = value as Record<string, unknown>;
   if (typeof question !== 'string' || typeof answer !== 'string') return undefined;
   if (!STATES.includes(state as TurnState)) return undefined;
   // Each turn's id keys its rendered answer: a strange or repeated one gets a new id.
@@ -159,6 +169,11 @@ function readTurn(value: unknown, ids: Set<string>): Turn | undefined {
   };
   const readFailure = readStoredFailure(failure);
   if (readFailure) turn.failure = readFailure;
+  // (The question id's shape and the comment's length are checked where they are sent, in the second part: the protocol's
+  // checks live there, and the first part may import none of what it imports.)
+  if (typeof questionId === 'string') turn.questionId = questionId;
+  const { rating, comment } = (feedback ?? {}) as Record<string, unknown>;
+  if (rating === 'up' || rating === 'down') turn.feedback = typeof comment === 'string' ? { rating, comment } : { rating };
   return turn;
 }
 

@@ -1,4 +1,4 @@
-import type { Source } from '../../protocol/index.js';
+import type { FeedbackRating, Source } from '../../protocol/index.js';
 import type { FailureKind } from './failure-kinds.js';
 
 /** `detail` of `kagent-send`. */
@@ -30,11 +30,25 @@ export interface KagentErrorDetail {
   message: string;
 }
 
+/** `detail` of `kagent-feedback`. */
+export interface KagentFeedbackDetail {
+  /** The visitor's thumb. */
+  rating: FeedbackRating;
+  /** What was missing, when the visitor wrote it after a thumbs-down. */
+  comment: string | undefined;
+  question: string;
+  /** The answer's markdown. */
+  answer: string;
+  sources: Source[];
+  conversationId: string | undefined;
+}
+
 /** The events `<kagent-chat>` fires (they bubble and cross shadow roots). */
 export interface KagentChatEventMap {
   'kagent-send': CustomEvent<KagentSendDetail>;
   'kagent-answer': CustomEvent<KagentAnswerDetail>;
   'kagent-error': CustomEvent<KagentErrorDetail>;
+  'kagent-feedback': CustomEvent<KagentFeedbackDetail>;
   'kagent-open': CustomEvent<void>;
   'kagent-close': CustomEvent<void>;
 }

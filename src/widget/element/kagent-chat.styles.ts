@@ -109,8 +109,8 @@ export const styles = css`
     white-space: pre-wrap;
     overflow-wrap: anywhere;
   }
-  /* Holds the list of sources the second part draws, laid out as if the list were the turn's own child. */
-  .sources-box {
+  /* Holds what the second part draws under an answer (its sources, its feedback buttons), laid out as the turn's own children. */
+  .below {
     display: contents;
   }
   .answer {
@@ -122,9 +122,6 @@ export const styles = css`
   }
   .markdown > :last-child {
     margin-bottom: 0;
-  }
-  a {
-    color: var(--kagent-accent);
   }
   .note {
     font-size: 13px;

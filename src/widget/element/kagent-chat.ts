@@ -34,9 +34,12 @@ import { WelcomeMessage } from './welcome-message.js';
  *
  * @summary Chat with a knowledge agent, with streamed, cited answers.
  *
+ * @attribute feedback - `on` (default): "Helpful?" with a thumbs-up and a thumbs-down under each finished answer (`kagent-feedback`; sent to kagent-proxy where it collects feedback). `off` hides them (an attribute only: the answers' styles read it).
+ *
  * @fires kagent-send - A question is about to be sent (`detail`: `question`, `retry`). Cancelable: `preventDefault()` keeps it from being sent.
  * @fires kagent-answer - An answer is complete (`detail`: `question`, `answer` (markdown), `sources`, `conversationId`).
  * @fires kagent-error - A question failed (`detail`: `question`, `kind`, `status`, `code`, `message`).
+ * @fires kagent-feedback - The visitor rated an answer, changed their rating, or wrote what was missing (`detail`: `rating` `up` or `down`, `comment`, `question`, `answer`, `sources`, `conversationId`). Cancelable: `preventDefault()` keeps it from the proxy (a page sends it to its own analytics).
  * @fires kagent-open - The bubble's chat opened.
  * @fires kagent-close - The bubble's chat closed.
  *
@@ -50,6 +53,10 @@ import { WelcomeMessage } from './welcome-message.js';
  * @csspart suggestions - The starter questions, shown until the first question.
  * @csspart suggestion - One starter question.
  * @csspart copy - The Copy button under an answer.
+ * @csspart feedback - "Helpful?" and its thumbs under a finished answer (`feedback="off"` hides it).
+ * @csspart feedback-up - The thumbs-up button (`aria-pressed` once chosen).
+ * @csspart feedback-down - The thumbs-down button (`aria-pressed` once chosen).
+ * @csspart feedback-comment - The optional "What was missing?" field a thumbs-down opens.
  * @csspart transcript - The scrolling list of questions and answers.
  * @csspart turn - One question with its answer.
  * @csspart question - The visitor's question.
@@ -161,7 +168,7 @@ export class KagentChat extends LitElement {
   }
 
   #answerEngine = new AnswerEngineController(this);
-  #conversation = new ConversationController(this, { onRender: () => this.#pinned.follow(), onSettled: (turn) => this.#settled(turn) });
+  #conversation = new ConversationController(this, { onRender: () => this.#pinned.follow(), onSettled: (turn) => this.#settled(turn), announce: (words) => this.#announcer.announce(words) });
   #announcer = new AnnouncerController(this);
   #copy = new CopyFeedbackController(this, () => this.#announcer.announce(this.strings.copied));
   #bubble = new BubbleController(this);

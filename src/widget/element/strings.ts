@@ -33,15 +33,19 @@ export interface ChatStrings {
   agentSaid: string;
   /** Announced while an answer is on its way. */
   answering: string;
-  /** Heading of the sources under an answer. */
-  sourcesHeading: string;
-  /** Used when a source has no name. */
-  unnamedSource: string;
-  sourcePage: (page: number, totalPages?: number) => string;
-  /** `score` is between 0 and 1. */
-  sourceRelevance: (score: number) => string;
-  /** Accessible name of a `[n]` citation marker. */
-  citationLabel: (number: number, sourceName: string) => string;
+
+  // The words of an answer's sources and its `[n]` markers: optional, their English defaults with the code that draws
+  // them (the second part), so that this table, in the first part every visitor fetches, carries none of them.
+  /** Heading of the sources under an answer. Default: `Sources` */
+  sourcesHeading?: string;
+  /** Used when a source has no name. Default: `Untitled source` */
+  unnamedSource?: string;
+  /** Default: `page 3 of 10`, or `page 3` */
+  sourcePage?: (page: number, totalPages?: number) => string;
+  /** `score` is between 0 and 1. Default: `91% relevant` */
+  sourceRelevance?: (score: number) => string;
+  /** Accessible name of a `[n]` citation marker. Default: `Source 2: Guide.pdf · page 3` */
+  citationLabel?: (number: number, sourceName: string) => string;
   /** Under an answer that was cut off. */
   answerIncomplete: string;
   /** Under an answer the visitor stopped. */
@@ -80,6 +84,19 @@ export interface ChatStrings {
   humanCheckUnavailable?: string;
   /** Cloudflare's script for the human check could not be loaded (a content blocker, the page's policy, offline). */
   humanCheckNotLoaded?: string;
+
+  // The words of the feedback buttons under an answer (docs/widget.md, Answer feedback): optional, their English
+  // defaults in the second part, which draws the buttons.
+  /** Before the thumbs. Default: `Helpful?` */
+  feedbackQuestion?: string;
+  /** Accessible name of the thumbs-up. Default: `Helpful` */
+  feedbackUp?: string;
+  /** Accessible name of the thumbs-down. Default: `Not helpful` */
+  feedbackDown?: string;
+  /** Label of the optional field a thumbs-down opens (its button says `send`). Default: `What was missing?` */
+  feedbackComment?: string;
+  /** Announced after the chosen thumb's name. Default: `Thanks for your feedback.` */
+  feedbackThanks?: string;
 }
 
 /** `65` -> `1 min 5 s`. */
@@ -116,11 +133,6 @@ export const ENGLISH: ChatStrings = {
   visitorSaid: 'You asked:',
   agentSaid: 'Assistant:',
   answering: 'The assistant is answering…',
-  sourcesHeading: 'Sources',
-  unnamedSource: 'Untitled source',
-  sourcePage: (page, totalPages) => (totalPages ? `page ${page} of ${totalPages}` : `page ${page}`),
-  sourceRelevance: (score) => `${Math.round(score * 100)}% relevant`,
-  citationLabel: (number, sourceName) => `Source ${number}: ${sourceName}`,
   answerIncomplete: 'This answer was cut off before it was complete.',
   answerStopped: 'You stopped this answer.',
   failures: {

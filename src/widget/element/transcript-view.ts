@@ -58,7 +58,7 @@ function renderTurn(turn: Turn, view: TranscriptView): TemplateResult {
       ${body && turn.answer
         ? html`<div class="answer" part="answer"><span class="sr-only">${s.agentSaid}</span>${body.element}</div>`
         : nothing}
-      ${body ? body.sources : nothing}
+      ${body ? body.below : nothing}
       ${turn.answer && turn.state !== 'sending' && turn.state !== 'answering'
         ? html`<button class="quiet copy" part="copy" type="button" @click=${() => copy.copy(turn.id, turn.answer)}>${copy.isCopied(turn.id) ? s.copied : s.copy}</button>`
         : nothing}
