@@ -30,7 +30,8 @@ const parts: Part[] = [
       ['npx', 'vite', 'build', '--logLevel', 'warn', '--outDir', resolve(TEST_BUILD)],
       ['npm', 'run', '-s', 'test:browser'],
     ],
-    env: { TEST_BUILD },
+    // Each file's time per browser at the end, as the node tests print theirs: what to look at when CI gets slow.
+    env: { TEST_BUILD, TEST_TIMINGS: process.env.TEST_TIMINGS ?? '1' },
     held: true,
   },
 ];
