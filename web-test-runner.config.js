@@ -245,18 +245,6 @@ function workerSourceMiddleware(context, next) {
   return next();
 }
 
-/**
- * The script-tag build the tests load at /dist/: dist/ itself (after `npx vite build`), or the folder TEST_BUILD names,
- * inside this repository. `npm test` builds a folder of its own for them (scripts/test-all.ts), so the node tests that
- * rebuild dist/ beside the browser tests never hand a page a half-written file.
- */
-const TEST_BUILD = (process.env.TEST_BUILD ?? 'dist').replace(/^\.\/|\/$/g, '');
-if (!/^[\w-]+$/.test(TEST_BUILD)) throw new Error(`TEST_BUILD names a folder of this repository, not ${TEST_BUILD}`);
-function testBuildMiddleware(context, next) {
-  if (context.path.startsWith('/dist/')) context.url = `/${TEST_BUILD}/${context.url.slice('/dist/'.length)}`;
-  return next();
-}
-
 /** The runner's page, with Lit's development build quiet; `before` runs first (a group's own setup). */
 const runnerHtml = (before = '') => (testFramework) =>
   `<!DOCTYPE html><html><head>${before}<script>window.litIssuedWarnings = new Set(['dev-mode']);</script></head><body><script type="module" src="${testFramework}"></script></body></html>`;
@@ -270,11 +258,10 @@ export default {
   // Lit's development build (its checks stay on) without its "Lit is in dev mode" notice in every test file's log.
   testRunnerHtml: runnerHtml(),
   // Real HTTP routes the tests call on this same origin.
-  // /dist/...: the script-tag build, from TEST_BUILD's folder.
   // /split/...: the script-tag build with its second part served, failed or held as a test says.
   // /frameworks/tailwind.css: Tailwind's CSS for the framework pages, made by its compiler.
   // /src/**/*.worker.js: a Worker's address in the sources names its compiled file; unbuilt, that is the TypeScript file.
-  middleware: [testBuildMiddleware, browserServiceMiddleware(), scriptTagGateMiddleware(new URL(`./${TEST_BUILD}/`, import.meta.url)), tailwindMiddleware(), workerSourceMiddleware],
+  middleware: [browserServiceMiddleware(), scriptTagGateMiddleware(new URL('./dist/', import.meta.url)), tailwindMiddleware(), workerSourceMiddleware],
   concurrency: 1,
   // The four browsers side by side (one file each at a time): their tests mostly wait on the network and on events.
   concurrentBrowsers: 4,
