@@ -8,7 +8,7 @@
 import { seedKnowledgeBase } from '../demo/knowledge-base.js';
 import { startEmulator } from '../emulator/src/index.js';
 import { QUESTION_SETS, askQuestionSet, citedInAnswer, citedScores, figuresOf, loadQuestionSet, percent, rankOf, type Asked, type Figures, type QuestionSet } from '../test/support/question-set.js';
-import { DEFAULT_CLOSEST_THRESHOLD, DEFAULT_SOURCE_THRESHOLD } from '../emulator/src/options.js';
+import { DEFAULT_ANSWERABLE_THRESHOLD, DEFAULT_CLOSEST_THRESHOLD, DEFAULT_SOURCE_THRESHOLD } from '../emulator/src/options.js';
 import { bestPassages, lineFigures, sciFactSplit, stackFaqSplit, type SplitSet } from '../test/support/answer-line.js';
 import { SCIFACT_MISSING, loadSciFact, sciFactFigures, sciFactFolder, searchSciFactInProcess } from '../test/support/scifact.js';
 import { describeSeparation, separation } from '../test/support/separation.js';
@@ -50,15 +50,24 @@ for (const { name, figures: f } of results) {
 console.log(`\nSciFact, the same search: ${sciFact}.`);
 // The line between a source and noise on judged public sets: half of the questions with what answers them taken out of the datastore.
 console.log('\nThe lines on judged public sets (half of the questions have what answers them taken out of the datastore):');
-console.log('| set | line | best passage right and at or above it | answerable, below it ("I don\'t know") | nothing relevant, at or above it (answered) |');
-console.log('|---|---:|---:|---:|---:|');
+console.log('| set | line | best passage right and answered | answerable, refused ("I don\'t know") | nothing relevant, answered |');
+console.log('|---|---|---:|---:|---:|');
+const aucs: string[] = [];
 for (const split of splits) {
   const best = bestPassages(split);
-  for (const line of [DEFAULT_CLOSEST_THRESHOLD, DEFAULT_SOURCE_THRESHOLD]) {
-    const f = lineFigures(best, line);
-    console.log(`| ${split.name} (${f.answerable} + ${f.unanswerable}) | ${line} | ${percent(f.rightAbove / f.answerable)} | ${percent(f.below / f.answerable)} | ${percent(f.noiseAbove / f.unanswerable)} |`);
+  const lines: [string, number, number][] = [
+    [`score ${DEFAULT_CLOSEST_THRESHOLD}`, DEFAULT_CLOSEST_THRESHOLD, 0],
+    [`score ${DEFAULT_SOURCE_THRESHOLD}`, DEFAULT_SOURCE_THRESHOLD, 0],
+    [`score ${DEFAULT_CLOSEST_THRESHOLD} and answerable ${DEFAULT_ANSWERABLE_THRESHOLD}`, DEFAULT_CLOSEST_THRESHOLD, DEFAULT_ANSWERABLE_THRESHOLD],
+  ];
+  for (const [name, line, answerableLine] of lines) {
+    const f = lineFigures(best, line, answerableLine);
+    console.log(`| ${split.name} (${f.answerable} + ${f.unanswerable}) | ${name} | ${percent(f.rightAbove / f.answerable)} | ${percent(f.below / f.answerable)} | ${percent(f.noiseAbove / f.unanswerable)} |`);
   }
+  const of = (key: 'score' | 'likely', answerable: boolean) => best.filter((question) => question.answerable === answerable).map((question) => question[key]);
+  aucs.push(`${split.name} AUC: the score ${separation(of('score', true), of('score', false)).auc.toFixed(3)}, answerable ${separation(of('likely', true), of('likely', false)).auc.toFixed(3)}`);
 }
+console.log(`How well each tells a question that can be answered from one that cannot: ${aucs.join('; ')}.`);
 for (const { name, set, asked } of results) {
   const { right, wrong } = citedScores(set, asked.answered);
   console.log(`Cited scores, ${name}: ${describeSeparation(separation(right, wrong))}.`);

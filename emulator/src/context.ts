@@ -8,6 +8,7 @@ import {
   DEFAULT_RATE_LIMITS,
   DEFAULT_SOURCE_THRESHOLD,
   DEFAULT_CLOSEST_THRESHOLD,
+  DEFAULT_ANSWERABLE_THRESHOLD,
   type EmulatorOptions,
 } from './options.js';
 import { RateLimiter } from './rate-limit.js';
@@ -23,6 +24,7 @@ export interface Settings {
   pace: number;
   sourceThreshold: number;
   closestThreshold: number;
+  answerableThreshold: number;
   maxUploadBytes: number;
   webLimits: EmulatorOptions['webLimits'];
   ingestLimits: EmulatorOptions['ingestLimits'];
@@ -39,6 +41,7 @@ export function settingsOf(options: EmulatorOptions): Settings {
     pace: options.pace ?? DEFAULT_PACE_MS,
     sourceThreshold: options.sourceThreshold ?? DEFAULT_SOURCE_THRESHOLD,
     closestThreshold: Math.min(options.closestThreshold ?? DEFAULT_CLOSEST_THRESHOLD, options.sourceThreshold ?? DEFAULT_SOURCE_THRESHOLD),
+    answerableThreshold: options.answerableThreshold ?? DEFAULT_ANSWERABLE_THRESHOLD,
     maxUploadBytes: options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES,
     webLimits:
       options.allowPrivateAddresses === undefined ? options.webLimits : { ...options.webLimits, allowPrivateAddresses: options.allowPrivateAddresses },

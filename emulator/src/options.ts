@@ -34,6 +34,13 @@ export interface EmulatorOptions {
    * (default 0.5: on SciFact and StackFAQ, under 5% of the questions that can be answered fall below it).
    */
   closestThreshold?: number;
+  /**
+   * Below this, the best passage says the datastore holds nothing that answers the question, and
+   * the answer is "I don't know" whatever the passages' scores (default 0.35: how likely, 0..1,
+   * from the share of the question the passage and the datastore hold and how far its document
+   * leads; on SciFact and StackFAQ about 5% of the questions that can be answered fall below it).
+   */
+  answerableThreshold?: number;
   /** Largest accepted upload, in bytes (default 50 MB). */
   maxUploadBytes?: number;
   /**
@@ -61,4 +68,5 @@ export const DEFAULT_RATE_LIMITS: Record<Plan, number> = { free: 60, pro: 300, e
 export const DEFAULT_PACE_MS = 25;
 export const DEFAULT_SOURCE_THRESHOLD = 0.7;
 export const DEFAULT_CLOSEST_THRESHOLD = 0.5;
+export const DEFAULT_ANSWERABLE_THRESHOLD = 0.35;
 export const DEFAULT_MAX_UPLOAD_BYTES = 50 * 1024 * 1024;

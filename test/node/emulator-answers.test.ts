@@ -8,6 +8,7 @@ import { knowledgeBaseFiles, seedKnowledgeBase } from '../../demo/knowledge-base
 import { KagentError } from '../../src/client/index.js';
 import { AgentStreamDecoder, DONE_EVENT, readAgentStream } from '../../src/protocol/index.js';
 import { extractMarkdown } from '../../emulator/src/ingest/markdown.js';
+import { GARDEN_SECTIONS } from '../fixtures/garden-sections.js';
 import { eventually, startEmulator, startTestEmulator, type CheckedEmulator as RunningEmulator, type TestEmulator } from '../fixtures/emulator/harness.js';
 
 let emulator: TestEmulator;
@@ -24,6 +25,20 @@ before(async () => {
 after(() => emulator.close());
 
 const agentPath = () => `/agents/${emulator.demo.agentId}/query`;
+
+/** A new datastore holding `files` (Markdown, uploaded and read), and an agent answering from it. */
+async function agentReading(name: string, files: Readonly<Record<string, string>>): Promise<{ agentId: string; datastoreId: string }> {
+  const datastoreId = (await emulator.client.datastores.create({ name })).id;
+  const agentId = (await emulator.client.agents.create({ name: `${name} agent`, datastoreIds: [datastoreId] })).id;
+  for (const [fileName, text] of Object.entries(files)) {
+    await emulator.client.datasources.uploadFile({ datastoreId, file: new Blob([text], { type: 'text/markdown' }), fileName });
+  }
+  await eventually(async () => {
+    const { data } = (await (await emulator.api('GET', `/v1/datastores/${datastoreId}/datasources`)).json()) as { data: { status: string }[] };
+    return data.length === Object.keys(files).length && data.every((source) => source.status === 'synched') ? true : undefined;
+  });
+  return { agentId, datastoreId };
+}
 
 describe('agent answers', () => {
   test('JSON: the answer cites [1], [2] in the order of its sources, one per datasource, best first, above 0.7', async () => {
@@ -261,15 +276,7 @@ describe('extractive answers from seeded Markdown, over HTTP', () => {
   let datastoreId: string;
 
   before(async () => {
-    datastoreId = (await emulator.client.datastores.create({ name: 'Garden' })).id;
-    agentId = (await emulator.client.agents.create({ name: 'Gardener', datastoreIds: [datastoreId] })).id;
-    for (const [name, text] of Object.entries(files)) {
-      await emulator.client.datasources.uploadFile({ datastoreId, file: new Blob([text], { type: 'text/markdown' }), fileName: name });
-    }
-    await eventually(async () => {
-      const { data } = (await (await emulator.api('GET', `/v1/datastores/${datastoreId}/datasources`)).json()) as { data: { status: string }[] };
-      return data.length === 2 && data.every((source) => source.status === 'synched') ? true : undefined;
-    });
+    ({ agentId, datastoreId } = await agentReading('Garden', files));
   });
 
   test('fragments stay readable text: a paragraph on one line, code fenced', async () => {
@@ -342,6 +349,25 @@ describe('extractive answers from seeded Markdown, over HTTP', () => {
     }
     assert.ok(quotes >= 1, `at least one point: ${answer}`);
     assert.match(answer, /tomato seedlings/i);
+  });
+});
+
+describe('the section a question asks for leads, over HTTP', () => {
+  let agentId: string;
+  before(async () => {
+    ({ agentId } = await agentReading('Garden sections', GARDEN_SECTIONS));
+  });
+
+  test('a how-to question gets the section whose title names its task, not the passage naming its words in passing', async () => {
+    const answer = await emulator.client.agents.query(agentId, { query: 'How do I add seedlings to my bed?' });
+    assert.equal(answer.sources[0]?.datasource_name, 'beds.md', JSON.stringify(answer.sources));
+    assert.match(answer.answer, /^From \*\*Plant seedlings in your bed\*\* in beds\.md:\n\nThree steps: loosen the soil/);
+  });
+
+  test('"What does X do?" gets the section titled by X', async () => {
+    const answer = await emulator.client.agents.query(agentId, { query: 'What does a trellis do?' });
+    assert.equal(answer.sources[0]?.datasource_name, 'climbers.md', JSON.stringify(answer.sources));
+    assert.match(answer.answer, /It holds climbing plants up to the light/);
   });
 });
 

@@ -180,6 +180,15 @@ describe('structure: lists, tables and code', () => {
     assert.equal(answer, 'According to proxy.md:\n\nThe proxy runs on Cloudflare Workers. [1]');
   });
 
+  test('a source that is one long code block gives its first lines, not "I don\'t know"', () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `garden.plant('seed-${i}', { row: ${i} });`);
+    const answer = composeAnswer('How do I plant seeds with the garden library?', [hit('garden.md', `\`\`\`js\n${lines.join('\n')}\n\`\`\``)]);
+    assert.notEqual(answer, NO_ANSWER);
+    assert.match(answer, /^According to garden\.md \[1\]:\n\n```js\ngarden\.plant\('seed-0'/);
+    assert.match(answer, /seed-15/);
+    assert.doesNotMatch(answer, /seed-16/);
+  });
+
   test('quoted text cannot turn into markup or a citation marker', () => {
     const answer = composeAnswer('What does --seed take?', [hit('flags.md', 'Pass --seed <folder> and the *guide* explains it; see [2] and _notes_ for more.')]);
     assert.match(answer, /--seed \\<folder> and the \\\*guide\\\* explains it; see `\[2\]` and \\_notes\\_ for more\. \[1\]/);
@@ -273,12 +282,16 @@ describe('the line between a source and noise', () => {
 
 describe('the passage that answers the kind of question asked', () => {
   test('the kind of question is read from its wording', () => {
-    assert.deepEqual(intentOf('How big is the bundle?'), { how: true, figure: true, list: false });
-    assert.deepEqual(intentOf('Which ports does the server open?'), { how: false, figure: false, list: true });
-    assert.deepEqual(intentOf('What flags does the tool take?'), { how: false, figure: false, list: true });
-    assert.deepEqual(intentOf('What does the server do?'), { how: false, figure: false, list: false });
-    assert.deepEqual(intentOf('What happens when the disk is full?'), { how: false, figure: false, list: false });
-    assert.deepEqual(intentOf('How do I restart the server?'), { how: true, figure: false, list: false });
+    assert.deepEqual(intentOf('How big is the bundle?'), { how: true, figure: true, list: false, overview: false });
+    assert.deepEqual(intentOf('Which ports does the server open?'), { how: false, figure: false, list: true, overview: false });
+    assert.deepEqual(intentOf('What flags does the tool take?'), { how: false, figure: false, list: true, overview: false });
+    assert.deepEqual(intentOf('What does the server do?'), { how: false, figure: false, list: false, overview: true });
+    assert.deepEqual(intentOf('What is a trellis?'), { how: false, figure: false, list: false, overview: true });
+    assert.deepEqual(intentOf('What are raised beds'), { how: false, figure: false, list: true, overview: true });
+    assert.deepEqual(intentOf('What does the gardener see when frost comes?'), { how: false, figure: false, list: false, overview: false });
+    assert.deepEqual(intentOf('What is the refund policy for annual plans?'), { how: false, figure: false, list: false, overview: false });
+    assert.deepEqual(intentOf('What happens when the disk is full?'), { how: false, figure: false, list: false, overview: false });
+    assert.deepEqual(intentOf('How do I restart the server?'), { how: true, figure: false, list: false, overview: false });
   });
 
   test('a caveat beside the answer does not lead the quote, nor come with it', () => {

@@ -2,10 +2,13 @@
 // through the index the agents query: what it ranks first, and why.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FragmentIndex } from '../../emulator/src/search/fragment-index.js';
+import { extractMarkdown } from '../../emulator/src/ingest/markdown.js';
+import { fragmentsOf } from '../../emulator/src/ingest-queue.js';
+import { FragmentIndex, HEADING_MATCH } from '../../emulator/src/search/fragment-index.js';
 import { leads, shownScore } from '../../emulator/src/search/score.js';
 import { pooledScores } from '../../emulator/src/search/rank.js';
 import type { FragmentRow } from '../../emulator/src/store/records.js';
+import { GARDEN_SECTIONS } from '../fixtures/garden-sections.js';
 
 let id = 0;
 const fragment = (text: string, section: string[]): FragmentRow => ({ id: `f${++id}`, text, offset: 0, section }) as FragmentRow;
@@ -92,4 +95,19 @@ test('a document that answers in several passages comes before one that names th
   assert.ok(pooled.every((score, i) => score <= hits[i]!.raw));
   // Within a document the order stays: 9, 9, then 6.
   assert.ok(pooled[1] === pooled[2] && pooled[2]! > pooled[3]!);
+});
+
+test('for a how-to question, the section whose own title names the task comes before a passage naming its words in passing', () => {
+  const index = new FragmentIndex();
+  for (const [name, text] of Object.entries(GARDEN_SECTIONS)) index.replace(name, fragmentsOf(extractMarkdown(Buffer.from(text))));
+  const first = (headingMatch: number) => index.query('How do I add seedlings to my bed?', { topK: 3, headingMatch })[0]!.fragment.section?.at(-1);
+  // BM25 alone: the passage repeating the words wins; the title's match puts the section about the task first.
+  assert.equal(first(0), 'Slug traps');
+  assert.equal(first(HEADING_MATCH), 'Plant seedlings in your bed');
+  // The title orders the passages; what each holds of the question (the score's share) stays its words'.
+  const plain = index.query('How do I add seedlings to my bed?', { topK: 3, standing: true });
+  const titled = index.query('How do I add seedlings to my bed?', { topK: 3, standing: true, headingMatch: HEADING_MATCH });
+  const shareOf = (hits: typeof plain, title: string) => hits.find((hit) => hit.fragment.section?.at(-1) === title)!.standing!.share;
+  assert.equal(shareOf(titled, 'Slug traps'), shareOf(plain, 'Slug traps'));
+  assert.equal(shareOf(titled, 'Plant seedlings in your bed'), shareOf(plain, 'Plant seedlings in your bed'));
 });

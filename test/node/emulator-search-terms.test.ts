@@ -2,7 +2,7 @@
 // a document must give the same term for the same word, or the search misses.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { indexedText, searchTerm, searchTerms } from '../../emulator/src/search/terms.js';
+import { indexedText, questionConcepts, searchTerm, searchTerms } from '../../emulator/src/search/terms.js';
 
 test('a name between symbols is its words: <kagent-chat> is found by "kagent" and by "chat"', () => {
   assert.deepEqual(searchTerms('`<kagent-chat>` and {kagent-chat}'), ['kagent', 'chat']);
@@ -19,4 +19,10 @@ test('a table row is indexed without the column names written before each cell, 
   assert.equal(indexedText(table), ['Platform | Entry', 'Node (any host); `npx kagent-proxy`', 'Vercel; `kagent-chat/proxy/vercel`'].join('\n'));
   // A fragment that starts inside the table keeps the names of its first row; prose with one colon is left as it is.
   assert.equal(indexedText('Flag: --a; Default: 1\nFlag: --b; Default: 2\nNote: a sentence.'), 'Flag: --a; Default: 1\n--b; 2\nNote: a sentence.');
+});
+
+test('"add", like "put" and "set", is an everyday verb of how-to questions: it counts for a third, the thing to add for all its weight', () => {
+  const concepts = questionConcepts('How do I add the compost to my beds?');
+  assert.equal(concepts.find((concept) => concept.words === 'add')?.isLight, true);
+  assert.equal(concepts.find((concept) => concept.words === 'compost')?.isLight, false);
 });

@@ -62,24 +62,34 @@ export function sciFactSplit(set: SciFact): SplitSet {
 }
 
 /** The score of each question's best passage (0 for none) and whether its document is a right one, from the emulator's search in process. */
-export function bestPassages(split: SplitSet): { answerable: boolean; score: number; right: boolean; standing?: { share: number; ofBest: number; lead: number } }[] {
+export interface BestPassage {
+  answerable: boolean;
+  score: number;
+  /** The passage's `answerable` (how likely the datastore holds the answer, 0..1). */
+  likely: number;
+  right: boolean;
+}
+
+export function bestPassages(split: SplitSet): BestPassage[] {
   const index = new FragmentIndex();
   for (const { id, fragments } of split.documents) index.replace(id, fragments);
   index.tidy();
   return split.questions.map((question) => {
     const best = index.query(question.text, { topK: 8, standing: true })[0];
-    return { answerable: question.relevant.size > 0, score: best?.score ?? 0, right: best !== undefined && question.relevant.has(best.datasourceId), standing: best?.standing };
+    return { answerable: question.relevant.size > 0, score: best?.score ?? 0, likely: best?.answerable ?? 0, right: best !== undefined && question.relevant.has(best.datasourceId) };
   });
 }
 
-export function lineFigures(best: readonly { answerable: boolean; score: number; right: boolean }[], line: number): LineFigures {
+/** How the questions fare when a best passage scored `line` or more whose `answerable` is `answerableLine` or more is an answer (the others "I don't know"). */
+export function lineFigures(best: readonly BestPassage[], line: number, answerableLine = 0): LineFigures {
   const answerable = best.filter((question) => question.answerable);
   const unanswerable = best.filter((question) => !question.answerable);
+  const answered = (question: BestPassage) => question.score >= line && question.likely >= answerableLine;
   return {
     answerable: answerable.length,
-    rightAbove: answerable.filter((question) => question.right && question.score >= line).length,
-    below: answerable.filter((question) => question.score < line).length,
+    rightAbove: answerable.filter((question) => question.right && answered(question)).length,
+    below: answerable.filter((question) => !answered(question)).length,
     unanswerable: unanswerable.length,
-    noiseAbove: unanswerable.filter((question) => question.score >= line).length,
+    noiseAbove: unanswerable.filter(answered).length,
   };
 }

@@ -36,6 +36,8 @@ const ASKS_HOW = /\b(how|command|commands|run|install|deploy|configure|config|co
 const ASKS_FIGURE = /\b(how (big|large|small|heavy|fast|slow|quick|long|much|many|often)|what size|biggest|largest|smallest|fastest|slowest|latency|throughput)\b/i;
 /** Questions whose answer is a list: "which …s", "what …s" (up to two words between), "what are", "list". */
 const ASKS_LIST = /\b(?:which|what)\s+(?:(?!(?:do|does|did|is|are|was|were|can|could|will|would|should|has|have)\b)[\w-]+\s+){0,2}?(?!(?:does|is|was|has|happens|means|goes)\b)[\w-]{2,}(?<![su]s)s\b|\bwhat are\b|^\s*list\b/i;
+/** Questions that ask what a thing is or does, naming only the thing ("What does the proxy do?", "What is an agent?"). */
+const ASKS_OVERVIEW = /^\s*what\s+(?:(?:is|are)\s+(?:an?\s+|the\s+)?[^\s?]+(?:\s+[^\s?]+)?|does\s+(?:an?\s+|the\s+)?[^\s?]+(?:\s+[^\s?]+)?\s+do)\s*\?*\s*$/i;
 /**
  * A sentence that qualifies what is said beside it (a caveat: "Neither mode stops …", "Where
  * X is missing, …", "Unless …") rather than saying it: it leads a quote only when nothing
@@ -72,10 +74,12 @@ interface Intent {
   figure: boolean;
   /** A list or a table, whole. */
   list: boolean;
+  /** What a thing is or does: the section about it. */
+  overview: boolean;
 }
 
 export function intentOf(question: string): Intent {
-  return { how: ASKS_HOW.test(question), figure: ASKS_FIGURE.test(question), list: ASKS_LIST.test(question) };
+  return { how: ASKS_HOW.test(question), figure: ASKS_FIGURE.test(question), list: ASKS_LIST.test(question), overview: ASKS_OVERVIEW.test(question) };
 }
 
 /** A number with a unit of size, time or share ("15 KB", "120 ms", "3%"): what a "how big / how fast" question asks for. */
@@ -181,7 +185,10 @@ function choosePieces(intent: Intent, pieces: readonly Scored[], mustAnswer: boo
     const block = [...code].sort((a, b) => b.score - a.score || a.index - b.index)[0];
     if (block && block.score > 0) return withLeadIns([block], pieces);
     if (!mustAnswer) return [];
-    return prose.length ? extend([prose[0]!], prose) : code.slice(0, 1);
+    if (prose.length) return extend([prose[0]!], prose);
+    // A section that is one long code block: its first lines, rather than no answer beside its source.
+    const longest = pieces.find((piece) => piece.kind === 'code' && piece.text.trim() !== '');
+    return code.length ? code.slice(0, 1) : longest ? withLeadIns([{ ...longest, text: codeStart(longest.text) }], pieces) : [];
   }
   window = extend(window, prose);
   const chosen = [...window];
@@ -345,6 +352,18 @@ function withLeadIns(blocks: readonly Scored[], pieces: readonly Scored[]): Scor
     result.push(block);
   }
   return result;
+}
+
+/** The first lines of a code block, as many as a quote's block may have (`CODE_LINE_LIMIT`, `CODE_CHAR_LIMIT`). */
+function codeStart(code: string): string {
+  const lines: string[] = [];
+  let length = 0;
+  for (const line of code.replace(/^\n+/, '').split('\n')) {
+    if (lines.length === CODE_LINE_LIMIT || length + line.length + 1 > CODE_CHAR_LIMIT) break;
+    lines.push(line);
+    length += line.length + 1;
+  }
+  return lines.join('\n');
 }
 
 function fitsAsCode(piece: Piece): boolean {

@@ -24,18 +24,18 @@ export interface Retrieved extends FragmentHit {
 /** How much of the neighbouring text a quote looks at: enough to reach back to a heading or a code fence, and on to a table's end. */
 const CONTEXT_CHARS = 2000;
 
-/** The best fragments of the agent's datastores for `query`, best first. */
+/** The best fragments of the agent's datastores for `query`, best first (`headingMatch`: see `SearchOptions`). */
 export function retrieve(
   store: Store,
   indexes: DatastoreIndexes,
   datastoreIds: readonly string[],
   query: string,
   filter: ((datasourceId: string) => boolean) | undefined,
-  topK = AGENT_TOP_K,
+  { topK = AGENT_TOP_K, headingMatch = 0 }: { topK?: number; headingMatch?: number } = {},
 ): Retrieved[] {
   const hits: Retrieved[] = [];
   for (const datastoreId of datastoreIds) {
-    for (const hit of indexes.of(datastoreId).query(query, { topK, ...(filter ? { datasourceFilter: filter } : {}) })) {
+    for (const hit of indexes.of(datastoreId).query(query, { topK, headingMatch, ...(filter ? { datasourceFilter: filter } : {}) })) {
       const datasource = store.datasources.get(hit.datasourceId);
       if (datasource) hits.push({ ...hit, datasource, ...neighbouringText(store.fragments.get(hit.datasourceId) ?? [], hit.fragment) });
     }
@@ -62,7 +62,7 @@ export function overviewFirst(hits: readonly Retrieved[], question: string): Ret
   const headings = [...options].map((title) => new Set(searchTerms(title)));
   const telling = new Set(headings.flatMap((terms) => [...terms].filter((term) => !headings.every((other) => other.has(term)))));
   if (searchTerms(question).some((term) => telling.has(term))) return [...hits];
-  return [{ ...overview, score: hits[0]!.score }, ...hits.filter((hit) => hit !== overview)];
+  return [{ ...overview, score: hits[0]!.score, answerable: hits[0]!.answerable }, ...hits.filter((hit) => hit !== overview)];
 }
 
 /** The text around `fragment` in its document, read from the fragments before and after it (which overlap it). */
@@ -104,7 +104,9 @@ function gap(length: number): string {
  * saying it knows nothing. That passage is the best of those scored at least
  * `closest` that `answers` takes (what the kind of question asks for: a figure
  * for "how big"), when one does: close as they all are, the one that can
- * answer is the closest.
+ * answer is the closest. When the best fragment's `answerable` is below
+ * `answerableLine`, the datastore holds nothing that answers the question:
+ * no source at all, however the fragments scored.
  */
 export function pickSources(
   retrieved: readonly Retrieved[],
@@ -112,9 +114,11 @@ export function pickSources(
   fileUrl: (row: DatasourceRow) => string | undefined,
   closest = threshold,
   answers: (hit: Retrieved) => boolean = () => true,
+  answerableLine = 0,
 ): { sources: Source[]; hits: Retrieved[]; closest: boolean } {
   const seen = new Set<string>();
   const hits: Retrieved[] = [];
+  if (retrieved.length === 0 || retrieved[0]!.answerable < answerableLine) return { sources: [], hits, closest: false };
   for (const hit of retrieved) {
     if (hit.score <= threshold || seen.has(hit.datasource.id)) continue;
     seen.add(hit.datasource.id);

@@ -11,6 +11,7 @@ import {
 import { answerPieces, composeAnswer, holdsMeasure, intentOf } from '../answers/compose.js';
 import { LanguageModelError, chatRequest, openCompletion } from '../answers/llm.js';
 import { pickSources, retrieve, type Retrieved } from '../answers/retrieve.js';
+import { HEADING_MATCH } from '../search/fragment-index.js';
 import { fileUrlFor, reachable, type RequestContext } from '../context.js';
 import { readJson, valid } from '../http/body.js';
 import { HttpError, json } from '../http/responses.js';
@@ -107,10 +108,13 @@ function startTurn(context: RequestContext, agent: AgentRow, body: AgentQueryBod
     messages: [],
   };
   const datastoreIds = agent.datastoreIds.filter((datastoreId) => context.store.datastores.has(datastoreId));
-  const retrieved = retrieve(context.store, context.indexes, datastoreIds, body.query, datasourceFilter(context.store, body.filters));
+  // A how-to question is answered by the section whose title names its task; "what is X" by the one whose title names X.
+  const intent = intentOf(body.query);
+  const headingMatch = intent.how || intent.overview ? HEADING_MATCH : 0;
+  const retrieved = retrieve(context.store, context.indexes, datastoreIds, body.query, datasourceFilter(context.store, body.filters), { headingMatch });
   // A figure question's closest passage is one holding a measure (a number with its unit), when one came close.
-  const answers = intentOf(body.query).figure ? (hit: Retrieved) => holdsMeasure(hit.fragment.text) : undefined;
-  const { sources, hits, closest } = pickSources(retrieved, context.settings.sourceThreshold, fileUrlFor(context), context.settings.closestThreshold, answers);
+  const answers = intent.figure ? (hit: Retrieved) => holdsMeasure(hit.fragment.text) : undefined;
+  const { sources, hits, closest } = pickSources(retrieved, context.settings.sourceThreshold, fileUrlFor(context), context.settings.closestThreshold, answers, context.settings.answerableThreshold);
   return { agent, body, conversation, isNewConversation: !existing, hits, closest, sources, messageId: newId() };
 }
 

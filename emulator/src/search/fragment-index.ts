@@ -1,7 +1,7 @@
 import { AnalysedFragments, analyseFragments } from './fields.js';
 import { Postings, countIn } from './postings.js';
 import { bestKeys, pooledScores } from './rank.js';
-import { leads, shownScore, type Standing } from './score.js';
+import { answerable, leads, shownScore, type Standing } from './score.js';
 import { questionConcepts, type ConceptOptions } from './terms.js';
 import type { FragmentRow } from '../store/records.js';
 
@@ -18,6 +18,12 @@ export interface FragmentHit {
   fragment: FragmentRow;
   /** 0..1: how likely a right source it is, from the share of the question it holds and its document's lead (score.ts). */
   score: number;
+  /**
+   * 0..1: how likely it is that the datastore holds what answers the question, judged from this
+   * passage (`answerable` in score.ts): an agent that finds its best passage below its line says
+   * it does not know, whatever the passage's score.
+   */
+  answerable: number;
   /** What the score is made of (with `SearchOptions.standing`: the search bench fits the score's slopes on them). */
   standing?: Standing;
 }
@@ -28,6 +34,8 @@ export interface SearchOptions {
   datasourceFilter?: (datasourceId: string) => boolean;
   /** Each hit also carries what its score is made of. */
   standing?: boolean;
+  /** A fragment is ranked as if its score grew by this times the share of the question's weight the title of its own section holds (`HEADING_MATCH` for a how-to question; default 0). */
+  headingMatch?: number;
 }
 
 /** Fragments analysed beforehand (on a reader thread), from the one at `from` on. */
@@ -74,6 +82,14 @@ const DOCUMENT_WEIGHT = 0.3;
 const DOCUMENT_PASSAGES = 2;
 /** What a word of the question no fragment holds weighs, in mean concept weights of the question (a name weighs as a term no fragment holds: the most a term can). */
 const MISSING_WORD = 0.75;
+/**
+ * For a question asking how to do a task (the answers pass it as `SearchOptions.headingMatch`), a
+ * fragment whose own section title names the task ("Put the chat on your site" for "How do I add
+ * the chat to my site?") is ranked as if its score grew by this times the share of the question's
+ * weight that title holds. BM25 saturates: a title's words added little to a fragment whose text
+ * holds them too, so a passage naming them in passing ranked above the section about them.
+ */
+export const HEADING_MATCH = 0.6;
 
 interface Entry {
   datasourceId: string;
@@ -158,7 +174,7 @@ export class FragmentIndex {
 
   /** The bytes the index's arrays hold, beside its term dictionary and fragments. */
   get bytes(): number {
-    return this.#postings.bytes + this.#scores.byteLength * 3 + this.#phraseCounts.byteLength;
+    return this.#postings.bytes + this.#scores.byteLength * 4 + this.#phraseCounts.byteLength * 2;
   }
 
   /**
@@ -187,16 +203,19 @@ export class FragmentIndex {
     const unheardOf = Math.log(1 + (postings.size + 0.5) / 0.5);
     const missing = weighed.filter(({ scored }) => scored.weight === 0).reduce((sum, { concept }) => sum + (concept.isName ? unheardOf : MISSING_WORD * mean), 0);
     const knownShare = weightSum / (weightSum + missing);
+    // Whether the question is about what the documents hold at all: a word no fragment holds weighs as a term in one fragment.
+    const inDatastore = weightSum / (weightSum + (weighed.length - known.length) * unheardOf);
 
-    const { scores, conceptScores, phraseScores, phraseCounts } = this.#scratch(postings.keyLimit);
+    const { scores, conceptScores, phraseScores, phraseCounts, headingWeights, inHeading } = this.#scratch(postings.keyLimit);
     const touched: number[] = [];
     const conceptTouched: number[] = [];
     for (const concept of concepts) {
       // A concept scores once: its own words summed, or its best synonym, whichever is more.
       for (const [i, term] of concept.terms.entries()) {
         const synonym = i >= concept.own;
-        this.#forEachMatch(term.id, (key, match) => {
+        this.#forEachMatch(term.id, (key, match, titled) => {
           const score = term.idf * match;
+          if (titled) inHeading[key] = 1;
           if (conceptScores[key] === 0) conceptTouched.push(key);
           conceptScores[key] = synonym ? Math.max(conceptScores[key]!, score) : conceptScores[key]! + score;
         });
@@ -223,6 +242,10 @@ export class FragmentIndex {
         if (scores[key] === 0) touched.push(key);
         scores[key]! += conceptScores[key]!;
         conceptScores[key] = 0;
+        if (inHeading[key]) {
+          headingWeights[key]! += concept.weight;
+          inHeading[key] = 0;
+        }
       }
       conceptTouched.length = 0;
     }
@@ -232,26 +255,34 @@ export class FragmentIndex {
       const entry = postings.value(key);
       return entry !== undefined && (!filter || filter(entry.datasourceId));
     };
+    const headingMatch = this.#ranking.titles ? (options.headingMatch ?? 0) : 0;
     const ranked = bestKeys(touched, scores, Math.max(CANDIDATES, options.topK), accept).map((key) => {
       const entry = postings.value(key)!;
-      return { key, entry, datasourceId: entry.datasourceId, raw: scores[key]! };
+      return { key, entry, datasourceId: entry.datasourceId, raw: scores[key]!, titled: 1 + (headingMatch * headingWeights[key]!) / weightSum };
     });
     // The scratch is left clean for the next query.
-    for (const key of touched) scores[key] = 0;
+    for (const key of touched) {
+      scores[key] = 0;
+      headingWeights[key] = 0;
+    }
     const final = this.#ranking.documentSupport ? pooledScores(ranked, DOCUMENT_WEIGHT, DOCUMENT_PASSAGES) : ranked.map((hit) => hit.raw);
-    const best = Math.max(...final);
-    const lead = leads(ranked.map((hit, i) => ({ datasourceId: hit.datasourceId, score: final[i]! })));
+    // The title's match orders the passages; the share of the question each holds stays its words'.
+    const ordered = final.map((score, i) => score * ranked[i]!.titled);
+    const best = Math.max(...ordered);
+    const lead = leads(ranked.map((hit, i) => ({ datasourceId: hit.datasourceId, score: ordered[i]! })));
     const scored = ranked.map((hit, i) => {
-      const standing = { share: (final[i]! / weightSum) * knownShare, ofBest: final[i]! / best, lead: lead[i]! };
-      return { hit, raw: final[i]!, standing, score: shownScore(standing) };
+      const standing = { share: (final[i]! / weightSum) * knownShare, ofBest: ordered[i]! / best, lead: lead[i]!, inDatastore };
+      return { hit, raw: ordered[i]!, standing, score: shownScore(standing), answerable: answerable(standing) };
     });
     // By score, and where two round to the same, by the ranking's own order.
     scored.sort((a, b) => b.score - a.score || b.raw - a.raw || a.hit.key - b.hit.key);
-    return scored.slice(0, options.topK).map(({ hit, score, standing }) => ({ datasourceId: hit.datasourceId, fragment: hit.entry.fragment, score, ...(options.standing ? { standing } : {}) }));
+    return scored
+      .slice(0, options.topK)
+      .map(({ hit, score, answerable, standing }) => ({ datasourceId: hit.datasourceId, fragment: hit.entry.fragment, score, answerable, ...(options.standing ? { standing } : {}) }));
   }
 
-  /** Calls `each` with every live fragment holding term `id` and its BM25F saturation there: tf / (tf + k1), 0..1. */
-  #forEachMatch(id: number, each: (key: number, match: number) => void): void {
+  /** Calls `each` with every live fragment holding term `id`, its BM25F saturation there (tf / (tf + k1), 0..1) and whether the title of its own section holds it. */
+  #forEachMatch(id: number, each: (key: number, match: number, inHeading: boolean) => void): void {
     const postings = this.#postings;
     const weights = [FIELD_WEIGHTS[0]!, FIELD_WEIGHTS[1]!, this.#ranking.aroundTitles];
     const fields = this.#ranking.titles ? weights.length : 1;
@@ -262,7 +293,7 @@ export class FragmentIndex {
         const count = countIn(counts, field);
         if (count) tf += (weights[field]! * count) / (1 - B + (B * postings.length(key, field)) / averages[field]!);
       }
-      if (tf > 0) each(key, tf / (tf + K1));
+      if (tf > 0) each(key, tf / (tf + K1), fields > 1 && countIn(counts, 1) > 0);
     });
   }
 
@@ -311,16 +342,27 @@ export class FragmentIndex {
   #conceptScores = new Float64Array(0);
   #phraseScores = new Float64Array(0);
   #phraseCounts = new Uint8Array(0);
+  #headingWeights = new Float64Array(0);
+  #inHeading = new Uint8Array(0);
 
-  #scratch(length: number): { scores: Float64Array; conceptScores: Float64Array; phraseScores: Float64Array; phraseCounts: Uint8Array } {
+  #scratch(length: number): { scores: Float64Array; conceptScores: Float64Array; phraseScores: Float64Array; phraseCounts: Uint8Array; headingWeights: Float64Array; inHeading: Uint8Array } {
     if (this.#scores.length < length) {
       const room = length + (length >> 2);
       this.#scores = new Float64Array(room);
       this.#conceptScores = new Float64Array(room);
       this.#phraseScores = new Float64Array(room);
       this.#phraseCounts = new Uint8Array(room);
+      this.#headingWeights = new Float64Array(room);
+      this.#inHeading = new Uint8Array(room);
     }
-    return { scores: this.#scores, conceptScores: this.#conceptScores, phraseScores: this.#phraseScores, phraseCounts: this.#phraseCounts };
+    return {
+      scores: this.#scores,
+      conceptScores: this.#conceptScores,
+      phraseScores: this.#phraseScores,
+      phraseCounts: this.#phraseCounts,
+      headingWeights: this.#headingWeights,
+      inHeading: this.#inHeading,
+    };
   }
 
   #analysed: AnalysedFragments | undefined;

@@ -24,7 +24,7 @@ export function tokenize(text: string): string[] {
  * counts for a third of its weight, so a passage is not judged by them.
  */
 const LIGHT_WORDS = new Set(
-  'happen happens happened see say put show work works working live lives point instead lot lots hit hits existing inside take takes took whole several change match kept keep survive long one new use using used make made go goes going give gives thing things something anything way ways look looks find found try trying actually really able possible exactly right sure start starting stop let lets mean means come comes call called case run runs running set setting'.split(' '),
+  'happen happens happened see say put add show work works working live lives point instead lot lots hit hits existing inside take takes took whole several change match kept keep survive long one new use using used make made go goes going give gives thing things something anything way ways look looks find found try trying actually really able possible exactly right sure start starting stop let lets mean means come comes call called case run runs running set setting'.split(' '),
 );
 
 /** British spellings and their American forms: a question may use either. */
