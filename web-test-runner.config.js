@@ -1,8 +1,8 @@
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { defaultReporter } from '@web/test-runner';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { freePort, launchers, windowSizePlugin } from './scripts/browsers.js';
+import { chromiumLauncher, freePort, launchers, windowSizePlugin } from './scripts/browsers.js';
 import { timingReporter } from './scripts/test-timings.js';
 import { browserServiceMiddleware } from './test/support/browser-service.ts';
 import { HIDE_NATIVE_SANITIZER } from './test/support/csp-page.ts';
@@ -13,16 +13,20 @@ import { serveReact } from './test/fixtures/react/serve-react.js';
 
 const { chromium, firefox, webkit } = launchers();
 const others = [firefox, webkit].filter(Boolean);
+// A second Chromium for the files only Chromium runs: one browser runs one file at a time, and Chromium, which runs
+// every file, would otherwise be the long pole while its tests mostly wait on the network and on events.
+const chromiumToo = chromium && chromiumLauncher();
 
 /**
  * The files that also run in Firefox and WebKit: the widget's own behaviour on
  * pages (element, markdown, host and framework pages, CSP, modes, failures,
- * recovery, the browser's own sanitizer, DOMPurify as built). The rest stay in Chromium: they drive the DevTools protocol
+ * the browser's own sanitizer, DOMPurify as built). The rest stay in Chromium: they drive the DevTools protocol
  * (device emulation, a second tab and the back/forward cache, screenshots,
  * colour-scheme emulation for axe), or test what no browser changes (the
  * protocol and client modules, the React wrapper, the built file's
  * loading and spec conformance, already run in every browser by their
- * unbuilt twins).
+ * unbuilt twins; recovery from stored values and refused ids, the chat's own
+ * rules, whose storage and requests widget-chat and widget-failures run everywhere).
  */
 export const CROSS_BROWSER_FILES = [
   'test/browser/widget-api.test.ts',
@@ -38,7 +42,6 @@ export const CROSS_BROWSER_FILES = [
   'test/browser/widget-markdown-heal.test.ts',
   'test/browser/widget-markdown-stream.test.ts',
   'test/browser/widget-modes.test.ts',
-  'test/browser/widget-recovery.test.ts',
   'test/browser/widget-sanitizer-built.test.ts',
   'test/browser/widget-sanitizers.test.ts',
   'test/browser/widget-sessions.test.ts',
@@ -47,19 +50,31 @@ export const CROSS_BROWSER_FILES = [
   'test/browser/widget-sessions-words.test.ts',
 ];
 
-/**
- * The cross-browser files to run: all of them, or those named after `--files`
- * (which sets only the default group's files: a group keeps its own list).
- */
-function crossBrowserFiles() {
+/** The files named after `--files` (which sets only the default group's files: a group keeps its own list), or undefined. */
+function namedFiles() {
   const at = process.argv.indexOf('--files');
-  if (at === -1) return CROSS_BROWSER_FILES;
+  if (at === -1) return undefined;
   const named = [];
   for (const arg of process.argv.slice(at + 1)) {
     if (arg.startsWith('--')) break;
     named.push(arg.replace(/^\.\//, ''));
   }
-  return CROSS_BROWSER_FILES.filter((file) => named.includes(file));
+  return named;
+}
+
+/** The cross-browser files to run: all of them, or those named after `--files`. */
+function crossBrowserFiles() {
+  const named = namedFiles();
+  return named ? CROSS_BROWSER_FILES.filter((file) => named.includes(file)) : CROSS_BROWSER_FILES;
+}
+
+/** The files only Chromium runs, in a Chromium of their own beside the one that runs the cross-browser files; none when `--files` names files (the default group runs those). */
+function chromiumOnlyFiles() {
+  if (namedFiles()) return [];
+  return readdirSync(new URL('./test/browser/', import.meta.url))
+    .filter((name) => name.endsWith('.test.ts'))
+    .map((name) => `test/browser/${name}`)
+    .filter((file) => !CROSS_BROWSER_FILES.includes(file));
 }
 
 /**
@@ -248,8 +263,8 @@ export default {
   // /src/**/*.worker.js: a Worker's address in the sources names its compiled file; unbuilt, that is the TypeScript file.
   middleware: [browserServiceMiddleware(), scriptTagGateMiddleware(new URL('./dist/', import.meta.url)), tailwindMiddleware(), workerSourceMiddleware],
   concurrency: 1,
-  // The three browsers side by side (one file each at a time): their tests mostly wait on the network and on events.
-  concurrentBrowsers: 3,
+  // The four browsers side by side (one file each at a time): their tests mostly wait on the network and on events.
+  concurrentBrowsers: 4,
   reporters: [defaultReporter(), ...(process.env.TEST_TIMINGS === '1' ? [timingReporter()] : [])],
   // A ceiling for a loaded machine (another test run beside this one), not an expectation: tests wait on events.
   testFramework: { config: { timeout: 60000 } },
@@ -269,17 +284,17 @@ export default {
     // The tsconfig path makes esbuild honour Lit's legacy decorators.
     esbuildPlugin({ ts: true, target: 'es2022', tsconfig: fileURLToPath(new URL('./tsconfig.json', import.meta.url)) }),
   ],
-  // Every file in Chromium; the cross-browser ones also in Firefox and WebKit, as groups (TEST_BROWSERS picks browsers).
-  files: chromium ? ['test/browser/**/*.test.ts'] : crossBrowserFiles(),
+  // Every file in Chromium (the cross-browser ones in one, the rest in a second); the cross-browser ones also in
+  // Firefox and WebKit, as groups (TEST_BROWSERS picks browsers).
+  files: crossBrowserFiles(),
   browsers: [chromium ?? others[0]],
   groups: [
-    ...(chromium ? others : others.slice(1))
-      .map((launcher) => ({ name: launcher === firefox ? 'firefox' : 'webkit', files: crossBrowserFiles(), browsers: [launcher] }))
-      .filter((group) => group.files.length > 0),
+    ...(chromium ? [{ name: 'chromium-only', files: chromiumOnlyFiles(), browsers: [chromiumToo] }] : []),
+    ...(chromium ? others : others.slice(1)).map((launcher) => ({ name: launcher === firefox ? 'firefox' : 'webkit', files: crossBrowserFiles(), browsers: [launcher] })),
     // The sanitizer's suites (XSS, markdown, the built file, CSP and Trusted Types) once more with the browser's own
     // sanitizer hidden, as in a browser that has none (Safari today): the chat then sanitizes with DOMPurify.
     ...(chromium
-      ? [{ name: 'dompurify', files: ['test/browser/widget-{hostile,markdown,markdown-*,build,csp}.test.ts'], browsers: [chromium], testRunnerHtml: runnerHtml(`<script>${HIDE_NATIVE_SANITIZER}</script>`) }]
+      ? [{ name: 'dompurify', files: ['test/browser/widget-{hostile,markdown,markdown-*,build,csp}.test.ts'], browsers: [chromiumToo], testRunnerHtml: runnerHtml(`<script>${HIDE_NATIVE_SANITIZER}</script>`) }]
       : []),
-  ],
+  ].filter((group) => group.files.length > 0),
 };

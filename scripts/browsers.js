@@ -146,6 +146,9 @@ class WebKitLauncher extends WebdriverLauncher {
   }
 }
 
+/** A Chromium of its own (Debian's), driven over the DevTools protocol. */
+export const chromiumLauncher = () => chromeLauncher({ launchOptions: { executablePath: findChrome(), args: chromiumArgs } });
+
 /** The launchers for the browsers named in TEST_BROWSERS (comma-separated; all three by default). */
 export function launchers() {
   const wanted = (process.env.TEST_BROWSERS ?? 'chromium,firefox,webkit').split(',').map((name) => name.trim().toLowerCase());
@@ -154,7 +157,7 @@ export function launchers() {
     console.error(`TEST_BROWSERS names ${unknown.join(', ')}; the browsers are chromium, firefox and webkit.`);
     process.exit(1);
   }
-  const chromium = wanted.includes('chromium') ? chromeLauncher({ launchOptions: { executablePath: findChrome(), args: chromiumArgs } }) : undefined;
+  const chromium = wanted.includes('chromium') ? chromiumLauncher() : undefined;
   const firefox = wanted.includes('firefox')
     ? chromeLauncher({
         puppeteer,

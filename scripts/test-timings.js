@@ -12,7 +12,9 @@ export function timingReporter() {
         const key = session.id;
         if (session.status === 'INITIALIZING') began.set(key, performance.now());
         if (session.status === 'FINISHED' && began.has(key)) {
-          took.push({ browser: session.browser.name, file: relative(process.cwd(), session.testFile), seconds: (performance.now() - began.get(key)) / 1000 });
+          // A group of its own (a second Chromium, the DOMPurify run) is named beside its browser.
+          const group = session.group?.name && session.group.name !== 'default' ? `/${session.group.name}` : '';
+          took.push({ browser: `${session.browser.name}${group}`, file: relative(process.cwd(), session.testFile), seconds: (performance.now() - began.get(key)) / 1000 });
           began.delete(key);
         }
       });
@@ -20,7 +22,7 @@ export function timingReporter() {
     stop() {
       const byBrowser = new Map();
       for (const { browser, seconds } of took) byBrowser.set(browser, (byBrowser.get(browser) ?? 0) + seconds);
-      const lines = [...took].sort((a, b) => b.seconds - a.seconds).map(({ browser, file, seconds }) => `${seconds.toFixed(1).padStart(7)} s  ${browser.padEnd(8)} ${file}`);
+      const lines = [...took].sort((a, b) => b.seconds - a.seconds).map(({ browser, file, seconds }) => `${seconds.toFixed(1).padStart(7)} s  ${browser.padEnd(22)} ${file}`);
       const totals = [...byBrowser].map(([browser, seconds]) => `${browser} ${seconds.toFixed(0)} s`).join(', ');
       process.stdout.write(`\nTime per test file (TEST_TIMINGS=1), slowest first; sum per browser: ${totals}\n${lines.join('\n')}\n`);
     },

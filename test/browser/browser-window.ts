@@ -12,4 +12,5 @@ export async function setWindowSize(width: number, height: number): Promise<void
 }
 
 /** Chromium, where the DevTools protocol's commands (`emulate-device`, `second-page`, `widget-screenshot`) work. */
-export const inChromium = /\bChrome\//.test(navigator.userAgent);
+// Headless Chromium says HeadlessChrome/ where a window says Chrome/.
+export const inChromium = /\b(?:Headless)?Chrome\//.test(navigator.userAgent);

@@ -79,7 +79,9 @@ async function openPage(url: string, { hideNativeSanitizer = false, responses = 
       return response;
     };
   });
-  await page.goto(url);
+  await page.goto(url).catch((error: Error) => {
+    throw new Error(`${error.message}; the file's npm start ${start.exitCode === null && start.signalCode === null ? 'runs' : `ended (${start.exitCode ?? start.signalCode})`} and printed:\n${output()}`);
+  });
   await waitInChat(page, 'textarea[part="input"]:not([disabled])');
   return page;
 }
@@ -211,13 +213,17 @@ test('npm start builds quietly and says the demo\'s limits', () => {
   assert.match(output(), /Limits, loose for trying it out: 60 questions every 5 minutes per conversation, 30 a minute per visitor, 60 a minute per address, 60 new conversations an hour per address\./);
 });
 
-test('a port already in use gets a clear message, not a stack trace', { timeout: 30_000 }, async () => {
+test('a port already in use gets a clear message, not a stack trace', { timeout: 30_000 }, async (t) => {
   const port = new URL(pageUrl).port;
   const second = spawn(process.execPath, ['--import', 'tsx', 'demo/start.ts'], {
     cwd: new URL('../../', import.meta.url),
     env: { ...process.env, PORT: port, KAGENT_PROXY_PORT: '0', KAGENT_EMULATOR_PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Should it start after all (the port freed), the test's time limit ends it: the file must not wait on it forever.
+    signal: t.signal,
+    killSignal: 'SIGKILL',
   });
+  second.on('error', () => {});
   let said = '';
   second.stdout!.on('data', (chunk: Buffer) => (said += chunk));
   second.stderr!.on('data', (chunk: Buffer) => (said += chunk));
