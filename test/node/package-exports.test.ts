@@ -63,7 +63,7 @@ const EXPECTED: Record<string, string[]> = {
     'serveProxy',
   ],
   'kagent-chat/proxy/cloudflare': [
-    'createWorker', 'default',
+    'createWorker', 'default', 'WorkerContext',
   ],
   'kagent-chat/proxy/vercel': [
     'createVercelHandler',
