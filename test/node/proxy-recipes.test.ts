@@ -208,7 +208,8 @@ test('the Cloudflare recipe with insights on and Upstash on a real Redis: a stre
   const upstash = await startUpstashOnRedis(redis.url, 'upstash-token');
   const recipe = await startCloudflareRecipe({ KAGENT_INSIGHTS: 'on', KAGENT_ADMIN_TOKEN: ADMIN_TOKEN, UPSTASH_REDIS_REST_URL: upstash.url });
   // Another instance on the same Redis: it never sees the worker's own records waiting, only what reached the store.
-  const other = await startProxyHarness({ insights: true, adminToken: ADMIN_TOKEN, rateLimitStore: await connectRedisRateLimitStore(redis.url) });
+  const otherStore = await connectRedisRateLimitStore(redis.url);
+  const other = await startProxyHarness({ insights: true, adminToken: ADMIN_TOKEN, rateLimitStore: otherStore });
   try {
     const base = recipe.url.href.replace(/\/$/, '');
     const { service } = recipe;
@@ -230,6 +231,8 @@ test('the Cloudflare recipe with insights on and Upstash on a real Redis: a stre
     assert.ok(upstash.commands.includes('EVAL'), 'kept through the Upstash API');
   } finally {
     await other.close();
+    // Its Redis client would try to reconnect for ever once Redis stops, and keep this file's process alive.
+    await otherStore.close();
     await recipe.close();
     await upstash.close();
     await redis.stop();
