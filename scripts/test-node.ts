@@ -18,9 +18,7 @@ const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout',
 
 function run(lane: (typeof lanes)[number]): Promise<number> {
   return new Promise((done) => {
-    // --test-force-exit: a file whose tests are done ends even if it left a handle open (a Redis client reconnecting
-    // for ever kept one file alive, and CI waiting on it, until its time ran out); each test still fails on its own.
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-force-exit', `--test-concurrency=${lane.concurrency}`, ...reporters, ...lane.files], { stdio: ['inherit', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${lane.concurrency}`, ...reporters, ...lane.files], { stdio: ['inherit', 'pipe', 'pipe'] });
     const held: Buffer[] = [];
     const out = (to: NodeJS.WriteStream) => (chunk: Buffer) => (lane.held ? held.push(chunk) : to.write(chunk));
     child.stdout.on('data', out(process.stdout));
