@@ -189,14 +189,19 @@ export const windowSizePlugin = {
       return true;
     }
     const driver = session.browser.driver;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const inner = await driver.execute(() => [innerWidth, innerHeight]);
-      if (inner[0] === width && inner[1] === height) return true;
+    const viewport = () => driver.execute(() => [innerWidth, innerHeight]);
+    // WebKit's driver can answer a resize before the page's viewport follows it: each resize is
+    // awaited before the viewport is measured again, so one difference is never applied twice.
+    const deadline = Date.now() + 15_000;
+    let inner = await viewport();
+    while (inner[0] !== width || inner[1] !== height) {
+      if (Date.now() > deadline) throw new Error(`window-size: the viewport is ${inner.join('x')}, not ${width}x${height}`);
       const outer = await driver.getWindowSize();
       await driver.setWindowSize(outer.width + width - inner[0], outer.height + height - inner[1]);
+      const settled = Date.now() + 3_000;
+      do inner = await viewport();
+      while ((inner[0] !== width || inner[1] !== height) && Date.now() < settled);
     }
-    const inner = await driver.execute(() => [innerWidth, innerHeight]);
-    if (inner[0] !== width || inner[1] !== height) throw new Error(`window-size: the viewport is ${inner.join('x')}, not ${width}x${height}`);
     return true;
   },
 };
