@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { MemoryRateLimitStore } from '../../src/proxy/index.js';
+import { Insights } from '../../src/proxy/core/insights/index.js';
 import { PackedList } from '../../src/proxy/stores/packed-list.js';
 
 setFlagsFromString('--expose-gc');
@@ -44,5 +45,33 @@ describe("the memory store's lists", () => {
     const kept = await store.list('insights:2026-11-29');
     assert.equal(kept.length, 20_000);
     assert.equal(kept[12_345], record(12_345));
+  });
+});
+
+describe('the visitor hash', () => {
+  test("a new visitor's keyed hash is worked out once, however many of their questions are written while it is", async () => {
+    const store = new MemoryRateLimitStore();
+    const insights = new Insights({ days: 30, adminToken: undefined, visitorKey: 'k'.repeat(32) }, store, () => {});
+    const sign = crypto.subtle.sign;
+    let signed = 0;
+    crypto.subtle.sign = function (this: SubtleCrypto, ...args: Parameters<SubtleCrypto['sign']>) {
+      signed++;
+      return sign.apply(this, args);
+    } as SubtleCrypto['sign'];
+    try {
+      // Five batches of one question each, all written before the first hash is ready.
+      const flushes: Promise<void>[] = [];
+      for (let i = 0; i < 5; i++) {
+        insights.start('agent', `question ${i}`, 'address:203.0.113.9').refused(429, { code: 'RATE_LIMITED' });
+        flushes.push(insights.flush());
+      }
+      await Promise.all(flushes);
+      const values = await insights.values();
+      assert.equal(values.length, 5);
+      assert.equal(new Set(values.map((v) => v.visitor)).size, 1);
+      assert.equal(signed, 1);
+    } finally {
+      crypto.subtle.sign = sign;
+    }
   });
 });
