@@ -4,12 +4,15 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { DONE_EVENT, answerEvent, endpointResponseEvent, toolCallEvent } from '../../src/protocol/index.js';
 import { MemoryRateLimitStore } from '../../src/proxy/index.js';
 import { Insights } from '../../src/proxy/core/insights/index.js';
+import { AnswerTap } from '../../src/proxy/core/insights/answer-tap.js';
 import { PackedList } from '../../src/proxy/stores/packed-list.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
+const encoder = new TextEncoder();
 
 describe("the memory store's lists", () => {
   test('give back every value as appended, in order: any characters, empty, larger than a block, across many blocks; remove takes every copy out', () => {
@@ -47,6 +50,68 @@ describe("the memory store's lists", () => {
     assert.equal(kept.length, 20_000);
     assert.equal(kept[12_345], record(12_345));
   });
+});
+
+describe('the stream tap', () => {
+  const answer = Array.from({ length: 40 }, (_, i) => `Word ${i}, and more, ${'é'.repeat(i % 3)} `).join('');
+  const response = JSON.stringify({ answer, conversationId: 'c', visitorId: 'v', sources: [{ datasource_id: 'a', datasource_name: 'Guide' }, { datasource_id: 'b', source_url: 'https://example.com/b' }, { datasource_id: 'c' }] });
+  const fragments = answer.match(/.{1,9}/gsu)!;
+  const streams: { name: string; text: string; reading: { opening: string; sources: string[]; error: string | undefined } }[] = [
+    {
+      name: 'an answer with a tool call naming the response, and its response in two events',
+      text:
+        fragments.slice(0, 20).map(answerEvent).join('') +
+        toolCallEvent({ type: 'function', name: 'endpoint_response', arguments: { line: 'event: endpoint_response' } }) +
+        // A data line that holds the event's name as is, under another event: not the response.
+        'event: note\ndata: endpoint_response\n\n' +
+        'event: endpoint_responses\ndata: not%20JSON\n\n' +
+        fragments.slice(20).map(answerEvent).join('') +
+        endpointResponseEvent(response.slice(0, 100)) +
+        endpointResponseEvent(response.slice(100)) +
+        DONE_EVENT,
+      reading: { opening: answer.slice(0, 300), sources: ['Guide', 'https://example.com/b', 'c'], error: undefined },
+    },
+    {
+      name: 'an answer cut by the service with an error line, in CRLF lines',
+      text: (fragments.map(answerEvent).join('') + 'data: [ERROR]USAGE_LIMIT: plus de crédit\n').replaceAll('\n', '\r\n'),
+      reading: { opening: answer.slice(0, 300), sources: [], error: 'USAGE_LIMIT: plus de crédit' },
+    },
+    {
+      name: 'a short answer (the opening never full) and its response',
+      text: fragments.slice(0, 3).map(answerEvent).join('') + endpointResponseEvent(response) + DONE_EVENT,
+      reading: { opening: fragments.slice(0, 3).join(''), sources: ['Guide', 'https://example.com/b', 'c'], error: undefined },
+    },
+  ];
+
+  const read = (pieces: Uint8Array[]) => {
+    const tap = new AnswerTap();
+    for (const piece of pieces) tap.push(piece);
+    return tap.reading();
+  };
+
+  test('reads the opening and the response of an answer longer than it keeps (its middle let go)', () => {
+    const long = fragments.map(answerEvent).join('') + Array.from({ length: 12_000 }, (_, i) => answerEvent(`more words ${i} `)).join('') + endpointResponseEvent(response) + DONE_EVENT;
+    const bytes = encoder.encode(long);
+    assert.ok(bytes.length > 400_000);
+    for (const size of [1, 700, 70_000]) {
+      const pieces: Uint8Array[] = [];
+      for (let at = 0; at < bytes.length; at += size) pieces.push(bytes.subarray(at, at + size));
+      assert.deepEqual(read(pieces), { opening: answer.slice(0, 300), sources: ['Guide', 'https://example.com/b', 'c'], error: undefined }, `pieces of ${size} bytes`);
+    }
+  });
+
+  for (const { name, text, reading } of streams) {
+    test(`reads the same however the pieces are cut: ${name}`, () => {
+      const bytes = encoder.encode(text);
+      assert.deepEqual(read([bytes]), reading);
+      for (let cut = 1; cut < bytes.length; cut++) assert.deepEqual(read([bytes.subarray(0, cut), bytes.subarray(cut)]), reading, `cut at byte ${cut}`);
+      for (const size of [1, 2, 3, 5, 7, 13, 24, 25, 64]) {
+        const pieces: Uint8Array[] = [];
+        for (let at = 0; at < bytes.length; at += size) pieces.push(bytes.subarray(at, at + size));
+        assert.deepEqual(read(pieces), reading, `pieces of ${size} bytes`);
+      }
+    });
+  }
 });
 
 describe('the visitor hash', () => {

@@ -2,8 +2,14 @@ import { decodeFragment } from '../../../protocol/index.js';
 
 /** Characters of the answer kept as its opening. */
 export const OPENING_LENGTH = 300;
-/** Most bytes of `endpoint_response` kept to read the sources from; an answer with its sources is a few KiB. */
+/** Most bytes of `endpoint_response` read for the sources; an answer with its sources is a few KiB. */
 const MAX_RESPONSE_CHARS = 256 * 1024;
+/** Bytes of the answer's start kept for its opening (the answers' first events). */
+const START_BYTES = 16 * 1024;
+/** Bytes of the answer's end kept for its response and an error line, once the stream outgrows them. */
+const END_BYTES = MAX_RESPONSE_CHARS + 4096;
+/** Pieces kept apart before they are joined into one (an answer may come a word a piece, a held stream a heartbeat a second). */
+const MAX_PIECES = 256;
 
 /** What the recorder reads from an answer. */
 export interface AnswerReading {
@@ -13,27 +19,98 @@ export interface AnswerReading {
   error: string | undefined;
 }
 
+/** The lines that matter once the opening is read: where the service's whole response starts, and an error. */
+const RESPONSE_LINE = 'endpoint_response';
+const ERROR_LINE = '[ERROR]';
+
 /**
- * Reads a streamed answer as its pieces go by to the visitor (it holds none back): the answer's opening, the
- * `endpoint_response` (for the sources' names) and an `[ERROR]` line. Lines split across pieces are joined.
+ * Reads a streamed answer for its record: the answer's opening, the `endpoint_response` (for the sources' names)
+ * and an `[ERROR]` line. While the answer streams it only keeps the pieces going by (they are the visitor's
+ * already, nothing is copied or held back): its start, and its end up to the size of the largest response read.
+ * Once the stream is over it decodes them in one go and reads its opening line by line; then, rather than every
+ * line of the answer, it looks in the text as a whole for where the response and an error line start.
  */
 export class AnswerTap {
-  readonly #decoder = new TextDecoder();
-  #partial = '';
+  #start: Uint8Array[] = [];
+  #startBytes = 0;
+  /** The pieces after the start; the oldest bytes let go past END_BYTES. */
+  #end: Uint8Array[] = [];
+  #endBytes = 0;
+  /** Whether bytes between the start and the end were let go. */
+  #gap = false;
+
+  push(bytes: Uint8Array): void {
+    if (this.#end.length === 0 && this.#startBytes < START_BYTES) {
+      this.#startBytes += bytes.length;
+      this.#start = keep(this.#start, bytes);
+      return;
+    }
+    this.#endBytes += bytes.length;
+    this.#end = keep(this.#end, bytes);
+    let excess = this.#endBytes - END_BYTES;
+    if (excess <= 0) return;
+    this.#gap = true;
+    this.#endBytes = END_BYTES;
+    while (excess >= this.#end[0]!.length) excess -= this.#end.shift()!.length;
+    this.#end[0] = this.#end[0]!.subarray(excess);
+  }
+
+  /** What was read, once the stream is over. */
+  reading(): AnswerReading {
+    const decoder = new TextDecoder();
+    let text: string;
+    if (!this.#gap) text = decoder.decode(joined([...this.#start, ...this.#end]));
+    else {
+      // Each side cut to whole lines, and the event under way ended where bytes were let go.
+      const start = decoder.decode(joined(this.#start));
+      const end = decoder.decode(joined(this.#end));
+      text = `${start.slice(0, start.lastIndexOf('\n') + 1)}\n${end.slice(end.indexOf('\n') + 1)}`;
+    }
+    return new AnswerText(text).read();
+  }
+}
+
+/** The whole text of a streamed answer, read for its record. */
+class AnswerText {
+  readonly #text: string;
   #event = '';
   #opening = '';
   #response: string[] = [];
   #responseChars = 0;
   #error: string | undefined;
 
-  push(bytes: Uint8Array): void {
-    const text = this.#partial + this.#decoder.decode(bytes, { stream: true });
+  constructor(text: string) {
+    this.#text = text;
+  }
+
+  read(): AnswerReading {
+    const text = this.#text;
     let start = 0;
-    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+    let lineByLine = true;
+    for (;;) {
+      if (!lineByLine) {
+        const marker = markerLine(text, start);
+        if (marker === -1) break;
+        start = marker;
+        lineByLine = true;
+      }
+      // A last line without its end is left, as a stream reader leaves it.
+      const end = text.indexOf('\n', start);
+      if (end === -1) break;
       this.#line(text.charCodeAt(end - 1) === 13 ? text.slice(start, end - 1) : text.slice(start, end));
       start = end + 1;
+      // Past the opening, and outside the response, the lines to come are passed over until a marker line.
+      if (this.#event !== RESPONSE_LINE && this.#opening.length >= OPENING_LENGTH) lineByLine = false;
     }
-    this.#partial = text.slice(start);
+    let sources: string[] = [];
+    if (this.#response.length > 0) {
+      try {
+        sources = sourceNames(JSON.parse(decodeFragment(this.#response.join(''))));
+      } catch {
+        // A response that does not parse names no source; the widget shows none either.
+      }
+    }
+    return { opening: this.#opening.slice(0, OPENING_LENGTH), sources, error: this.#error };
   }
 
   #line(line: string): void {
@@ -47,27 +124,37 @@ export class AnswerTap {
     }
     if (!line.startsWith('data:')) return;
     const data = line.slice(line.charCodeAt(5) === 32 ? 6 : 5);
-    if (data.startsWith('[ERROR]')) this.#error = data.slice(7).trim().slice(0, 200) || 'ERROR';
+    if (data.startsWith(ERROR_LINE)) this.#error = data.slice(7).trim().slice(0, 200) || 'ERROR';
     else if (this.#event === 'answer') {
       if (this.#opening.length < OPENING_LENGTH) this.#opening += decodeFragment(data);
-    } else if (this.#event === 'endpoint_response' && this.#responseChars + data.length <= MAX_RESPONSE_CHARS) {
+    } else if (this.#event === RESPONSE_LINE && this.#responseChars + data.length <= MAX_RESPONSE_CHARS) {
       this.#response.push(data);
       this.#responseChars += data.length;
     }
   }
+}
 
-  /** What was read, once the stream is over. */
-  reading(): AnswerReading {
-    let sources: string[] = [];
-    if (this.#response.length > 0) {
-      try {
-        sources = sourceNames(JSON.parse(decodeFragment(this.#response.join(''))));
-      } catch {
-        // A response that does not parse names no source; the widget shows none either.
+/**
+ * Where the first line from `from` on starts that begins the response (`event: endpoint_response`) or is an error
+ * (`data: [ERROR]`), or -1. Found as words in the whole text, then checked to start a line (the answer's own text
+ * is percent-encoded, so neither word appears in it as is, but another event's data may hold the first).
+ */
+function markerLine(text: string, from: number): number {
+  let first = -1;
+  for (const [word, prefix] of [[RESPONSE_LINE, 'event:'], [ERROR_LINE, 'data:']] as const) {
+    for (let at = text.indexOf(word, from); at !== -1 && (first === -1 || at < first); at = text.indexOf(word, at + 1)) {
+      const lineStart = text.lastIndexOf('\n', at) + 1;
+      const head = text.slice(Math.max(lineStart, from), at);
+      if (lineStart < from || (head !== prefix && head !== `${prefix} `)) continue;
+      // A response event's line ends after its name: `event: endpoint_responses` would be another event.
+      const after = text.charCodeAt(at + word.length);
+      if (word === ERROR_LINE || after === 10 || after === 13) {
+        first = lineStart;
+        break;
       }
     }
-    return { opening: this.#opening.slice(0, OPENING_LENGTH), sources, error: this.#error };
   }
+  return first;
 }
 
 /** The names of an answer's sources, best first, each once: the datasource's name, else its address, else its id. */
@@ -83,4 +170,22 @@ export function sourceNames(answer: unknown): string[] {
     if (names.length === 20) break;
   }
   return names;
+}
+
+/** The pieces as one array of bytes. */
+function joined(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const bytes = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  return bytes;
+}
+
+/** `pieces` with `piece` added: joined into one when they grow many, so that a long stream keeps few objects. */
+function keep(pieces: Uint8Array[], piece: Uint8Array): Uint8Array[] {
+  pieces.push(piece);
+  return pieces.length < MAX_PIECES ? pieces : [joined(pieces)];
 }
