@@ -1,4 +1,5 @@
 import { decodeFragment } from '../../../protocol/index.js';
+import { concatBytes } from '../bytes.js';
 
 /** Characters of the answer kept as its opening. */
 export const OPENING_LENGTH = 300;
@@ -59,11 +60,11 @@ export class AnswerTap {
   reading(): AnswerReading {
     const decoder = new TextDecoder();
     let text: string;
-    if (!this.#gap) text = decoder.decode(joined([...this.#start, ...this.#end]));
+    if (!this.#gap) text = decoder.decode(concatBytes([...this.#start, ...this.#end]));
     else {
       // Each side cut to whole lines, and the event under way ended where bytes were let go.
-      const start = decoder.decode(joined(this.#start));
-      const end = decoder.decode(joined(this.#end));
+      const start = decoder.decode(concatBytes(this.#start));
+      const end = decoder.decode(concatBytes(this.#end));
       text = `${start.slice(0, start.lastIndexOf('\n') + 1)}\n${end.slice(end.indexOf('\n') + 1)}`;
     }
     return new AnswerText(text).read();
@@ -172,20 +173,8 @@ export function sourceNames(answer: unknown): string[] {
   return names;
 }
 
-/** The pieces as one array of bytes. */
-function joined(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const bytes = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    bytes.set(part, at);
-    at += part.length;
-  }
-  return bytes;
-}
-
 /** `pieces` with `piece` added: joined into one when they grow many, so that a long stream keeps few objects. */
 function keep(pieces: Uint8Array[], piece: Uint8Array): Uint8Array[] {
   pieces.push(piece);
-  return pieces.length < MAX_PIECES ? pieces : [joined(pieces)];
+  return pieces.length < MAX_PIECES ? pieces : [concatBytes(pieces)];
 }
