@@ -1,5 +1,4 @@
 import { decodeFragment } from '../../../protocol/index.js';
-import { concatBytes } from '../bytes.js';
 
 /** Characters of the answer kept as its opening. */
 export const OPENING_LENGTH = 300;
@@ -7,10 +6,8 @@ export const OPENING_LENGTH = 300;
 const MAX_RESPONSE_CHARS = 256 * 1024;
 /** Bytes of the answer's start kept for its opening (the answers' first events). */
 const START_BYTES = 16 * 1024;
-/** Bytes of the answer's end kept for its response and an error line, once the stream outgrows them. */
+/** Bytes of the answer's end kept for its response and an error line, once the stream outgrows what is kept. */
 const END_BYTES = MAX_RESPONSE_CHARS + 4096;
-/** Pieces kept apart before they are joined into one (an answer may come a word a piece, a held stream a heartbeat a second). */
-const MAX_PIECES = 256;
 
 /** What the recorder reads from an answer. */
 export interface AnswerReading {
@@ -26,45 +23,46 @@ const ERROR_LINE = '[ERROR]';
 
 /**
  * Reads a streamed answer for its record: the answer's opening, the `endpoint_response` (for the sources' names)
- * and an `[ERROR]` line. While the answer streams it only keeps the pieces going by (they are the visitor's
- * already, nothing is copied or held back): its start, and its end up to the size of the largest response read.
- * Once the stream is over it decodes them in one go and reads its opening line by line; then, rather than every
- * line of the answer, it looks in the text as a whole for where the response and an error line start.
+ * and an `[ERROR]` line. While the answer streams it only copies the bytes going by into a buffer of its own (the
+ * visitor's pieces are neither held nor held back): its start, and its end up to the size of the largest response
+ * read. Once the stream is over it decodes them in one go and reads its opening line by line; then, rather than
+ * every line of the answer, it looks in the text as a whole for where the response and an error line start.
  */
 export class AnswerTap {
-  #start: Uint8Array[] = [];
-  #startBytes = 0;
-  /** The pieces after the start; the oldest bytes let go past END_BYTES. */
-  #end: Uint8Array[] = [];
-  #endBytes = 0;
-  /** Whether bytes between the start and the end were let go. */
+  #bytes = new Uint8Array(0);
+  #used = 0;
+  /** Whether bytes between the start (START_BYTES) and the end were let go. */
   #gap = false;
 
-  push(bytes: Uint8Array): void {
-    if (this.#end.length === 0 && this.#startBytes < START_BYTES) {
-      this.#startBytes += bytes.length;
-      this.#start = keep(this.#start, bytes);
-      return;
+  push(piece: Uint8Array): void {
+    for (let at = 0; at < piece.length; at += END_BYTES) this.#append(piece.subarray(at, at + END_BYTES));
+  }
+
+  /** Adds at most END_BYTES: past the start and twice the end, the oldest bytes after the start are let go first. */
+  #append(part: Uint8Array): void {
+    if (this.#used + part.length > START_BYTES + 2 * END_BYTES) {
+      this.#bytes.copyWithin(START_BYTES, this.#used - END_BYTES, this.#used);
+      this.#used = START_BYTES + END_BYTES;
+      this.#gap = true;
     }
-    this.#endBytes += bytes.length;
-    this.#end = keep(this.#end, bytes);
-    let excess = this.#endBytes - END_BYTES;
-    if (excess <= 0) return;
-    this.#gap = true;
-    this.#endBytes = END_BYTES;
-    while (excess >= this.#end[0]!.length) excess -= this.#end.shift()!.length;
-    this.#end[0] = this.#end[0]!.subarray(excess);
+    if (this.#used + part.length > this.#bytes.length) {
+      const bigger = new Uint8Array(Math.max(this.#used + part.length, Math.min(2 * this.#bytes.length, START_BYTES + 2 * END_BYTES), 1024));
+      bigger.set(this.#bytes.subarray(0, this.#used));
+      this.#bytes = bigger;
+    }
+    this.#bytes.set(part, this.#used);
+    this.#used += part.length;
   }
 
   /** What was read, once the stream is over. */
   reading(): AnswerReading {
     const decoder = new TextDecoder();
     let text: string;
-    if (!this.#gap) text = decoder.decode(concatBytes([...this.#start, ...this.#end]));
+    if (!this.#gap) text = decoder.decode(this.#bytes.subarray(0, this.#used));
     else {
       // Each side cut to whole lines, and the event under way ended where bytes were let go.
-      const start = decoder.decode(concatBytes(this.#start));
-      const end = decoder.decode(concatBytes(this.#end));
+      const start = decoder.decode(this.#bytes.subarray(0, START_BYTES));
+      const end = decoder.decode(this.#bytes.subarray(START_BYTES, this.#used));
       text = `${start.slice(0, start.lastIndexOf('\n') + 1)}\n${end.slice(end.indexOf('\n') + 1)}`;
     }
     return new AnswerText(text).read();
@@ -171,10 +169,4 @@ export function sourceNames(answer: unknown): string[] {
     if (names.length === 20) break;
   }
   return names;
-}
-
-/** `pieces` with `piece` added: joined into one when they grow many, so that a long stream keeps few objects. */
-function keep(pieces: Uint8Array[], piece: Uint8Array): Uint8Array[] {
-  pieces.push(piece);
-  return pieces.length < MAX_PIECES ? pieces : [concatBytes(pieces)];
 }
