@@ -111,3 +111,14 @@ test('for a how-to question, the section whose own title names the task comes be
   assert.equal(shareOf(titled, 'Slug traps'), shareOf(plain, 'Slug traps'));
   assert.equal(shareOf(titled, 'Plant seedlings in your bed'), shareOf(plain, 'Plant seedlings in your bed'));
 });
+
+test('"which version do I need?" finds the passage naming the tool with its version number, before one that only says "version"', () => {
+  const index = new FragmentIndex();
+  index.replace('filler', filler);
+  // The word "version" and no tool.
+  index.replace('changes', [fragment('An older version of a recipe stays readable.', ['Recipes'])]);
+  // The tool and its number: the answer.
+  index.replace('setup', [fragment('You need Python 3.11 or later, and a clone of the garden planner.', ['Set up'])]);
+  index.replace('python', Array.from({ length: 12 }, (_, i) => fragment(`Python script ${i} waters the beds.`, ['Scripts'])));
+  assert.equal(index.query('what python version do I need minimum?', { topK: 3 })[0]?.datasourceId, 'setup');
+});

@@ -26,3 +26,12 @@ test('"add", like "put" and "set", is an everyday verb of how-to questions: it c
   assert.equal(concepts.find((concept) => concept.words === 'add')?.isLight, true);
   assert.equal(concepts.find((concept) => concept.words === 'compost')?.isLight, false);
 });
+
+test('a version number is also the word "version": a name and a dotted number, three dotted parts, v and a number; not a measure, a share or an address', () => {
+  for (const text of ['Needs Python 3.11 or later.', 'Pin it at 1.4.2 for now.', 'Since v2.0 it streams.', 'Tested in Safari 17.5.']) {
+    assert.ok(searchTerms(text).includes('version'), text);
+  }
+  for (const text of ['The file weighs Photo 48.6 KB.', 'AUC 0.80 at best.', 'Listen on 127.0.0.1 only.', 'Step 2 of the recipe.']) {
+    assert.ok(!searchTerms(text).includes('version'), text);
+  }
+});

@@ -15,8 +15,16 @@ const STOPWORDS = new Set([...eng, ...MORE_STOPWORDS]);
  * (`<kagent-chat>` would give `<kagent` and `chat>`, found by neither word).
  */
 export function tokenize(text: string): string[] {
-  return text.split(/[\n\r\p{Z}\p{P}\p{S}]+/u).filter(Boolean);
+  return text.replace(VERSION_NUMBER, '$& version').split(/[\n\r\p{Z}\p{P}\p{S}]+/u).filter(Boolean);
 }
+
+/**
+ * A version number: a name and a dotted number ("Node 20.19", "OpenAPI 3.1"), three dotted parts
+ * (1.4.2, not an address's four), or v and a dotted number (v2.0); not a measure ("Safari 48.6
+ * KB") nor a share ("AUC 0.80"). Split at its dots, it would say nothing of what it is: it is
+ * also read as the word "version", so "Which Node version do I need?" finds "With Node 20.19".
+ */
+const VERSION_NUMBER = /(?:\b[A-Z][\w+-]*\s+[1-9]\d*(?:\.\d+)+|(?<![\d.])\d+\.\d+\.\d+|\bv\d+(?:\.\d+)+)(?![\d.]*\d)(?!\s?(?:[kKMGT]i?B|B|bytes?|ms|s|%|×)(?![\p{L}\d]))/gu;
 
 /**
  * Everyday words of questions that say little about what is asked ("what
