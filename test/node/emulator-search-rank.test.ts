@@ -122,3 +122,13 @@ test('"which version do I need?" finds the passage naming the tool with its vers
   index.replace('python', Array.from({ length: 12 }, (_, i) => fragment(`Python script ${i} waters the beds.`, ['Scripts'])));
   assert.equal(index.query('what python version do I need minimum?', { topK: 3 })[0]?.datasourceId, 'setup');
 });
+
+test('a question quoting a system error code the documents never use still finds its passage above the citation line', () => {
+  const index = new FragmentIndex();
+  index.replace('filler', filler);
+  index.replace('setup', [fragment('The planner keeps its plans in a folder of its own: set PLANNER_DIR to choose where.', ['Where plans are kept'])]);
+  index.replace('beds', [fragment('Beds are planned in rows, and each row keeps its plants.', ['Beds'])]);
+  const [best] = index.query('the planner fails with ENOENT, where does it keep its plans?', { topK: 2 });
+  assert.equal(best?.datasourceId, 'setup');
+  assert.ok(best.score > 0.7, `${best.score}`);
+});

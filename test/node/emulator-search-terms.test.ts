@@ -35,3 +35,9 @@ test('a version number is also the word "version": a name and a dotted number, t
     assert.ok(!searchTerms(text).includes('version'), text);
   }
 });
+
+test('a system error code a question quotes (ENOENT, EADDRINUSE) is what the asker saw, not a name: an acronym still is', () => {
+  const concepts = questionConcepts('The planner fails with ENOENT on GDPR exports, where are the files?');
+  assert.equal(concepts.find((concept) => concept.words === 'ENOENT')?.isName, false);
+  assert.equal(concepts.find((concept) => concept.words === 'GDPR')?.isName, true);
+});

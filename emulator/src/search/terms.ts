@@ -210,8 +210,17 @@ export function questionConcepts(question: string, options: ConceptOptions = {})
   return concepts;
 }
 
-/** A word that names something: capitalised inside the sentence (WordPress, Paris), an acronym (GDPR), a code name (iOS, systemPrompt) or with digits (S3). */
+/**
+ * The system error codes Node reports (its "common system errors"): quoted in a question, one
+ * says what the asker saw ("npm start fails with EADDRINUSE"), not what they ask about, which
+ * documents say in words ("a port stays taken"). Not a name: where the documents never use it,
+ * it weighs as an ordinary missing word, not as the rarest term.
+ */
+const SYSTEM_ERROR_CODES = new Set('EACCES EADDRINUSE EADDRNOTAVAIL EAI_AGAIN ECONNABORTED ECONNREFUSED ECONNRESET EEXIST EHOSTUNREACH EISDIR EMFILE ENETUNREACH ENOENT ENOMEM ENOSPC ENOTDIR ENOTEMPTY ENOTFOUND EPERM EPIPE ETIMEDOUT'.split(' '));
+
+/** A word that names something: capitalised inside the sentence (WordPress, Paris), an acronym (GDPR), a code name (iOS, systemPrompt) or with digits (S3); not a system error code. */
 function looksLikeName(word: string, question: string): boolean {
+  if (SYSTEM_ERROR_CODES.has(word)) return false;
   if (/\d/.test(word) || /[a-z][A-Z]/.test(word) || /^[A-Z]{2,}s?$/.test(word)) return true;
   if (!/^[A-Z][a-z]/.test(word)) return false;
   // A capital at the start of a sentence says nothing.
