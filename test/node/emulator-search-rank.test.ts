@@ -132,3 +132,12 @@ test('a question quoting a system error code the documents never use still finds
   assert.equal(best?.datasourceId, 'setup');
   assert.ok(best.score > 0.7, `${best.score}`);
 });
+
+test('"how fast" finds the table of rates (litres/s) that never says fast, before a passage on the same thing without one', () => {
+  const index = new FragmentIndex();
+  index.replace('filler', filler);
+  // Both hold the question's words (pump, fill, barrel); only one gives how fast.
+  index.replace('limits', [fragment('A pump fills a barrel of 200 litres at most, then stops.', ['Pump limits'])]);
+  index.replace('figures', [fragment('Filling a barrel, by pump:\n\nPump | litres/s\nPump: hand; litres/s: 0.2\nPump: electric; litres/s: 1.5', ['Measured'])]);
+  assert.equal(index.query('How fast does a pump fill a barrel?', { topK: 2 })[0]?.datasourceId, 'figures');
+});

@@ -41,3 +41,8 @@ test('a system error code a question quotes (ENOENT, EADDRINUSE) is what the ask
   assert.equal(concepts.find((concept) => concept.words === 'ENOENT')?.isName, false);
   assert.equal(concepts.find((concept) => concept.words === 'GDPR')?.isName, true);
 });
+
+test('a rate (a unit per second) is also the word "speed"; a fraction or a path is not', () => {
+  for (const text of ['Pump | litres/s', 'It reads 6.3 MB/s.', 'Ten requests per second.']) assert.ok(searchTerms(text).includes(searchTerm('speed')!), text);
+  for (const text of ['Read and/or write.', 'See docs/setup.md.', 'It takes 3 s.']) assert.ok(!searchTerms(text).includes(searchTerm('speed')!), text);
+});

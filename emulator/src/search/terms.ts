@@ -15,8 +15,15 @@ const STOPWORDS = new Set([...eng, ...MORE_STOPWORDS]);
  * (`<kagent-chat>` would give `<kagent` and `chat>`, found by neither word).
  */
 export function tokenize(text: string): string[] {
-  return text.replace(VERSION_NUMBER, '$& version').split(/[\n\r\p{Z}\p{P}\p{S}]+/u).filter(Boolean);
+  return text.replace(VERSION_NUMBER, '$& version').replace(RATE, '$& speed').split(/[\n\r\p{Z}\p{P}\p{S}]+/u).filter(Boolean);
 }
+
+/**
+ * A rate: a unit per second ("MB/s", "req/s", "per second"). Split at its slash, it would be a
+ * unit and the letter s: it is also read as the word "speed", so "How fast is reading a PDF?"
+ * (fast, whose synonyms include speed) finds a table of MB/s that never says "fast".
+ */
+const RATE = /(?<![\p{L}\d/])\p{L}{1,12}\/(?:s|sec)(?![\p{L}\d])|\bper second\b/giu;
 
 /**
  * A version number: a name and a dotted number ("Node 20.19", "OpenAPI 3.1"), three dotted parts
