@@ -112,7 +112,7 @@ test('for a how-to question, the section whose own title names the task comes be
   assert.equal(shareOf(titled, 'Plant seedlings in your bed'), shareOf(plain, 'Plant seedlings in your bed'));
 });
 
-test('"which version do I need?" finds the passage naming the tool with its version number, before one that only says "version"', () => {
+test('"which version do I need?" finds the passage naming the tool with its version number, before one that only says "version" or gives another tool\'s', () => {
   const index = new FragmentIndex();
   index.replace('filler', filler);
   // The word "version" and no tool.
@@ -120,7 +120,10 @@ test('"which version do I need?" finds the passage naming the tool with its vers
   // The tool and its number: the answer.
   index.replace('setup', [fragment('You need Python 3.11 or later, and a clone of the garden planner.', ['Set up'])]);
   index.replace('python', Array.from({ length: 12 }, (_, i) => fragment(`Python script ${i} waters the beds.`, ['Scripts'])));
+  // Another tool's version beside the same name, said twice: "python version" asks for Python's.
+  index.replace('sprinkler', [fragment('The Python sprinkler script drives Firmware 2.4 valves; Firmware 2.4 waters the python beds.', ['Sprinkler'])]);
   assert.equal(index.query('what python version do I need minimum?', { topK: 3 })[0]?.datasourceId, 'setup');
+  assert.equal(index.query('which version of Python do I need?', { topK: 3 })[0]?.datasourceId, 'setup');
 });
 
 test('a question quoting a system error code the documents never use still finds its passage above the citation line', () => {

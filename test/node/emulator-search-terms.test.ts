@@ -31,6 +31,11 @@ test('a version number is also the word "version": a name and a dotted number, t
   for (const text of ['Needs Python 3.11 or later.', 'Pin it at 1.4.2 for now.', 'Since v2.0 it streams.', 'Tested in Safari 17.5.']) {
     assert.ok(searchTerms(text).includes('version'), text);
   }
+  // A name's version is also read as that name's ("Python 3.11": pythonversion), which "Python version" and "version of Python" search.
+  assert.ok(searchTerms('Needs Python 3.11.').includes(searchTerm('pythonversion')!));
+  for (const question of ['What Python version?', 'Which version of Python?']) {
+    assert.ok(questionConcepts(question).some((concept) => concept.terms.includes(searchTerm('pythonversion')!)), question);
+  }
   for (const text of ['The file weighs Photo 48.6 KB.', 'AUC 0.80 at best.', 'Listen on 127.0.0.1 only.', 'Step 2 of the recipe.']) {
     assert.ok(!searchTerms(text).includes('version'), text);
   }

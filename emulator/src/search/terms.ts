@@ -15,7 +15,7 @@ const STOPWORDS = new Set([...eng, ...MORE_STOPWORDS]);
  * (`<kagent-chat>` would give `<kagent` and `chat>`, found by neither word).
  */
 export function tokenize(text: string): string[] {
-  return text.replace(VERSION_NUMBER, '$& version').replace(RATE, '$& speed').split(/[\n\r\p{Z}\p{P}\p{S}]+/u).filter(Boolean);
+  return text.replace(VERSION_NUMBER, (version, name?: string) => `${version} version${name ? ` ${versionOf(name)}` : ''}`).replace(RATE, '$& speed').split(/[\n\r\p{Z}\p{P}\p{S}]+/u).filter(Boolean);
 }
 
 /**
@@ -31,7 +31,12 @@ const RATE = /(?<![\p{L}\d/])\p{L}{1,12}\/(?:s|sec)(?![\p{L}\d])|\bper second\b/
  * KB") nor a share ("AUC 0.80"). Split at its dots, it would say nothing of what it is: it is
  * also read as the word "version", so "Which Node version do I need?" finds "With Node 20.19".
  */
-const VERSION_NUMBER = /(?:\b[A-Z][\w+-]*\s+[1-9]\d*(?:\.\d+)+|(?<![\d.])\d+\.\d+\.\d+|\bv\d+(?:\.\d+)+)(?![\d.]*\d)(?!\s?(?:[kKMGT]i?B|B|bytes?|ms|s|%|×)(?![\p{L}\d]))/gu;
+const VERSION_NUMBER = /(?:\b([A-Z][\w+-]*)\s+[1-9]\d*(?:\.\d+)+|(?<![\d.])\d+\.\d+\.\d+|\bv\d+(?:\.\d+)+)(?![\d.]*\d)(?!\s?(?:[kKMGT]i?B|B|bytes?|ms|s|%|×)(?![\p{L}\d]))/gu;
+
+/** The word a version of `name` is also read as ("Node 20.19": nodeversion), so "Node version" finds Node's, not any tool's. */
+function versionOf(name: string): string {
+  return `${name.toLowerCase().replace(/[^\p{L}\d]/gu, '')}version`;
+}
 
 /**
  * Everyday words of questions that say little about what is asked ("what
@@ -149,6 +154,8 @@ export interface Concept {
   synonyms: string[][];
 }
 
+const VERSION_TERM = searchTerm('version');
+
 const synonymPhrases: { terms: string[]; group: number }[] = SYNONYMS.flatMap((group, index) =>
   group.map((phrase) => ({ terms: termSequence(phrase).map((terms) => terms[0]!), group: index })),
 );
@@ -196,6 +203,8 @@ export function questionConcepts(question: string, options: ConceptOptions = {})
     }
     const length = best?.length ?? 1;
     const own = [...new Set(terms.slice(i, i + length).flat())];
+    // "Node version", "version of Node": also that name's version, as a version number beside the name is read.
+    if (length === 1 && own[0] === VERSION_TERM) for (const name of [words[i - 1], words[i + 1]]) if (name) own.push(searchTerm(versionOf(name))!);
     const ownKey = own.join(' ');
     const synonyms = best ? phrases.filter((phrase) => phrase.group === best.group && phrase.terms.join(' ') !== ownKey).map((phrase) => phrase.terms) : [];
     const all = [...new Set([...own, ...synonyms.flat()])];
