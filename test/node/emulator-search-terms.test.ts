@@ -33,8 +33,12 @@ test('a version number is also the word "version": a name and a dotted number, t
   }
   // A name's version is also read as that name's ("Python 3.11": pythonversion), which "Python version" and "version of Python" search.
   assert.ok(searchTerms('Needs Python 3.11.').includes(searchTerm('pythonversion')!));
-  for (const question of ['What Python version?', 'Which version of Python?']) {
-    assert.ok(questionConcepts(question).some((concept) => concept.terms.includes(searchTerm('pythonversion')!)), question);
+  // A whole number after a name is that name's version too, though not the word "version" ("Step 2" would be one).
+  assert.ok(searchTerms('Runs on Python 3.').includes(searchTerm('pythonversion')!));
+  assert.ok(!searchTerms('Runs on Python 3.').includes('version'));
+  for (const question of ['What Python version?', 'Which version of Python?', 'Which Vue.js version?', 'Does it run on Python 3?']) {
+    const wanted = searchTerm(question.includes('Vue') ? 'vueversion' : 'pythonversion')!;
+    assert.ok(questionConcepts(question).some((concept) => concept.terms.includes(wanted)), question);
   }
   for (const text of ['The file weighs Photo 48.6 KB.', 'AUC 0.80 at best.', 'Listen on 127.0.0.1 only.', 'Step 2 of the recipe.']) {
     assert.ok(!searchTerms(text).includes('version'), text);

@@ -15,7 +15,7 @@ const STOPWORDS = new Set([...eng, ...MORE_STOPWORDS]);
  * (`<kagent-chat>` would give `<kagent` and `chat>`, found by neither word).
  */
 export function tokenize(text: string): string[] {
-  return text.replace(VERSION_NUMBER, (version, name?: string) => `${version} version${name ? ` ${versionOf(name)}` : ''}`).replace(RATE, '$& speed').split(/[\n\r\p{Z}\p{P}\p{S}]+/u).filter(Boolean);
+  return text.replace(VERSION_NUMBER, versionWords).replace(RATE, '$& speed').split(/[\n\r\p{Z}\p{P}\p{S}]+/u).filter(Boolean);
 }
 
 /**
@@ -26,16 +26,24 @@ export function tokenize(text: string): string[] {
 const RATE = /(?<![\p{L}\d/])\p{L}{1,12}\/(?:s|sec)(?![\p{L}\d])|\bper second\b/giu;
 
 /**
- * A version number: a name and a dotted number ("Node 20.19", "OpenAPI 3.1"), three dotted parts
- * (1.4.2, not an address's four), or v and a dotted number (v2.0); not a measure ("Safari 48.6
- * KB") nor a share ("AUC 0.80"). Split at its dots, it would say nothing of what it is: it is
- * also read as the word "version", so "Which Node version do I need?" finds "With Node 20.19".
+ * A version number: a dotted number after a name ("Node 20.19", "OpenAPI 3.1"), three dotted
+ * parts (1.4.2, not an address's four), or v and a dotted number (v2.0); not a measure ("Safari
+ * 48.6 KB") nor a share ("AUC 0.80"). Split at its dots, it would say nothing of what it is: it is
+ * also read as the word "version", so "Which version do I need?" finds "With Node 20.19". A
+ * number after a name, dotted or not ("Node 20.19", "Node 18"), is also read as that name's
+ * version ("nodeversion"), which a question's "Node version" searches.
  */
-const VERSION_NUMBER = /(?:\b([A-Z][\w+-]*)\s+[1-9]\d*(?:\.\d+)+|(?<![\d.])\d+\.\d+\.\d+|\bv\d+(?:\.\d+)+)(?![\d.]*\d)(?!\s?(?:[kKMGT]i?B|B|bytes?|ms|s|%|×)(?![\p{L}\d]))/gu;
+const VERSION_NUMBER = /(?:\b([A-Z][\w+-]*(?:\.[a-z]+)?)\s+v?([1-9]\d*(?:\.\d+)*)|(?<![\d.])\d+\.\d+\.\d+|\bv\d+(?:\.\d+)+)(?![\d.]*\d)(?!\s?(?:[kKMGT]i?B|B|bytes?|ms|s|%|×)(?![\p{L}\d]))/gu;
 
-/** The word a version of `name` is also read as ("Node 20.19": nodeversion), so "Node version" finds Node's, not any tool's. */
+/** A version number with the words it is also read as (`VERSION_NUMBER`). */
+function versionWords(version: string, name?: string, number?: string): string {
+  if (name === undefined) return `${version} version`;
+  return `${version}${number!.includes('.') ? ' version' : ''} ${versionOf(name)}`;
+}
+
+/** The word a version of `name` is also read as: its first word and "version" joined ("Node.js": nodeversion). */
 function versionOf(name: string): string {
-  return `${name.toLowerCase().replace(/[^\p{L}\d]/gu, '')}version`;
+  return `${(name.match(/[\p{L}\d]+/u)?.[0] ?? name).toLowerCase()}version`;
 }
 
 /**
@@ -204,7 +212,7 @@ export function questionConcepts(question: string, options: ConceptOptions = {})
     const length = best?.length ?? 1;
     const own = [...new Set(terms.slice(i, i + length).flat())];
     // "Node version", "version of Node": also that name's version, as a version number beside the name is read.
-    if (length === 1 && own[0] === VERSION_TERM) for (const name of [words[i - 1], words[i + 1]]) if (name) own.push(searchTerm(versionOf(name))!);
+    if (length === 1 && own[0] === VERSION_TERM) for (const name of [words[i - 2], words[i - 1], words[i + 1]]) if (name) own.push(searchTerm(versionOf(name))!);
     const ownKey = own.join(' ');
     const synonyms = best ? phrases.filter((phrase) => phrase.group === best.group && phrase.terms.join(' ') !== ownKey).map((phrase) => phrase.terms) : [];
     const all = [...new Set([...own, ...synonyms.flat()])];
