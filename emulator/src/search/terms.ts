@@ -48,6 +48,9 @@ function versionOf(name: string): string {
   return `${(name.match(/[\p{L}\d]+/u)?.[0] ?? name).toLowerCase()}version`;
 }
 
+/** What a concept of everyday words counts for, against a word's 1 (in the search and in the quote chosen alike). */
+export const LIGHT_WEIGHT = 1 / 3;
+
 /**
  * Everyday words of questions that say little about what is asked ("what
  * happens", "how do I put", "show me"): a question's concept made of one
