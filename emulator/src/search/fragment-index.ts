@@ -1,6 +1,7 @@
 import { AnalysedFragments, analyseFragments } from './fields.js';
 import { Postings, countIn } from './postings.js';
 import { bestKeys, pooledScores } from './rank.js';
+import { readUnknownWords, type Vocabulary } from './readings.js';
 import { answerable, leads, shownScore, type Standing } from './score.js';
 import { LIGHT_WEIGHT, questionConcepts, type ConceptOptions } from './terms.js';
 import type { FragmentRow } from '../store/records.js';
@@ -54,6 +55,8 @@ export interface Ranking extends ConceptOptions {
   wholeSynonyms?: boolean;
   /** What one occurrence of a word of the titles around a fragment weighs, against its own words' 1. */
   aroundTitles?: number;
+  /** A question's word no fragment holds is read as one they hold, when a reading is confident (readings.ts). */
+  unknownWords?: boolean;
 }
 
 /** Lucene's BM25 parameters, the ones its published figures use. */
@@ -78,6 +81,8 @@ const CANDIDATES = 100;
 /** A fragment whose document holds two more passages scoring as well keeps its score; one alone keeps 1 / 1.3 of it. */
 const DOCUMENT_WEIGHT = 0.3;
 const DOCUMENT_PASSAGES = 2;
+/** How many fragments holding a word are looked through for two words written side by side (a split of a question's unknown word). */
+const ADJACENT_CHECKED = 1_000;
 /** What a word of the question no fragment holds weighs, in mean concept weights of the question (a name weighs as a term no fragment holds: the most a term can). */
 const MISSING_WORD = 0.75;
 /**
@@ -113,7 +118,7 @@ export class FragmentIndex {
   readonly #ranking: Required<Ranking>;
 
   constructor(ranking: Ranking = {}) {
-    this.#ranking = { synonyms: true, lightWords: true, titles: true, documentSupport: true, wholeSynonyms: true, aroundTitles: FIELD_WEIGHTS[2]!, ...ranking };
+    this.#ranking = { synonyms: true, lightWords: true, titles: true, documentSupport: true, wholeSynonyms: true, aroundTitles: FIELD_WEIGHTS[2]!, unknownWords: true, ...ranking };
   }
 
   /** Number of fragments indexed. */
@@ -187,7 +192,7 @@ export class FragmentIndex {
   query(query: string, options: SearchOptions): FragmentHit[] {
     const postings = this.#postings;
     if (postings.size === 0) return [];
-    const asked = questionConcepts(query, this.#ranking);
+    const asked = questionConcepts(query, this.#ranking, this.#ranking.unknownWords ? (words, question) => readUnknownWords(words, question, this.#vocabulary) : undefined);
     const weighed = asked.map((concept) => ({ concept, scored: this.#scored(concept.terms.slice(0, concept.own), concept.synonyms, concept.isLight) }));
     const known = weighed.filter(({ scored }) => scored.weight > 0);
     if (known.length === 0) return [];
@@ -327,6 +332,29 @@ export class FragmentIndex {
     scored.weight = Math.max(ownWeight, synonymWeight);
     return scored;
   }
+
+  /** The datastore's words, as a reading of a question's unknown word looks them up. */
+  readonly #vocabulary: Vocabulary = {
+    frequency: (term) => {
+      const id = this.#postings.termId(term);
+      return id === undefined ? 0 : this.#postings.documentFrequency(id);
+    },
+    forEachTerm: (each) => this.#postings.forEachTerm((term, id) => each(term, this.#postings.documentFrequency(id))),
+    adjacent: (term, first, second) => {
+      const id = this.#postings.termId(term);
+      if (id === undefined) return false;
+      // Both are letters only (readings.ts): nothing to escape.
+      const together = new RegExp(`(?<![\\p{L}\\d])${first}[\\s-]+${second}(?![\\p{L}\\d])`, 'iu');
+      let checked = 0;
+      let found = false;
+      this.#postings.forEachPosting(id, (key) => {
+        if (found || checked++ >= ADJACENT_CHECKED) return;
+        const { fragment } = this.#postings.value(key)!;
+        found = together.test(fragment.text) || (fragment.section ?? []).some((title) => together.test(title));
+      });
+      return found;
+    },
+  };
 
   #idf(id: number): number {
     const matching = this.#postings.documentFrequency(id);
