@@ -72,3 +72,14 @@ test('a real word, a short one or a name is left as it is: no guess stands in fo
   // Four letters are too few to tell a slip from another word.
   assert.equal(first(index, 'pnod'), undefined);
 });
+
+test('a word still unknown no longer sinks a question whose other words name one section; beside words met only in passing it still does', () => {
+  const index = garden();
+  // "gotchas" is nowhere: "pond" names the pond sections (one document), so the question is about them.
+  const hit = first(index, 'pond gotchas');
+  assert.equal(hit?.datasourceId, 'pond');
+  assert.ok(hit.answerable >= DEFAULT_ANSWERABLE_THRESHOLD, `answerable ${hit.answerable}`);
+  // "frogs" is only said in passing (no title names it): the unknown word is what the question is about.
+  const passing = first(index, 'frogs subscription');
+  assert.ok(passing === undefined || passing.answerable < DEFAULT_ANSWERABLE_THRESHOLD, `answerable ${passing?.answerable}`);
+});

@@ -3,7 +3,7 @@ import { Postings, countIn } from './postings.js';
 import { bestKeys, pooledScores } from './rank.js';
 import { readUnknownWords, type Vocabulary } from './readings.js';
 import { answerable, leads, shownScore, type Standing } from './score.js';
-import { LIGHT_WEIGHT, questionConcepts, type ConceptOptions } from './terms.js';
+import { LIGHT_WEIGHT, questionConcepts, searchTerms, type Concept, type ConceptOptions } from './terms.js';
 import type { FragmentRow } from '../store/records.js';
 
 // Full-text search over a datastore's fragments: BM25F (Lucene's k1 and b) over three fields (the
@@ -97,6 +97,13 @@ export const HEADING_MATCH = 0.6;
 interface Entry {
   datasourceId: string;
   fragment: FragmentRow;
+}
+
+/** Whether the title of a fragment's own section holds every concept of the question that is not of everyday words (one at least). */
+function titleNames(fragment: FragmentRow, concepts: readonly { concept: Concept }[]): boolean {
+  const title = new Set(searchTerms(fragment.section?.at(-1) ?? ''));
+  const telling = concepts.filter(({ concept }) => !concept.isLight);
+  return telling.length > 0 && telling.every(({ concept }) => concept.terms.some((term) => title.has(term)) || concept.synonyms.some((phrase) => phrase.every((term) => title.has(term))));
 }
 
 /** A concept of the question as the index scores it. */
@@ -207,7 +214,7 @@ export class FragmentIndex {
     const missing = weighed.filter(({ scored }) => scored.weight === 0).reduce((sum, { concept }) => sum + (concept.isName ? unheardOf : MISSING_WORD * mean), 0);
     const knownShare = weightSum / (weightSum + missing);
     // Whether the question is about what the documents hold at all: a word no fragment holds weighs as a term in one fragment.
-    const inDatastore = weightSum / (weightSum + (weighed.length - known.length) * unheardOf);
+    let inDatastore = weightSum / (weightSum + (weighed.length - known.length) * unheardOf);
 
     const { scores, conceptScores, phraseScores, phraseCounts, headingWeights, inHeading } = this.#scratch(postings.keyLimit);
     const touched: number[] = [];
@@ -272,6 +279,12 @@ export class FragmentIndex {
     // The title's match orders the passages; the share of the question each holds stays its words'.
     const ordered = final.map((score, i) => score * ranked[i]!.titled);
     const best = Math.max(...ordered);
+    // A word still unknown (not a name) beside others that the best passage's own title names, and no other document's titles do
+    // ("vercel gotchas": Deploy to Vercel): the question is about that section, the unknown word weighs as an ordinary missing one.
+    if (missing > 0 && weighed.every(({ concept, scored }) => scored.weight > 0 || !concept.isName) && titleNames(ranked[ordered.indexOf(best)]!.entry.fragment, known)) {
+      const named = new Set(ranked.filter((hit) => titleNames(hit.entry.fragment, known)).map((hit) => hit.datasourceId));
+      if (named.size === 1) inDatastore = weightSum / (weightSum + missing);
+    }
     const lead = leads(ranked.map((hit, i) => ({ datasourceId: hit.datasourceId, score: ordered[i]! })));
     const scored = ranked.map((hit, i) => {
       const standing = { share: (final[i]! / weightSum) * knownShare, ofBest: ordered[i]! / best, lead: lead[i]!, inDatastore };
