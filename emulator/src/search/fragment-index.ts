@@ -346,13 +346,30 @@ export class FragmentIndex {
     return scored;
   }
 
+  /** The terms by first character and length (for a typing slip's reading), built at the first one after terms were added. */
+  readonly #termsByStart = new Map<string, { term: string; id: number }[]>();
+  #termsByStartCount = 0;
+
   /** The datastore's words, as a reading of a question's unknown word looks them up. */
   readonly #vocabulary: Vocabulary = {
     frequency: (term) => {
       const id = this.#postings.termId(term);
       return id === undefined ? 0 : this.#postings.documentFrequency(id);
     },
-    forEachTerm: (each) => this.#postings.forEachTerm((term, id) => each(term, this.#postings.documentFrequency(id))),
+    forEachTerm: (initial, min, max, each) => {
+      const postings = this.#postings;
+      if (this.#termsByStart.size === 0 || this.#termsByStartCount !== postings.termCount) {
+        this.#termsByStart.clear();
+        postings.forEachTerm((term, id) => {
+          const key = `${term[0]}${term.length}`;
+          const list = this.#termsByStart.get(key) ?? [];
+          list.push({ term, id });
+          this.#termsByStart.set(key, list);
+        });
+        this.#termsByStartCount = postings.termCount;
+      }
+      for (let length = min; length <= max; length++) for (const { term, id } of this.#termsByStart.get(`${initial}${length}`) ?? []) each(term, postings.documentFrequency(id));
+    },
     adjacent: (term, first, second) => {
       const id = this.#postings.termId(term);
       if (id === undefined) return false;

@@ -99,6 +99,11 @@ export class Postings<Value> {
     return this.#termIds.get(term);
   }
 
+  /** How many distinct terms it has met (it never forgets one). */
+  get termCount(): number {
+    return this.#first.length;
+  }
+
   /** Calls `each` with every term and its id (a term no live fragment holds any more included: see `documentFrequency`). */
   forEachTerm(each: (term: string, id: number) => void): void {
     for (const [term, id] of this.#termIds) each(term, id);

@@ -10,8 +10,8 @@ import { looksLikeName, questionTerms, searchTerm, type QuestionWord } from './t
 export interface Vocabulary {
   /** How many fragments hold `term` (0: none). */
   frequency(term: string): number;
-  /** Calls `each` with every term the fragments hold and how many hold it. */
-  forEachTerm(each: (term: string, frequency: number) => void): void;
+  /** Calls `each` with every term the fragments hold that starts with `initial` and has `min` to `max` characters, and how many fragments hold it. */
+  forEachTerm(initial: string, min: number, max: number, each: (term: string, frequency: number) => void): void;
   /** Whether a fragment holding `term` writes `first` and `second` next to each other ("set up", "set-up"). */
   adjacent(term: string, first: string, second: string): boolean;
 }
@@ -102,8 +102,8 @@ function spelledAgain(word: QuestionWord, question: string, vocabulary: Vocabula
   if (word.terms.length !== 1 || term.length < MIN_CORRECTED_LENGTH || looksLikeName(word.written, question)) return undefined;
   const limit = term.length >= TWO_SLIPS_LENGTH ? 2 : 1;
   let best: { term: string; slips: number; frequency: number; tied: boolean } | undefined;
-  vocabulary.forEachTerm((candidate, frequency) => {
-    if (frequency < MIN_FREQUENCY || candidate[0] !== term[0] || candidate.length < term.length - limit || candidate.length > term.length + limit) return;
+  vocabulary.forEachTerm(term[0]!, term.length - limit, term.length + limit, (candidate, frequency) => {
+    if (frequency < MIN_FREQUENCY) return;
     const slips = typingSlips(term, candidate, limit);
     if (slips > limit) return;
     if (!best || slips < best.slips || (slips === best.slips && frequency > best.frequency)) best = { term: candidate, slips, frequency, tied: false };
@@ -112,6 +112,9 @@ function spelledAgain(word: QuestionWord, question: string, vocabulary: Vocabula
   return best && !best.tied ? { written: word.written, read: best.term, terms: [best.term] } : undefined;
 }
 
+/** Letters counted by their code's last six bits (letters that share them are counted together: the test only lets more through). */
+const LETTER_COUNTS = new Int32Array(64);
+
 /**
  * How many typing slips turn `typed` into `word`: a letter left out (one `word` has more), two
  * neighbours swapped, a letter typed twice; `limit + 1` once there are more, or when another edit
@@ -119,22 +122,31 @@ function spelledAgain(word: QuestionWord, question: string, vocabulary: Vocabula
  */
 export function typingSlips(typed: string, word: string, limit: number): number {
   const beyond = limit + 1;
-  // rows[i][j]: slips from typed's first i letters to word's first j.
-  const rows: number[][] = [Array.from({ length: word.length + 1 }, (_, j) => j)];
+  // A slip adds a letter, takes a doubled one away or swaps two: the words' letters, counted, differ by one letter a slip at most.
+  LETTER_COUNTS.fill(0);
+  for (let i = 0; i < typed.length; i++) LETTER_COUNTS[typed.charCodeAt(i) & 63]!++;
+  for (let i = 0; i < word.length; i++) LETTER_COUNTS[word.charCodeAt(i) & 63]!--;
+  let differ = 0;
+  for (const count of LETTER_COUNTS) differ += Math.abs(count);
+  if (differ > limit) return beyond;
+  const width = word.length + 1;
+  // Three rolling rows of the table: slips from typed's first i letters to word's first j.
+  let before = new Int32Array(width);
+  let previous = Int32Array.from({ length: width }, (_, j) => Math.min(j, beyond));
+  let row = new Int32Array(width);
   for (let i = 1; i <= typed.length; i++) {
-    const row: number[] = [];
     let smallest = beyond;
     for (let j = 0; j <= word.length; j++) {
       let slips = beyond;
-      if (j > 0 && typed[i - 1] === word[j - 1]) slips = rows[i - 1]![j - 1]!;
+      if (j > 0 && typed[i - 1] === word[j - 1]) slips = previous[j - 1]!;
       if (j > 0) slips = Math.min(slips, row[j - 1]! + 1);
-      if (i > 1 && typed[i - 1] === typed[i - 2]) slips = Math.min(slips, rows[i - 1]![j]! + 1);
-      if (i > 1 && j > 1 && typed[i - 1] === word[j - 2] && typed[i - 2] === word[j - 1]) slips = Math.min(slips, rows[i - 2]![j - 2]! + 1);
-      row.push(Math.min(slips, beyond));
+      if (i > 1 && typed[i - 1] === typed[i - 2]) slips = Math.min(slips, previous[j]! + 1);
+      if (i > 1 && j > 1 && typed[i - 1] === word[j - 2] && typed[i - 2] === word[j - 1]) slips = Math.min(slips, before[j - 2]! + 1);
+      row[j] = Math.min(slips, beyond);
       smallest = Math.min(smallest, row[j]!);
     }
     if (smallest > limit) return beyond;
-    rows.push(row);
+    [before, previous, row] = [previous, row, before];
   }
-  return rows[typed.length]![word.length]!;
+  return previous[word.length]!;
 }
