@@ -23,6 +23,13 @@ const MIN_CORRECTED_LENGTH = 5;
 const TWO_SLIPS_LENGTH = 8;
 /** A word is spelled as one at least this many of the datastore's fragments hold: one the documents use. */
 const MIN_FREQUENCY = 2;
+/**
+ * A typing slip is read only in a question holding at most this many words the datastore holds:
+ * there the unknown word is much of what is asked; in a longer one the words held carry the search
+ * and a guess finds as much noise as help (on SciFact's claims, "florescent" read as fluorescent
+ * put other abstracts first).
+ */
+const MAX_HELD_FOR_SLIPS = 8;
 /** A split's parts have two letters at least; at most this many splits are looked for in the text. */
 const MIN_PART = 2;
 const SPLITS_CHECKED = 3;
@@ -33,6 +40,9 @@ export function readUnknownWords(words: readonly QuestionWord[], question: strin
   // A word the question writes (not one the tokenizer adds: a version's "nodeversion"), of letters, not an acronym or a code.
   const unknown = (word: QuestionWord | undefined) =>
     word !== undefined && word.terms.length > 0 && LETTERS.test(word.written) && !/^[A-Z]{2,}/.test(word.written) && question.includes(word.written) && !known(word.terms);
+  // Counted at the first slip looked for: a question whose words are all held costs no more lookups.
+  let slipsRead: boolean | undefined;
+  const readsSlips = () => (slipsRead ??= new Set(words.filter((word) => word.terms.length > 0 && known(word.terms)).map((word) => word.terms[0])).size <= MAX_HELD_FOR_SLIPS);
   const read: QuestionWord[] = [];
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
@@ -47,7 +57,7 @@ export function readUnknownWords(words: readonly QuestionWord[], question: strin
       read.push(joined.word);
       continue;
     }
-    read.push(...(splitInTwo(word, vocabulary) ?? [spelledAgain(word, question, vocabulary) ?? word]));
+    read.push(...(splitInTwo(word, vocabulary) ?? [(readsSlips() ? spelledAgain(word, question, vocabulary) : undefined) ?? word]));
   }
   return read;
 }
