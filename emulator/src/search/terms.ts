@@ -194,15 +194,34 @@ export interface ConceptOptions {
   lightWords?: boolean;
 }
 
-/** The concepts of a question: its words, with phrases of the synonym list taken as one, and their synonyms. */
-export function questionConcepts(question: string, options: ConceptOptions = {}): Concept[] {
+/** A word of a question and the terms it is searched by. */
+export interface QuestionWord {
+  /** As the question writes it ("setup"; "cloud flare" for two words read as one). */
+  written: string;
+  /** The word it is read as: `written`, or what a reading of it gives ("set" and "up" for "setup"). */
+  read: string;
+  /** Its search terms (none for a stopword). */
+  terms: string[];
+}
+
+/** The terms of a question's word: a proper name written in CamelCase (WordPress, PayPal) is one word; a code name (systemPrompt) is also its parts. */
+export function questionTerms(word: string): string[] {
+  return /^[A-Z]/.test(word) ? [searchTerm(word)].filter((term): term is string => term !== null) : indexTerms(word);
+}
+
+/**
+ * The concepts of a question: its words, with phrases of the synonym list taken as one, and their
+ * synonyms. `readWords` may read its words (stopwords included) as others first (readings.ts:
+ * words the datastore does not hold, read as ones it does).
+ */
+export function questionConcepts(question: string, options: ConceptOptions = {}, readWords?: (words: QuestionWord[], question: string) => QuestionWord[]): Concept[] {
   const read = questionRead(question);
-  // A proper name written in CamelCase (WordPress, PayPal) is one word in a question; a code name (systemPrompt) is also its parts.
-  const termsOf = (word: string) => (/^[A-Z]/.test(word) ? [searchTerm(word)].filter((term): term is string => term !== null) : indexTerms(word));
-  const words = tokenize(read)
+  const asked = tokenize(read)
     .slice(0, MAX_QUESTION_WORDS)
-    .filter((word) => termsOf(word).length);
-  const terms = words.map(termsOf);
+    .map((word) => ({ written: word, read: word, terms: questionTerms(word) }));
+  const questionWords = (readWords ? readWords(asked, read) : asked).filter((word) => word.terms.length);
+  const words = questionWords.map((word) => word.written);
+  const terms = questionWords.map((word) => word.terms);
   const phrases = options.synonyms === false ? [] : synonymPhrases;
   const concepts: Concept[] = [];
   const seen = new Set<string>();
@@ -221,7 +240,8 @@ export function questionConcepts(question: string, options: ConceptOptions = {})
     const ownKey = own.join(' ');
     const synonyms = best ? phrases.filter((phrase) => phrase.group === best.group && phrase.terms.join(' ') !== ownKey).map((phrase) => phrase.terms) : [];
     const all = [...new Set([...own, ...synonyms.flat()])];
-    const written = words.slice(i, i + length);
+    const written = [...new Set(words.slice(i, i + length))];
+    const readAs = questionWords.slice(i, i + length).map((word) => word.read);
     // The same concept twice ("key ... key") counts once.
     if (!seen.has(all[0]!)) {
       seen.add(all[0]!);
@@ -231,7 +251,7 @@ export function questionConcepts(question: string, options: ConceptOptions = {})
         own: own.length,
         synonyms,
         isName: written.some((word) => looksLikeName(word, read)),
-        isLight: options.lightWords !== false && !best && written.every((word) => LIGHT_WORDS.has(word.toLowerCase())),
+        isLight: options.lightWords !== false && !best && readAs.every((word) => LIGHT_WORDS.has(word.toLowerCase())),
       });
     }
     i += length;
@@ -248,7 +268,7 @@ export function questionConcepts(question: string, options: ConceptOptions = {})
 const SYSTEM_ERROR_CODES = new Set('EACCES EADDRINUSE EADDRNOTAVAIL EAI_AGAIN ECONNABORTED ECONNREFUSED ECONNRESET EEXIST EHOSTUNREACH EISDIR EMFILE ENETUNREACH ENOENT ENOMEM ENOSPC ENOTDIR ENOTEMPTY ENOTFOUND EPERM EPIPE ETIMEDOUT'.split(' '));
 
 /** A word that names something: capitalised inside the sentence (WordPress, Paris), an acronym (GDPR), a code name (iOS, systemPrompt) or with digits (S3); not a system error code. */
-function looksLikeName(word: string, question: string): boolean {
+export function looksLikeName(word: string, question: string): boolean {
   if (SYSTEM_ERROR_CODES.has(word)) return false;
   if (/\d/.test(word) || /[a-z][A-Z]/.test(word) || /^[A-Z]{2,}s?$/.test(word)) return true;
   if (!/^[A-Z][a-z]/.test(word)) return false;
