@@ -83,7 +83,8 @@ const parts: [string, Ranking][] = [
   ['without document support', { documentSupport: false }],
   ['without synonyms', { synonyms: false }],
   ['without everyday words at a third', { lightWords: false }],
-  ['plain BM25 (none of them)', { titles: false, documentSupport: false, synonyms: false, lightWords: false }],
+  ['without reading unknown words as known ones', { unknownWords: false }],
+  ['plain BM25 (none of them)', { titles: false, documentSupport: false, synonyms: false, lightWords: false, unknownWords: false }],
   // Issue 25 point 2, each back as it was.
   ['the titles around a fragment at 0.75 of its words', { aroundTitles: 0.75 }],
   ['a synonym of several words matching on any one of them', { wholeSynonyms: false }],

@@ -1,8 +1,9 @@
 import { AnalysedFragments, analyseFragments } from './fields.js';
 import { Postings, countIn } from './postings.js';
 import { bestKeys, pooledScores } from './rank.js';
+import { readUnknownWords, type Vocabulary } from './readings.js';
 import { answerable, leads, shownScore, type Standing } from './score.js';
-import { questionConcepts, type ConceptOptions } from './terms.js';
+import { LIGHT_WEIGHT, questionConcepts, searchTerms, type Concept, type ConceptOptions } from './terms.js';
 import type { FragmentRow } from '../store/records.js';
 
 // Full-text search over a datastore's fragments: BM25F (Lucene's k1 and b) over three fields (the
@@ -54,6 +55,8 @@ export interface Ranking extends ConceptOptions {
   wholeSynonyms?: boolean;
   /** What one occurrence of a word of the titles around a fragment weighs, against its own words' 1. */
   aroundTitles?: number;
+  /** A question's word no fragment holds is read as one they hold, when a reading is confident (readings.ts). */
+  unknownWords?: boolean;
 }
 
 /** Lucene's BM25 parameters, the ones its published figures use. */
@@ -68,8 +71,6 @@ const B = 0.4;
 const FIELD_WEIGHTS = [1, 1.5, 1];
 /** A synonym counts for this much of the question's own word. */
 const SYNONYM_WEIGHT = 0.7;
-/** An everyday word ("happens", "show", "work") counts for this much. */
-const LIGHT_WEIGHT = 1 / 3;
 /**
  * Only the question's most selective concepts score (by IDF): a query's cost is bounded
  * whatever its length, and a question rarely has more than a dozen.
@@ -80,6 +81,8 @@ const CANDIDATES = 100;
 /** A fragment whose document holds two more passages scoring as well keeps its score; one alone keeps 1 / 1.3 of it. */
 const DOCUMENT_WEIGHT = 0.3;
 const DOCUMENT_PASSAGES = 2;
+/** How many fragments holding a word are looked through for two words written side by side (a split of a question's unknown word). */
+const ADJACENT_CHECKED = 1_000;
 /** What a word of the question no fragment holds weighs, in mean concept weights of the question (a name weighs as a term no fragment holds: the most a term can). */
 const MISSING_WORD = 0.75;
 /**
@@ -94,6 +97,13 @@ export const HEADING_MATCH = 0.6;
 interface Entry {
   datasourceId: string;
   fragment: FragmentRow;
+}
+
+/** Whether the title of a fragment's own section holds every concept of the question that is not of everyday words (one at least). */
+function titleNames(fragment: FragmentRow, concepts: readonly { concept: Concept }[]): boolean {
+  const title = new Set(searchTerms(fragment.section?.at(-1) ?? ''));
+  const telling = concepts.filter(({ concept }) => !concept.isLight);
+  return telling.length > 0 && telling.every(({ concept }) => concept.terms.some((term) => title.has(term)) || concept.synonyms.some((phrase) => phrase.every((term) => title.has(term))));
 }
 
 /** A concept of the question as the index scores it. */
@@ -115,7 +125,7 @@ export class FragmentIndex {
   readonly #ranking: Required<Ranking>;
 
   constructor(ranking: Ranking = {}) {
-    this.#ranking = { synonyms: true, lightWords: true, titles: true, documentSupport: true, wholeSynonyms: true, aroundTitles: FIELD_WEIGHTS[2]!, ...ranking };
+    this.#ranking = { synonyms: true, lightWords: true, titles: true, documentSupport: true, wholeSynonyms: true, aroundTitles: FIELD_WEIGHTS[2]!, unknownWords: true, ...ranking };
   }
 
   /** Number of fragments indexed. */
@@ -189,7 +199,7 @@ export class FragmentIndex {
   query(query: string, options: SearchOptions): FragmentHit[] {
     const postings = this.#postings;
     if (postings.size === 0) return [];
-    const asked = questionConcepts(query, this.#ranking);
+    const asked = questionConcepts(query, this.#ranking, this.#ranking.unknownWords ? (words, question) => readUnknownWords(words, question, this.#vocabulary) : undefined);
     const weighed = asked.map((concept) => ({ concept, scored: this.#scored(concept.terms.slice(0, concept.own), concept.synonyms, concept.isLight) }));
     const known = weighed.filter(({ scored }) => scored.weight > 0);
     if (known.length === 0) return [];
@@ -204,7 +214,7 @@ export class FragmentIndex {
     const missing = weighed.filter(({ scored }) => scored.weight === 0).reduce((sum, { concept }) => sum + (concept.isName ? unheardOf : MISSING_WORD * mean), 0);
     const knownShare = weightSum / (weightSum + missing);
     // Whether the question is about what the documents hold at all: a word no fragment holds weighs as a term in one fragment.
-    const inDatastore = weightSum / (weightSum + (weighed.length - known.length) * unheardOf);
+    let inDatastore = weightSum / (weightSum + (weighed.length - known.length) * unheardOf);
 
     const { scores, conceptScores, phraseScores, phraseCounts, headingWeights, inHeading } = this.#scratch(postings.keyLimit);
     const touched: number[] = [];
@@ -269,6 +279,12 @@ export class FragmentIndex {
     // The title's match orders the passages; the share of the question each holds stays its words'.
     const ordered = final.map((score, i) => score * ranked[i]!.titled);
     const best = Math.max(...ordered);
+    // A word still unknown (not a name) beside others that the best passage's own title names, and no other document's titles do
+    // ("vercel gotchas": Deploy to Vercel): the question is about that section, the unknown word weighs as an ordinary missing one.
+    if (missing > 0 && weighed.every(({ concept, scored }) => scored.weight > 0 || !concept.isName) && titleNames(ranked[ordered.indexOf(best)]!.entry.fragment, known)) {
+      const named = new Set(ranked.filter((hit) => titleNames(hit.entry.fragment, known)).map((hit) => hit.datasourceId));
+      if (named.size === 1) inDatastore = weightSum / (weightSum + missing);
+    }
     const lead = leads(ranked.map((hit, i) => ({ datasourceId: hit.datasourceId, score: ordered[i]! })));
     const scored = ranked.map((hit, i) => {
       const standing = { share: (final[i]! / weightSum) * knownShare, ofBest: ordered[i]! / best, lead: lead[i]!, inDatastore };
@@ -329,6 +345,46 @@ export class FragmentIndex {
     scored.weight = Math.max(ownWeight, synonymWeight);
     return scored;
   }
+
+  /** The terms by first character and length (for a typing slip's reading), built at the first one after terms were added. */
+  readonly #termsByStart = new Map<string, { term: string; id: number }[]>();
+  #termsByStartCount = 0;
+
+  /** The datastore's words, as a reading of a question's unknown word looks them up. */
+  readonly #vocabulary: Vocabulary = {
+    frequency: (term) => {
+      const id = this.#postings.termId(term);
+      return id === undefined ? 0 : this.#postings.documentFrequency(id);
+    },
+    forEachTerm: (initial, min, max, each) => {
+      const postings = this.#postings;
+      if (this.#termsByStart.size === 0 || this.#termsByStartCount !== postings.termCount) {
+        this.#termsByStart.clear();
+        postings.forEachTerm((term, id) => {
+          const key = `${term[0]}${term.length}`;
+          const list = this.#termsByStart.get(key) ?? [];
+          list.push({ term, id });
+          this.#termsByStart.set(key, list);
+        });
+        this.#termsByStartCount = postings.termCount;
+      }
+      for (let length = min; length <= max; length++) for (const { term, id } of this.#termsByStart.get(`${initial}${length}`) ?? []) each(term, postings.documentFrequency(id));
+    },
+    adjacent: (term, first, second) => {
+      const id = this.#postings.termId(term);
+      if (id === undefined) return false;
+      // Both are letters only (readings.ts): nothing to escape.
+      const together = new RegExp(`(?<![\\p{L}\\d])${first}[\\s-]+${second}(?![\\p{L}\\d])`, 'iu');
+      let checked = 0;
+      let found = false;
+      this.#postings.forEachPosting(id, (key) => {
+        if (found || checked++ >= ADJACENT_CHECKED) return;
+        const { fragment } = this.#postings.value(key)!;
+        found = together.test(fragment.text) || (fragment.section ?? []).some((title) => together.test(title));
+      });
+      return found;
+    },
+  };
 
   #idf(id: number): number {
     const matching = this.#postings.documentFrequency(id);

@@ -99,6 +99,16 @@ export class Postings<Value> {
     return this.#termIds.get(term);
   }
 
+  /** How many distinct terms it has met (it never forgets one). */
+  get termCount(): number {
+    return this.#first.length;
+  }
+
+  /** Calls `each` with every term and its id (a term no live fragment holds any more included: see `documentFrequency`). */
+  forEachTerm(each: (term: string, id: number) => void): void {
+    for (const [term, id] of this.#termIds) each(term, id);
+  }
+
   /** How many live fragments hold term `id`. */
   documentFrequency(id: number): number {
     return this.#live.data[id] ?? 0;
