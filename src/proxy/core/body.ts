@@ -1,4 +1,5 @@
 import { QUERY_ID_FIELDS, checkAgentQuery, checkDatastoreQuery, describeProblems, isValidQueryId, queryIdRule } from '../../protocol/index.js';
+import { concatBytes } from './bytes.js';
 import type { ResolvedOptions } from './options.js';
 import type { Route } from './route.js';
 
@@ -123,11 +124,5 @@ export async function readStreamCapped(body: ReadableStream<Uint8Array>, maxByte
     size += value.byteLength;
     chunks.push(value);
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return { bytes, complete };
+  return { bytes: concatBytes(chunks), complete };
 }

@@ -1,5 +1,6 @@
 // Removes the API key from anything the proxy passes on or writes down, so
 // even a service that echoes the key back cannot make the proxy leak it.
+import { concatBytes } from './bytes.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -36,7 +37,7 @@ export class ByteRedactor {
 
   /** The bytes of `chunk` that can safely go on now. */
   push(chunk: Uint8Array): Uint8Array {
-    let data = this.#carry.length ? concat(this.#carry, chunk) : chunk;
+    let data = this.#carry.length ? concatBytes([this.#carry, chunk]) : chunk;
     for (const form of this.#forms) data = replaceAll(data, form, this.#replacement);
     const hold = this.#heldTail(data);
     this.#carry = data.slice(data.length - hold);
@@ -85,15 +86,5 @@ function replaceAll(data: Uint8Array, form: Uint8Array, replacement: Uint8Array)
   }
   if (parts.length === 0) return data;
   parts.push(data.subarray(from));
-  return concat(...parts);
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
+  return concatBytes(parts);
 }

@@ -38,6 +38,8 @@ export class Insights {
   #key: Promise<CryptoKey> | undefined;
   /** Hashes already worked out: WebCrypto's HMAC is asynchronous and costs more than the rest of a record together. */
   readonly #hashes = new Map<string, string>();
+  /** Hashes being worked out: a new visitor's questions that end meanwhile wait for the same one. */
+  readonly #hashing = new Map<string, Promise<string>>();
   /** Questions answered whose records wait to be written. */
   #waiting: QuestionRecording[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -66,9 +68,18 @@ export class Insights {
   }
 
   /** The visitor as a keyed hash (HMAC-SHA-256, 16 bytes in hex): the same visitor gives the same hash while the key stays. */
-  async visitorHash(visitor: string): Promise<string> {
+  visitorHash(visitor: string): Promise<string> {
     const known = this.#hashes.get(visitor);
-    if (known !== undefined) return known;
+    if (known !== undefined) return Promise.resolve(known);
+    let hashing = this.#hashing.get(visitor);
+    if (!hashing) {
+      hashing = this.#hash(visitor).finally(() => this.#hashing.delete(visitor));
+      this.#hashing.set(visitor, hashing);
+    }
+    return hashing;
+  }
+
+  async #hash(visitor: string): Promise<string> {
     this.#key ??= crypto.subtle.importKey('raw', encoder.encode(`kagent-insights-visitor:${this.settings.visitorKey}`), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
     const mac = new Uint8Array(await crypto.subtle.sign('HMAC', await this.#key, encoder.encode(visitor)));
     let hex = '';
@@ -95,8 +106,11 @@ export class Insights {
     this.#waiting.push(recording);
     // Only this request's write is handed over: a Worker must not wait on another request's work.
     if (waitUntil) waitUntil(this.#writeWaiting());
-    else if (this.#waiting.length >= BATCH_SIZE) void this.#writeWaiting();
-    else this.#timer ??= setTimeout(() => void this.#writeWaiting(), BATCH_DELAY_MS);
+    else if (this.#waiting.length === BATCH_SIZE) {
+      // Written once this visitor's answer is on its way, not before it.
+      clearTimeout(this.#timer);
+      this.#timer = setTimeout(() => void this.#writeWaiting(), 0);
+    } else this.#timer ??= setTimeout(() => void this.#writeWaiting(), BATCH_DELAY_MS);
   }
 
   /** Writes every record waiting, and waits for the writes under way; a store failure drops them and counts them. */
@@ -118,31 +132,38 @@ export class Insights {
     return write;
   }
 
-  async #write(batch: QuestionRecording[]): Promise<void> {
-    const now = Date.now();
-    const days = new Map<string, string[]>();
+  /** Writes a batch once its visitors are hashed: at once when they all are already (the usual case). */
+  #write(batch: QuestionRecording[]): Promise<void> {
+    let hashing: Promise<void>[] | undefined;
+    for (const recording of batch) {
+      recording.visitorHash ??= this.#hashes.get(recording.visitor);
+      if (recording.visitorHash === undefined) (hashing ??= []).push(this.visitorHash(recording.visitor).then((hash) => void (recording.visitorHash = hash)));
+    }
+    if (!hashing) return this.#append(batch);
+    return Promise.all(hashing).then(
+      () => this.#append(batch),
+      (error: unknown) => this.#drop(batch.length, error),
+    );
+  }
+
+  /** The batch's records, one store call per day they fall on (one, but around midnight). */
+  #append(batch: QuestionRecording[]): Promise<void> {
+    const runs: { day: string; values: string[] }[] = [];
     try {
-      // Each visitor hashed once a batch; most are known already.
-      const hashes = new Map(await Promise.all([...new Set(batch.map((r) => r.visitor))].map(async (visitor) => [visitor, await this.visitorHash(visitor)] as const)));
+      let run: { day: string; values: string[] } | undefined;
       for (const recording of batch) {
-        const record = recording.record(hashes.get(recording.visitor)!);
+        const record = recording.record(recording.visitorHash!);
         const day = record.at.slice(0, 10);
-        let values = days.get(day);
-        if (!values) days.set(day, (values = []));
-        values.push(JSON.stringify(record));
+        if (run?.day !== day || run.values.length === BATCH_SIZE) runs.push((run = { day, values: [] }));
+        run.values.push(JSON.stringify(record));
       }
     } catch (error) {
-      return this.#drop(batch.length, error);
+      this.#drop(batch.length, error);
+      return Promise.resolve();
     }
-    const ttl = keepMs(now, this.settings.days);
-    const writes: Promise<void>[] = [];
-    for (const [day, values] of days) {
-      for (let i = 0; i < values.length; i += BATCH_SIZE) {
-        const chunk = values.slice(i, i + BATCH_SIZE);
-        writes.push(this.#store.append(dayKey(day), chunk, ttl).catch((error: unknown) => this.#drop(chunk.length, error)));
-      }
-    }
-    await Promise.all(writes);
+    const ttl = keepMs(Date.now(), this.settings.days);
+    const writes = runs.map(({ day, values }) => this.#store.append(dayKey(day), values, ttl).catch((error: unknown) => this.#drop(values.length, error)));
+    return writes.length === 1 ? writes[0]! : Promise.all(writes).then(() => {});
   }
 
   #drop(count: number, error: unknown): void {
@@ -189,6 +210,8 @@ export class QuestionRecording implements AnswerWatch {
   readonly id = questionId();
   /** What tells the visitor apart, hashed when the record is written. */
   readonly visitor: string;
+  /** The visitor's keyed hash, once worked out. */
+  visitorHash: string | undefined;
   readonly #insights: Insights;
   readonly #agent: string;
   readonly #question: string;

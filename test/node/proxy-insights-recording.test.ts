@@ -1,0 +1,143 @@
+// What recording costs the proxy, as behaviour: where the memory store keeps a day's records, what the stream tap
+// reads of an answer however it is cut into pieces, and how often a visitor is hashed.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { DONE_EVENT, answerEvent, endpointResponseEvent, toolCallEvent } from '../../src/protocol/index.js';
+import { MemoryRateLimitStore } from '../../src/proxy/index.js';
+import { Insights } from '../../src/proxy/core/insights/index.js';
+import { AnswerTap } from '../../src/proxy/core/insights/answer-tap.js';
+import { PackedList } from '../../src/proxy/stores/packed-list.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+const encoder = new TextEncoder();
+
+describe("the memory store's lists", () => {
+  test('give back every value as appended, in order: any characters, empty, larger than a block, across many blocks; remove takes every copy out', () => {
+    const list = new PackedList();
+    const odd = ['', 'é', '日本語の質問', 'emoji 😀 and a lone surrogate-free pair 🇫🇷', 'x'.repeat(300_000), '"quoted"\n\\'];
+    const values = Array.from({ length: 3000 }, (_, i) => `{"n":${i},"q":"${'ab'.repeat(i % 200)}"}`);
+    const all = [...odd, ...values, ...odd];
+    // Batches of every size, one value at a time among them (a quiet proxy appends its records one by one).
+    for (let i = 0, size = 1; i < all.length; i += size, size = (size % 7) + 1) list.push(all.slice(i, i + size));
+    assert.equal(list.length, all.length);
+    assert.deepEqual(list.values(), all);
+    assert.equal(list.remove(new Set(['é', values[5]!])), 3);
+    assert.deepEqual(list.values(), all.filter((v) => v !== 'é' && v !== values[5]));
+  });
+
+  test("hold a day's records outside the JavaScript heap, however they were appended (the collector walks none of them)", async () => {
+    const store = new MemoryRateLimitStore();
+    const record = (i: number) => JSON.stringify({ t: 'q', id: String(i).padStart(22, '0'), question: `question ${i}`, opening: 'An answer that goes on. '.repeat(25) });
+    gc();
+    const before = process.memoryUsage();
+    // 20,000 records of about 700 bytes (14 MB), one append each.
+    let bytes = 0;
+    for (let i = 0; i < 20_000; i++) {
+      bytes += record(i).length;
+      await store.append('insights:2026-11-29', [record(i)], 86_400_000);
+    }
+    gc();
+    const after = process.memoryUsage();
+    const heapGrowth = after.heapUsed - before.heapUsed;
+    const outside = after.arrayBuffers - before.arrayBuffers;
+    // Other buffers of the process come and go meanwhile: the records' bytes are most of what grew outside the heap.
+    assert.ok(outside > bytes * 0.8, `${bytes} bytes of records, ${outside} outside the heap`);
+    assert.ok(heapGrowth < 2_000_000, `the heap grew by ${heapGrowth} bytes for 20,000 records`);
+    const kept = await store.list('insights:2026-11-29');
+    assert.equal(kept.length, 20_000);
+    assert.equal(kept[12_345], record(12_345));
+  });
+});
+
+describe('the stream tap', () => {
+  const answer = Array.from({ length: 40 }, (_, i) => `Word ${i}, and more, ${'é'.repeat(i % 3)} `).join('');
+  const response = JSON.stringify({ answer, conversationId: 'c', visitorId: 'v', sources: [{ datasource_id: 'a', datasource_name: 'Guide' }, { datasource_id: 'b', source_url: 'https://example.com/b' }, { datasource_id: 'c' }] });
+  const fragments = answer.match(/.{1,9}/gsu)!;
+  const streams: { name: string; text: string; reading: { opening: string; sources: string[]; error: string | undefined } }[] = [
+    {
+      name: 'an answer with a tool call naming the response, and its response in two events',
+      text:
+        fragments.slice(0, 20).map(answerEvent).join('') +
+        toolCallEvent({ type: 'function', name: 'endpoint_response', arguments: { line: 'event: endpoint_response' } }) +
+        // A data line that holds the event's name as is, under another event: not the response.
+        'event: note\ndata: endpoint_response\n\n' +
+        'event: endpoint_responses\ndata: not%20JSON\n\n' +
+        fragments.slice(20).map(answerEvent).join('') +
+        endpointResponseEvent(response.slice(0, 100)) +
+        endpointResponseEvent(response.slice(100)) +
+        DONE_EVENT,
+      reading: { opening: answer.slice(0, 300), sources: ['Guide', 'https://example.com/b', 'c'], error: undefined },
+    },
+    {
+      name: 'an answer cut by the service with an error line, in CRLF lines',
+      text: (fragments.map(answerEvent).join('') + 'data: [ERROR]USAGE_LIMIT: plus de crédit\n').replaceAll('\n', '\r\n'),
+      reading: { opening: answer.slice(0, 300), sources: [], error: 'USAGE_LIMIT: plus de crédit' },
+    },
+    {
+      name: 'a short answer (the opening never full) and its response',
+      text: fragments.slice(0, 3).map(answerEvent).join('') + endpointResponseEvent(response) + DONE_EVENT,
+      reading: { opening: fragments.slice(0, 3).join(''), sources: ['Guide', 'https://example.com/b', 'c'], error: undefined },
+    },
+  ];
+
+  const read = (pieces: Uint8Array[]) => {
+    const tap = new AnswerTap();
+    for (const piece of pieces) tap.push(piece);
+    return tap.reading();
+  };
+
+  test('reads the opening and the response of an answer longer than it keeps (its middle let go)', () => {
+    const long = fragments.map(answerEvent).join('') + Array.from({ length: 12_000 }, (_, i) => answerEvent(`more words ${i} `)).join('') + endpointResponseEvent(response) + DONE_EVENT;
+    const bytes = encoder.encode(long);
+    assert.ok(bytes.length > 400_000);
+    for (const size of [1, 700, 70_000]) {
+      const pieces: Uint8Array[] = [];
+      for (let at = 0; at < bytes.length; at += size) pieces.push(bytes.subarray(at, at + size));
+      assert.deepEqual(read(pieces), { opening: answer.slice(0, 300), sources: ['Guide', 'https://example.com/b', 'c'], error: undefined }, `pieces of ${size} bytes`);
+    }
+  });
+
+  for (const { name, text, reading } of streams) {
+    test(`reads the same however the pieces are cut: ${name}`, () => {
+      const bytes = encoder.encode(text);
+      assert.deepEqual(read([bytes]), reading);
+      for (let cut = 1; cut < bytes.length; cut++) assert.deepEqual(read([bytes.subarray(0, cut), bytes.subarray(cut)]), reading, `cut at byte ${cut}`);
+      for (const size of [1, 2, 3, 5, 7, 13, 24, 25, 64]) {
+        const pieces: Uint8Array[] = [];
+        for (let at = 0; at < bytes.length; at += size) pieces.push(bytes.subarray(at, at + size));
+        assert.deepEqual(read(pieces), reading, `pieces of ${size} bytes`);
+      }
+    });
+  }
+});
+
+describe('the visitor hash', () => {
+  test("a new visitor's keyed hash is worked out once, however many of their questions are written while it is", async () => {
+    const store = new MemoryRateLimitStore();
+    const insights = new Insights({ days: 30, adminToken: undefined, visitorKey: 'k'.repeat(32) }, store, () => {});
+    const sign = crypto.subtle.sign;
+    let signed = 0;
+    crypto.subtle.sign = function (this: SubtleCrypto, ...args: Parameters<SubtleCrypto['sign']>) {
+      signed++;
+      return sign.apply(this, args);
+    } as SubtleCrypto['sign'];
+    try {
+      // Five batches of one question each, all written before the first hash is ready.
+      const flushes: Promise<void>[] = [];
+      for (let i = 0; i < 5; i++) {
+        insights.start('agent', `question ${i}`, 'address:203.0.113.9').refused(429, { code: 'RATE_LIMITED' });
+        flushes.push(insights.flush());
+      }
+      await Promise.all(flushes);
+      const values = await insights.values();
+      assert.equal(values.length, 5);
+      assert.equal(new Set(values.map((v) => v.visitor)).size, 1);
+      assert.equal(signed, 1);
+    } finally {
+      crypto.subtle.sign = sign;
+    }
+  });
+});
