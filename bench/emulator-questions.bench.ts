@@ -1,5 +1,5 @@
 // The newcomer question sets (test/fixtures/questions: the set tuned on, the
-// held-out one and the blind one) asked of the emulator seeded as `npm start`
+// held-out one and the two blind ones) asked of the emulator seeded as `npm start`
 // seeds it, over real HTTP: for each set, the right document first and in the
 // first three sources, "I don't know" counts, whether the answer cites a right
 // document (and leads with it), and the questions the docs do not cover that
@@ -7,7 +7,7 @@
 // search in process, so no change trades one for the other.
 import { seedKnowledgeBase } from '../demo/knowledge-base.js';
 import { startEmulator } from '../emulator/src/index.js';
-import { QUESTION_SETS, askQuestionSet, citedInAnswer, citedScores, figuresOf, loadQuestionSet, percent, rankOf, type Asked, type Figures, type QuestionSet } from '../test/support/question-set.js';
+import { QUESTION_SETS, QUESTION_SET_TITLES, askQuestionSet, citedInAnswer, citedScores, figuresOf, loadQuestionSet, percent, rankOf, type Asked, type Figures, type QuestionSet, type QuestionSetName } from '../test/support/question-set.js';
 import { DEFAULT_ANSWERABLE_THRESHOLD, DEFAULT_CLOSEST_THRESHOLD, DEFAULT_SOURCE_THRESHOLD } from '../emulator/src/options.js';
 import { bestPassages, lineFigures, sciFactSplit, stackFaqSplit, type SplitSet } from '../test/support/answer-line.js';
 import { SCIFACT_MISSING, loadSciFact, sciFactFigures, sciFactFolder, searchSciFactInProcess } from '../test/support/scifact.js';
@@ -17,7 +17,7 @@ const root = new URL('../', import.meta.url);
 const running = await startEmulator({ port: 0, pace: 0, log: () => {}, rateLimits: { pro: Number.MAX_SAFE_INTEGER } });
 await seedKnowledgeBase(root, { url: running.url, apiKey: running.demo.apiKey, datastoreId: running.demo.datastoreId });
 const agent = { url: running.url, apiKey: running.demo.apiKey, agentId: running.demo.agentId };
-const results: { name: string; set: QuestionSet; asked: { answered: Asked[]; uncovered: Asked[] }; figures: Figures }[] = [];
+const results: { name: QuestionSetName; set: QuestionSet; asked: { answered: Asked[]; uncovered: Asked[] }; figures: Figures }[] = [];
 for (const name of QUESTION_SETS) {
   const set = loadQuestionSet(name);
   const asked = await askQuestionSet(agent, set);
@@ -44,7 +44,7 @@ console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
 for (const { name, figures: f } of results) {
   const offTopic = f.uncovered - f.uncoveredDontKnow;
   console.log(
-    `| ${name} (${f.questions} + ${f.uncovered} off-topic) | ${percent(f.recallAt1)} | ${percent(f.recallAt3)} | ${count(f.dontKnow, f.questions)} | ${f.closest} | ${percent(f.citesRight / f.questions)} | ${percent(f.leadsRight / f.questions)} | ${count(offTopic, f.uncovered)} (${f.uncoveredClosest}) |`,
+    `| ${QUESTION_SET_TITLES[name]} (${name}, ${f.questions} + ${f.uncovered} off-topic) | ${percent(f.recallAt1)} | ${percent(f.recallAt3)} | ${count(f.dontKnow, f.questions)} | ${f.closest} | ${percent(f.citesRight / f.questions)} | ${percent(f.leadsRight / f.questions)} | ${count(offTopic, f.uncovered)} (${f.uncoveredClosest}) |`,
   );
 }
 console.log(`\nSciFact, the same search: ${sciFact}.`);

@@ -373,3 +373,10 @@ describe('an overview question gets the section that lists the options', () => {
     assert.deepEqual(overviewFirst([hits[0]!, hits[2]!], 'How do I ship my parcel?').map((found) => found.fragment.id), ['sea', 'all']);
   });
 });
+
+test('an everyday word of the question ("use", "show") weighs a third in the quote too: the sentence holding what is asked leads', () => {
+  // Two everyday words of the question in one paragraph, its two words that say what is asked in the other.
+  const text = 'Start with the beds you use most.\n\nThe planner listens on port 8080.';
+  const answer = composeAnswer('What port does the planner use at start?', [hit('planner.md', text)]);
+  assert.deepEqual(quoted(answer), ['The planner listens on port 8080.'], answer);
+});

@@ -111,3 +111,36 @@ test('for a how-to question, the section whose own title names the task comes be
   assert.equal(shareOf(titled, 'Slug traps'), shareOf(plain, 'Slug traps'));
   assert.equal(shareOf(titled, 'Plant seedlings in your bed'), shareOf(plain, 'Plant seedlings in your bed'));
 });
+
+test('"which version do I need?" finds the passage naming the tool with its version number, before one that only says "version" or gives another tool\'s', () => {
+  const index = new FragmentIndex();
+  index.replace('filler', filler);
+  // The word "version" and no tool.
+  index.replace('changes', [fragment('An older version of a recipe stays readable.', ['Recipes'])]);
+  // The tool and its number: the answer.
+  index.replace('setup', [fragment('You need Python 3.11 or later, and a clone of the garden planner.', ['Set up'])]);
+  index.replace('python', Array.from({ length: 12 }, (_, i) => fragment(`Python script ${i} waters the beds.`, ['Scripts'])));
+  // Another tool's version beside the same name, said twice: "python version" asks for Python's.
+  index.replace('sprinkler', [fragment('The Python sprinkler script drives Firmware 2.4 valves; Firmware 2.4 waters the python beds.', ['Sprinkler'])]);
+  assert.equal(index.query('what python version do I need minimum?', { topK: 3 })[0]?.datasourceId, 'setup');
+  assert.equal(index.query('which version of Python do I need?', { topK: 3 })[0]?.datasourceId, 'setup');
+});
+
+test('a question quoting a system error code the documents never use still finds its passage above the citation line', () => {
+  const index = new FragmentIndex();
+  index.replace('filler', filler);
+  index.replace('setup', [fragment('The planner keeps its plans in a folder of its own: set PLANNER_DIR to choose where.', ['Where plans are kept'])]);
+  index.replace('beds', [fragment('Beds are planned in rows, and each row keeps its plants.', ['Beds'])]);
+  const [best] = index.query('the planner fails with ENOENT, where does it keep its plans?', { topK: 2 });
+  assert.equal(best?.datasourceId, 'setup');
+  assert.ok(best.score > 0.7, `${best.score}`);
+});
+
+test('"how fast" finds the table of rates (litres/s) that never says fast, before a passage on the same thing without one', () => {
+  const index = new FragmentIndex();
+  index.replace('filler', filler);
+  // Both hold the question's words (pump, fill, barrel); only one gives how fast.
+  index.replace('limits', [fragment('A pump fills a barrel of 200 litres at most, then stops.', ['Pump limits'])]);
+  index.replace('figures', [fragment('Filling a barrel, by pump:\n\nPump | litres/s\nPump: hand; litres/s: 0.2\nPump: electric; litres/s: 1.5', ['Measured'])]);
+  assert.equal(index.query('How fast does a pump fill a barrel?', { topK: 2 })[0]?.datasourceId, 'figures');
+});

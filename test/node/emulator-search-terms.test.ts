@@ -26,3 +26,32 @@ test('"add", like "put" and "set", is an everyday verb of how-to questions: it c
   assert.equal(concepts.find((concept) => concept.words === 'add')?.isLight, true);
   assert.equal(concepts.find((concept) => concept.words === 'compost')?.isLight, false);
 });
+
+test('a version number is also the word "version": a name and a dotted number, three dotted parts, v and a number; not a measure, a share or an address', () => {
+  for (const text of ['Needs Python 3.11 or later.', 'Pin it at 1.4.2 for now.', 'Since v2.0 it streams.', 'Tested in Safari 17.5.']) {
+    assert.ok(searchTerms(text).includes('version'), text);
+  }
+  // A name's version is also read as that name's ("Python 3.11": pythonversion), which "Python version" and "version of Python" search.
+  assert.ok(searchTerms('Needs Python 3.11.').includes(searchTerm('pythonversion')!));
+  // A whole number after a name is that name's version too, though not the word "version" ("Step 2" would be one).
+  assert.ok(searchTerms('Runs on Python 3.').includes(searchTerm('pythonversion')!));
+  assert.ok(!searchTerms('Runs on Python 3.').includes('version'));
+  for (const question of ['What Python version?', 'Which version of Python?', 'Which Vue.js version?', 'Does it run on Python 3?']) {
+    const wanted = searchTerm(question.includes('Vue') ? 'vueversion' : 'pythonversion')!;
+    assert.ok(questionConcepts(question).some((concept) => concept.terms.includes(wanted)), question);
+  }
+  for (const text of ['The file weighs Photo 48.6 KB.', 'AUC 0.80 at best.', 'Listen on 127.0.0.1 only.', 'Step 2 of the recipe.']) {
+    assert.ok(!searchTerms(text).includes('version'), text);
+  }
+});
+
+test('a system error code a question quotes (ENOENT, EADDRINUSE) is what the asker saw, not a name: an acronym still is', () => {
+  const concepts = questionConcepts('The planner fails with ENOENT on GDPR exports, where are the files?');
+  assert.equal(concepts.find((concept) => concept.words === 'ENOENT')?.isName, false);
+  assert.equal(concepts.find((concept) => concept.words === 'GDPR')?.isName, true);
+});
+
+test('a rate (a unit per second) is also the word "speed"; a fraction or a path is not', () => {
+  for (const text of ['Pump | litres/s', 'It reads 6.3 MB/s.', 'Ten requests per second.']) assert.ok(searchTerms(text).includes(searchTerm('speed')!), text);
+  for (const text of ['Read and/or write.', 'See docs/setup.md.', 'It takes 3 s.']) assert.ok(!searchTerms(text).includes(searchTerm('speed')!), text);
+});

@@ -11,7 +11,7 @@ export interface AnsweredQuestion {
   documents: string[];
   /** The section that holds the answer. */
   heading: string;
-  /** What kind of question it is (the blind set: how-to, figure, list, troubleshooting, yes-no). */
+  /** What kind of question it is (the blind sets: how-to, figure, list, troubleshooting, yes-no; the second also what-is, which). */
   kind?: string;
 }
 
@@ -23,11 +23,21 @@ export interface QuestionSet {
 /**
  * The question sets of test/fixtures/questions: `newcomer-questions` (the one the
  * ranking was tuned on), `newcomer-holdout` (never tuned on: how the search does
- * on questions it was not fitted to) and `newcomer-blind` (written by someone
- * who had not read the docs, judged against them afterwards, never tuned on).
+ * on questions it was not fitted to), `newcomer-blind` (written by someone
+ * who had not read the docs, judged against them afterwards, never tuned on) and
+ * `newcomer-blind2` (a second one written the same way, committed before it was
+ * first asked).
  */
-export const QUESTION_SETS = ['newcomer-questions', 'newcomer-holdout', 'newcomer-blind'] as const;
+export const QUESTION_SETS = ['newcomer-questions', 'newcomer-holdout', 'newcomer-blind', 'newcomer-blind2'] as const;
 export type QuestionSetName = (typeof QUESTION_SETS)[number];
+
+/** Each set's name in reports, as docs/benchmarks.md names its row. */
+export const QUESTION_SET_TITLES: Record<QuestionSetName, string> = {
+  'newcomer-questions': 'tuned',
+  'newcomer-holdout': 'held out',
+  'newcomer-blind': 'blind',
+  'newcomer-blind2': 'blind, second',
+};
 
 export function loadQuestionSet(name: QuestionSetName = 'newcomer-questions'): QuestionSet {
   return JSON.parse(readFileSync(new URL(`../fixtures/questions/${name}.json`, import.meta.url), 'utf8')) as QuestionSet;

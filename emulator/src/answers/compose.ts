@@ -1,4 +1,4 @@
-import { questionRead, searchTerms } from '../search/terms.js';
+import { LIGHT_WEIGHT, questionConcepts, questionRead, searchTerms } from '../search/terms.js';
 import { piecesOf, type Piece } from './passages.js';
 import { QUOTE_LIMIT, codeBlock, cutAtWord, markdownText } from './quote.js';
 import type { Retrieved } from './retrieve.js';
@@ -152,6 +152,8 @@ function weighedText(piece: Piece): string {
  */
 function termWeights(question: string, quoted: readonly Piece[][]): (text: string) => number {
   const questionTerms = new Set(searchTerms(question));
+  // Everyday words of questions ("use", "start", "show") weigh a third here too, as the search weighs them.
+  const light = new Set(questionConcepts(question).filter((concept) => concept.isLight).flatMap((concept) => concept.terms));
   const pieceCount = quoted.reduce((sum, pieces) => sum + pieces.length, 0);
   const documentFrequency = new Map<string, number>();
   for (const pieces of quoted) {
@@ -165,7 +167,7 @@ function termWeights(question: string, quoted: readonly Piece[][]): (text: strin
     if (weight !== undefined) return weight;
     weight = 0;
     for (const term of searchTerms(text)) {
-      if (questionTerms.has(term)) weight += Math.log(1 + (pieceCount + 1) / ((documentFrequency.get(term) ?? 0) + 1));
+      if (questionTerms.has(term)) weight += Math.log(1 + (pieceCount + 1) / ((documentFrequency.get(term) ?? 0) + 1)) * (light.has(term) ? LIGHT_WEIGHT : 1);
     }
     cache.set(text, weight);
     return weight;

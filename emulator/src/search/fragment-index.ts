@@ -2,7 +2,7 @@ import { AnalysedFragments, analyseFragments } from './fields.js';
 import { Postings, countIn } from './postings.js';
 import { bestKeys, pooledScores } from './rank.js';
 import { answerable, leads, shownScore, type Standing } from './score.js';
-import { questionConcepts, type ConceptOptions } from './terms.js';
+import { LIGHT_WEIGHT, questionConcepts, type ConceptOptions } from './terms.js';
 import type { FragmentRow } from '../store/records.js';
 
 // Full-text search over a datastore's fragments: BM25F (Lucene's k1 and b) over three fields (the
@@ -68,8 +68,6 @@ const B = 0.4;
 const FIELD_WEIGHTS = [1, 1.5, 1];
 /** A synonym counts for this much of the question's own word. */
 const SYNONYM_WEIGHT = 0.7;
-/** An everyday word ("happens", "show", "work") counts for this much. */
-const LIGHT_WEIGHT = 1 / 3;
 /**
  * Only the question's most selective concepts score (by IDF): a query's cost is bounded
  * whatever its length, and a question rarely has more than a dozen.

@@ -15,8 +15,41 @@ const STOPWORDS = new Set([...eng, ...MORE_STOPWORDS]);
  * (`<kagent-chat>` would give `<kagent` and `chat>`, found by neither word).
  */
 export function tokenize(text: string): string[] {
-  return text.split(/[\n\r\p{Z}\p{P}\p{S}]+/u).filter(Boolean);
+  const read = text.replace(VERSION_NUMBER, versionWords);
+  // Most texts hold no rate: a plain search first, the pattern only where one may be.
+  return (read.includes('/s') || read.includes('per second') ? read.replace(RATE, '$& speed') : read).split(/[\n\r\p{Z}\p{P}\p{S}]+/u).filter(Boolean);
 }
+
+/**
+ * A rate: a unit per second ("MB/s", "req/s", "per second"). Split at its slash, it would be a
+ * unit and the letter s: it is also read as the word "speed", so "How fast is reading a PDF?"
+ * (fast, whose synonyms include speed) finds a table of MB/s that never says "fast".
+ */
+const RATE = /(?<=[A-Za-z])\/s(?:ec)?(?![A-Za-z\d])|\bper second\b/g;
+
+/**
+ * A version number: a dotted number after a name ("Node 20.19", "OpenAPI 3.1"), three dotted
+ * parts (1.4.2, not an address's four), or v and a dotted number (v2.0); not a measure ("Safari
+ * 48.6 KB") nor a share ("AUC 0.80"). Split at its dots, it would say nothing of what it is: it is
+ * also read as the word "version", so "Which version do I need?" finds "With Node 20.19". A
+ * number after a name, dotted or not ("Node 20.19", "Node 18"), is also read as that name's
+ * version ("nodeversion"), which a question's "Node version" searches.
+ */
+const VERSION_NUMBER = /(?:\b([A-Z][\w+-]*(?:\.[a-z]+)?)\s+v?([1-9]\d*(?:\.\d+)*)|(?<![\d.])\d+\.\d+\.\d+|\bv\d+(?:\.\d+)+)(?![\d.]*\d)(?!\s?(?:[kKMGT]i?B|B|bytes?|ms|s|%|×)(?![\p{L}\d]))/gu;
+
+/** A version number with the words it is also read as (`VERSION_NUMBER`). */
+function versionWords(version: string, name?: string, number?: string): string {
+  if (name === undefined) return `${version} version`;
+  return `${version}${number!.includes('.') ? ' version' : ''} ${versionOf(name)}`;
+}
+
+/** The word a version of `name` is also read as: its first word and "version" joined ("Node.js": nodeversion). */
+function versionOf(name: string): string {
+  return `${(name.match(/[\p{L}\d]+/u)?.[0] ?? name).toLowerCase()}version`;
+}
+
+/** What a concept of everyday words counts for, against a word's 1 (in the search and in the quote chosen alike). */
+export const LIGHT_WEIGHT = 1 / 3;
 
 /**
  * Everyday words of questions that say little about what is asked ("what
@@ -134,6 +167,8 @@ export interface Concept {
   synonyms: string[][];
 }
 
+const VERSION_TERM = searchTerm('version');
+
 const synonymPhrases: { terms: string[]; group: number }[] = SYNONYMS.flatMap((group, index) =>
   group.map((phrase) => ({ terms: termSequence(phrase).map((terms) => terms[0]!), group: index })),
 );
@@ -181,6 +216,8 @@ export function questionConcepts(question: string, options: ConceptOptions = {})
     }
     const length = best?.length ?? 1;
     const own = [...new Set(terms.slice(i, i + length).flat())];
+    // "Node version", "version of Node": also that name's version, as a version number beside the name is read.
+    if (length === 1 && own[0] === VERSION_TERM) for (const name of [words[i - 2], words[i - 1], words[i + 1]]) if (name) own.push(searchTerm(versionOf(name))!);
     const ownKey = own.join(' ');
     const synonyms = best ? phrases.filter((phrase) => phrase.group === best.group && phrase.terms.join(' ') !== ownKey).map((phrase) => phrase.terms) : [];
     const all = [...new Set([...own, ...synonyms.flat()])];
@@ -202,8 +239,17 @@ export function questionConcepts(question: string, options: ConceptOptions = {})
   return concepts;
 }
 
-/** A word that names something: capitalised inside the sentence (WordPress, Paris), an acronym (GDPR), a code name (iOS, systemPrompt) or with digits (S3). */
+/**
+ * The system error codes Node reports (its "common system errors"): quoted in a question, one
+ * says what the asker saw ("npm start fails with EADDRINUSE"), not what they ask about, which
+ * documents say in words ("a port stays taken"). Not a name: where the documents never use it,
+ * it weighs as an ordinary missing word, not as the rarest term.
+ */
+const SYSTEM_ERROR_CODES = new Set('EACCES EADDRINUSE EADDRNOTAVAIL EAI_AGAIN ECONNABORTED ECONNREFUSED ECONNRESET EEXIST EHOSTUNREACH EISDIR EMFILE ENETUNREACH ENOENT ENOMEM ENOSPC ENOTDIR ENOTEMPTY ENOTFOUND EPERM EPIPE ETIMEDOUT'.split(' '));
+
+/** A word that names something: capitalised inside the sentence (WordPress, Paris), an acronym (GDPR), a code name (iOS, systemPrompt) or with digits (S3); not a system error code. */
 function looksLikeName(word: string, question: string): boolean {
+  if (SYSTEM_ERROR_CODES.has(word)) return false;
   if (/\d/.test(word) || /[a-z][A-Z]/.test(word) || /^[A-Z]{2,}s?$/.test(word)) return true;
   if (!/^[A-Z][a-z]/.test(word)) return false;
   // A capital at the start of a sentence says nothing.
