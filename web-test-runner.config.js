@@ -2,7 +2,7 @@ import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { defaultReporter } from '@web/test-runner';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromiumLauncher, freePort, launchers, windowSizePlugin } from './scripts/browsers.js';
+import { chromiumLauncher, freePort, launchers, webkitLauncher, windowSizePlugin } from './scripts/browsers.js';
 import { timingReporter } from './scripts/test-timings.js';
 import { browserServiceMiddleware } from './test/support/browser-service.ts';
 import { HIDE_NATIVE_SANITIZER } from './test/support/csp-page.ts';
@@ -16,6 +16,9 @@ const others = [firefox, webkit].filter(Boolean);
 // A second Chromium for the files only Chromium runs: one browser runs one file at a time, and Chromium, which runs
 // every file, would otherwise be the long pole while its tests mostly wait on the network and on events.
 const chromiumToo = chromium && chromiumLauncher();
+// A second WebKit for about half of the cross-browser files where WebKit runs beside another browser: WebKit was
+// the long pole (its files summed 331 s and 309 s in two loaded CI runs, against Chromium's 253 s and 228 s).
+const webkitToo = webkit && (chromium || firefox) && webkitLauncher();
 
 /**
  * The files that also run in Firefox and WebKit: the widget's own behaviour on
@@ -46,6 +49,20 @@ export const CROSS_BROWSER_FILES = [
   'test/browser/widget-sanitizers.test.ts',
   'test/browser/widget-sessions.test.ts',
   'test/browser/widget-sessions-hosts.test.ts',
+  'test/browser/widget-sessions-turns.test.ts',
+  'test/browser/widget-sessions-words.test.ts',
+];
+
+/** The cross-browser files the second WebKit runs (about half of WebKit's time in loaded CI); the first runs the rest. */
+const SECOND_WEBKIT_FILES = [
+  'test/browser/widget-chat.test.ts',
+  'test/browser/widget-failures.test.ts',
+  'test/browser/widget-frameworks.test.ts',
+  'test/browser/widget-markdown-heal.test.ts',
+  'test/browser/widget-markdown-stream.test.ts',
+  'test/browser/widget-sanitizer-built.test.ts',
+  'test/browser/widget-sanitizers.test.ts',
+  'test/browser/widget-sessions.test.ts',
   'test/browser/widget-sessions-turns.test.ts',
   'test/browser/widget-sessions-words.test.ts',
 ];
@@ -263,8 +280,8 @@ export default {
   // /src/**/*.worker.js: a Worker's address in the sources names its compiled file; unbuilt, that is the TypeScript file.
   middleware: [browserServiceMiddleware(), scriptTagGateMiddleware(new URL('./dist/', import.meta.url)), tailwindMiddleware(), workerSourceMiddleware],
   concurrency: 1,
-  // The four browsers side by side (one file each at a time): their tests mostly wait on the network and on events.
-  concurrentBrowsers: 4,
+  // The five browsers side by side (one file each at a time): their tests mostly wait on the network and on events.
+  concurrentBrowsers: 5,
   reporters: [defaultReporter(), ...(process.env.TEST_TIMINGS === '1' ? [timingReporter()] : [])],
   // A ceiling for a loaded machine (another test run beside this one), not an expectation: tests wait on events.
   testFramework: { config: { timeout: 60000 } },
@@ -285,12 +302,17 @@ export default {
     esbuildPlugin({ ts: true, target: 'es2022', tsconfig: fileURLToPath(new URL('./tsconfig.json', import.meta.url)) }),
   ],
   // Every file in Chromium (the cross-browser ones in one, the rest in a second); the cross-browser ones also in
-  // Firefox and WebKit, as groups (TEST_BROWSERS picks browsers).
+  // Firefox and WebKit (split between two WebKits), as groups (TEST_BROWSERS picks browsers).
   files: crossBrowserFiles(),
   browsers: [chromium ?? others[0]],
   groups: [
     ...(chromium ? [{ name: 'chromium-only', files: chromiumOnlyFiles(), browsers: [chromiumToo] }] : []),
-    ...(chromium ? others : others.slice(1)).map((launcher) => ({ name: launcher === firefox ? 'firefox' : 'webkit', files: crossBrowserFiles(), browsers: [launcher] })),
+    ...(chromium ? others : others.slice(1)).map((launcher) => ({
+      name: launcher === firefox ? 'firefox' : 'webkit',
+      files: launcher === webkit && webkitToo ? crossBrowserFiles().filter((file) => !SECOND_WEBKIT_FILES.includes(file)) : crossBrowserFiles(),
+      browsers: [launcher],
+    })),
+    ...(webkitToo ? [{ name: 'webkit-2', files: crossBrowserFiles().filter((file) => SECOND_WEBKIT_FILES.includes(file)), browsers: [webkitToo] }] : []),
     // The sanitizer's suites (XSS, markdown, the built file, CSP and Trusted Types) once more with the browser's own
     // sanitizer hidden, as in a browser that has none (Safari today): the chat then sanitizes with DOMPurify.
     ...(chromium

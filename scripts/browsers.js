@@ -149,6 +149,13 @@ class WebKitLauncher extends WebdriverLauncher {
 /** A Chromium of its own (Debian's), driven over the DevTools protocol. */
 export const chromiumLauncher = () => chromeLauncher({ launchOptions: { executablePath: findChrome(), args: chromiumArgs } });
 
+/** A WebKit of its own (WebKitGTK's MiniBrowser through WebKitWebDriver, each with its own display). */
+export const webkitLauncher = () =>
+  new WebKitLauncher(
+    find('webkit', 'WEBKIT_DRIVER_PATH', ['/usr/bin/WebKitWebDriver']),
+    find('webkit', 'WEBKIT_BROWSER_PATH', ['/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser', '/usr/lib/aarch64-linux-gnu/webkit2gtk-4.1/MiniBrowser', '/usr/libexec/webkit2gtk-4.1/MiniBrowser']),
+  );
+
 /** The launchers for the browsers named in TEST_BROWSERS (comma-separated; all three by default). */
 export function launchers() {
   const wanted = (process.env.TEST_BROWSERS ?? 'chromium,firefox,webkit').split(',').map((name) => name.trim().toLowerCase());
@@ -164,12 +171,7 @@ export function launchers() {
         launchOptions: { browser: 'firefox', headless: true, executablePath: find('firefox', 'FIREFOX_PATH', ['/usr/bin/firefox-esr', '/usr/bin/firefox']) },
       })
     : undefined;
-  const webkit = wanted.includes('webkit')
-    ? new WebKitLauncher(
-        find('webkit', 'WEBKIT_DRIVER_PATH', ['/usr/bin/WebKitWebDriver']),
-        find('webkit', 'WEBKIT_BROWSER_PATH', ['/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser', '/usr/lib/aarch64-linux-gnu/webkit2gtk-4.1/MiniBrowser', '/usr/libexec/webkit2gtk-4.1/MiniBrowser']),
-      )
-    : undefined;
+  const webkit = wanted.includes('webkit') ? webkitLauncher() : undefined;
   return { chromium, firefox, webkit };
 }
 

@@ -5,12 +5,30 @@
 // come after: four browsers side by side already fill the machine (all three parts side by side, measured in fresh-clone
 // CI runs under four busy loops, took as long and ran tests past their time limits: 844 and 986 s against 797 s).
 import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
 
 interface Part {
   name: string;
   script: string;
   /** Its output is held and printed once it ends (it runs beside a part whose output is shown as it comes). */
   held?: boolean;
+  /** Whether to skip the script's `pre` script, asked when the part starts. */
+  skipPre?: () => boolean;
+}
+
+/**
+ * Whether dist/'s script-tag build is newer than everything Vite builds it from: the node tests have just built it
+ * (package-install's npm pack runs the whole build), so the browser tests need not build it again (pretest:browser).
+ */
+function scriptTagBuildIsFresh(): boolean {
+  const modified = (path: string) => statSync(path).mtimeMs;
+  const newest = (folder: string) =>
+    Math.max(0, ...readdirSync(folder, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => modified(`${entry.parentPath}/${entry.name}`)));
+  try {
+    return modified('dist/kagent-chat.js') > Math.max(newest('src'), newest('scripts'), modified('vite.config.ts'), modified('package.json'), modified('package-lock.json'));
+  } catch {
+    return false;
+  }
 }
 /** Stages one after another; the parts of a stage side by side. */
 const stages: Part[][] = [
@@ -18,7 +36,7 @@ const stages: Part[][] = [
     { name: 'node tests', script: 'test:node' },
     { name: 'typecheck', script: 'typecheck', held: true },
   ],
-  [{ name: 'browser tests', script: 'test:browser' }],
+  [{ name: 'browser tests', script: 'test:browser', skipPre: scriptTagBuildIsFresh }],
 ];
 
 // A log that keeps only its end (CI shows the end of the output) would hide which test failed: the failing
@@ -29,10 +47,11 @@ const TEST_FILE = /\.test\.ts:?$/;
 const KEPT_LINES = 24;
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
-function runScript(script: string, failures: string[], out: { write(chunk: Buffer): unknown }, err: { write(chunk: Buffer): unknown }): Promise<number> {
+function runScript(script: string, skipPre: boolean, failures: string[], out: { write(chunk: Buffer): unknown }, err: { write(chunk: Buffer): unknown }): Promise<number> {
   return new Promise((done) => {
     // Each browser test file's time per browser at the end (TEST_TIMINGS=1 unless set), as the node tests print theirs.
-    const child = spawn('npm', ['run', '-s', script], { stdio: ['inherit', 'pipe', 'pipe'], env: { ...process.env, TEST_TIMINGS: process.env.TEST_TIMINGS ?? '1' } });
+    // npm run --ignore-scripts runs the script itself, not its pre and post scripts.
+    const child = spawn('npm', ['run', '-s', script, ...(skipPre ? ['--ignore-scripts'] : [])], { stdio: ['inherit', 'pipe', 'pipe'], env: { ...process.env, TEST_TIMINGS: process.env.TEST_TIMINGS ?? '1' } });
     let partial = '';
     let file = '';
     let sinceFailure = Infinity;
@@ -67,12 +86,13 @@ const began = performance.now();
 
 async function runPart(part: Part): Promise<void> {
   const started = performance.now();
-  const header = `\n=== ${part.name} (npm run ${part.script})\n`;
+  const skipPre = part.skipPre?.() ?? false;
+  const header = `\n=== ${part.name} (npm run ${part.script}${skipPre ? ', on the build the node tests just made' : ''})\n`;
   const held: Buffer[] = [];
   const hold = { write: (chunk: Buffer) => held.push(chunk) };
   if (!part.held) process.stdout.write(header);
   const failures: string[] = [];
-  const code = await runScript(part.script, failures, part.held ? hold : process.stdout, part.held ? hold : process.stderr);
+  const code = await runScript(part.script, skipPre, failures, part.held ? hold : process.stdout, part.held ? hold : process.stderr);
   results.push({ name: part.name, passed: code === 0, took: seconds(started), failures });
   if (part.held) process.stdout.write(`${header}${Buffer.concat(held).toString('utf8')}`);
   process.stdout.write(`=== ${part.name}: ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${seconds(started)}\n`);

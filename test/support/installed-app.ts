@@ -49,18 +49,20 @@ export function run(command: string, args: string[], cwd: string, env: NodeJS.Pr
 const tail = (output: string, lines = 40) => output.trimEnd().split('\n').slice(-lines).join('\n');
 
 /**
- * `npm pack` of the root package and every workspace into `destination`
- * (the root's `prepack` builds them first). Returns each tarball's path by package name.
+ * `npm pack` of the root package and every workspace into `destination`, as the README says
+ * (each package's `prepack` builds it first). Returns each tarball's path by package name, and
+ * what npm printed (which scripts it ran).
  */
-export async function packWorkspace(root: string, destination: string): Promise<Map<string, string>> {
-  const packed = await run('npm', ['pack', '-ws', '--include-workspace-root', '--pack-destination', destination], root, process.env);
+export async function packWorkspace(root: string, destination: string): Promise<{ tarballs: Map<string, string>; output: string }> {
+  // Notice level whatever the caller's (`npm run -s` sets it silent): npm then names each script it runs.
+  const packed = await run('npm', ['pack', '-ws', '--include-workspace-root', '--loglevel', 'notice', '--pack-destination', destination], root, process.env);
   if (packed.code !== 0) throw new Error(`npm pack failed (exit ${packed.code}):\n${tail(packed.output)}`);
   const tarballs = new Map<string, string>();
   for (const file of readdirSync(destination)) {
     const match = /^(.+)-\d+\.\d+\.\d+(?:-[\w.]+)?\.tgz$/.exec(file);
     if (match) tarballs.set(match[1]!, join(destination, file));
   }
-  return tarballs;
+  return { tarballs, output: packed.output };
 }
 
 /** Errors npm reports when it cannot reach the registry. */
