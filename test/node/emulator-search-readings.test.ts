@@ -83,3 +83,10 @@ test('a word still unknown no longer sinks a question whose other words name one
   const passing = first(index, 'frogs subscription');
   assert.ok(passing === undefined || passing.answerable < DEFAULT_ANSWERABLE_THRESHOLD, `answerable ${passing?.answerable}`);
 });
+
+test('a question with a word still unknown, asked of datasources the filter lets none through, finds nothing rather than failing', () => {
+  const index = garden();
+  // "zephyr" is nobody's word; the filter names no datasource of the index (the fuzzing of the query route found it).
+  assert.deepEqual(index.query('zephyr pond pond', { topK: 5, datasourceFilter: (datasourceId) => datasourceId === 'nowhere' }), []);
+  assert.ok(index.query('zephyr pond pond', { topK: 5 }).length > 0, 'unfiltered, the pond is found');
+});

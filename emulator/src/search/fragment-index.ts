@@ -275,6 +275,8 @@ export class FragmentIndex {
       scores[key] = 0;
       headingWeights[key] = 0;
     }
+    // Nothing matched, or the datasource filter let nothing through.
+    if (ranked.length === 0) return [];
     const final = this.#ranking.documentSupport ? pooledScores(ranked, DOCUMENT_WEIGHT, DOCUMENT_PASSAGES) : ranked.map((hit) => hit.raw);
     // The title's match orders the passages; the share of the question each holds stays its words'.
     const ordered = final.map((score, i) => score * ranked[i]!.titled);
