@@ -203,8 +203,9 @@ describe('<kagent-chat> with visitor sessions: one answer at a time per session'
 /** Counts the Workers the page starts and stops (the solver makes its Workers from `globalThis.Worker` when it starts them). */
 function trackWorkers(): { started: number; stopped: number; restore: () => void } {
   const Original = globalThis.Worker;
-  const tracker = { started: 0, stopped: 0, restore: () => void (globalThis.Worker = Original) };
-  globalThis.Worker = class extends Original {
+  // Put back only while it is still this tracker's: a test that failed early must not take a later test's tracker away.
+  const tracker = { started: 0, stopped: 0, restore: () => void (globalThis.Worker === Tracked && (globalThis.Worker = Original)) };
+  const Tracked = class extends Original {
     constructor(url: string | URL, options?: WorkerOptions) {
       super(url, options);
       tracker.started++;
@@ -214,6 +215,7 @@ function trackWorkers(): { started: number; stopped: number; restore: () => void
       super.terminate();
     }
   };
+  globalThis.Worker = Tracked;
   return tracker;
 }
 
@@ -227,7 +229,10 @@ describe('<kagent-chat> earning its session: what the visitor never sees', () =>
       // A challenge that takes minutes: still being solved when the chat goes.
       const chat = await mountSessionChat('slow', scope);
       (part(chat, 'input') as HTMLTextAreaElement).focus();
-      await waitFor(() => workers.started > 0, 'the solver\'s Workers to start');
+      await waitFor(() => workers.started > 0, "the solver's Workers to start").catch(async (error: Error) => {
+        // Whether the challenge was asked for at all tells a slow request from a solve that never began.
+        throw new Error(`${error.message} (the proxy saw: ${routes(await sessionLog(scope)).join(', ') || 'nothing'})`);
+      });
       const started = workers.started;
       chat.remove();
       await waitFor(() => workers.stopped >= started, `all ${started} Workers stopped (stopped: ${workers.stopped})`);
