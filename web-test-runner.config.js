@@ -290,6 +290,8 @@ export default {
   // And for a file's page to load and start its tests: WebKit, beside two other browsers solving visitor sessions'
   // challenges on 2 cores, once took over the default 20 s to start widget-markdown-stream.test.ts in CI.
   testsStartTimeout: 120000,
+  // And for a browser to open a test page (Firefox, one of five browsers on 2 cores under load, once took over 30 s).
+  browserStartTimeout: 120000,
   plugins: [
     windowSizePlugin,
     screenshotPlugin,

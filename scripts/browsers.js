@@ -146,8 +146,18 @@ class WebKitLauncher extends WebdriverLauncher {
   }
 }
 
+/**
+ * A test page whose navigation may take two minutes, not puppeteer's 30 s: a ceiling for a loaded machine (five
+ * browsers and the node tests' leftovers on 2 cores), where Firefox once took over 30 s to load a test file's page.
+ */
+const patientPage = async ({ context }) => {
+  const page = await context.newPage();
+  page.setDefaultNavigationTimeout(120_000);
+  return page;
+};
+
 /** A Chromium of its own (Debian's), driven over the DevTools protocol. */
-export const chromiumLauncher = () => chromeLauncher({ launchOptions: { executablePath: findChrome(), args: chromiumArgs } });
+export const chromiumLauncher = () => chromeLauncher({ launchOptions: { executablePath: findChrome(), args: chromiumArgs }, createPage: patientPage });
 
 /** A WebKit of its own (WebKitGTK's MiniBrowser through WebKitWebDriver, each with its own display). */
 export const webkitLauncher = () =>
@@ -168,6 +178,7 @@ export function launchers() {
   const firefox = wanted.includes('firefox')
     ? chromeLauncher({
         puppeteer,
+        createPage: patientPage,
         launchOptions: { browser: 'firefox', headless: true, executablePath: find('firefox', 'FIREFOX_PATH', ['/usr/bin/firefox-esr', '/usr/bin/firefox']) },
       })
     : undefined;
