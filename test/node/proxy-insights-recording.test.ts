@@ -42,10 +42,9 @@ describe("the memory store's lists", () => {
     gc();
     const after = process.memoryUsage();
     const heapGrowth = after.heapUsed - before.heapUsed;
-    const outside = after.arrayBuffers - before.arrayBuffers;
-    // Other buffers of the process come and go meanwhile: the records' bytes are most of what grew outside the heap.
-    assert.ok(outside > bytes * 0.8, `${bytes} bytes of records, ${outside} outside the heap`);
-    assert.ok(heapGrowth < 2_000_000, `the heap grew by ${heapGrowth} bytes for 20,000 records`);
+    // The records' bytes, all kept (read back below), grow the heap by a small part of them. The process's count of
+    // bytes outside the heap is no check: other buffers are freed meanwhile (a loaded CI run saw 9.6 of 13.6 MB).
+    assert.ok(heapGrowth < 2_000_000, `the heap grew by ${heapGrowth} bytes for 20,000 records (${bytes} bytes)`);
     const kept = await store.list('insights:2026-11-29');
     assert.equal(kept.length, 20_000);
     assert.equal(kept[12_345], record(12_345));
