@@ -87,7 +87,8 @@ describe('<kagent-chat> inside another element\'s shadow root, with the human ch
         expect(routes(await sessionLog(scope)), 'no session asked for before the check').to.deep.equal(['challenge 200']);
         button.click();
         await settled(chat, 30_000);
-        expect(lastAnswer(chat)!.textContent).to.contain('Reset your password');
+        // Where no answer came, what the chat shows instead (a failure, or the question still waiting) names the fault.
+        expect(lastAnswer(chat)?.textContent, `the answer (the chat shows: ${part(chat, 'transcript')?.textContent?.trim().slice(-300)})`).to.contain('Reset your password');
         const log = await sessionLog(scope);
         expect(routes(log)).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
         expect(log.requests[1]!.token).to.match(STAND_IN_TOKEN);
