@@ -9,6 +9,7 @@ import { MemoryRateLimitStore } from '../../src/proxy/index.js';
 import { Insights } from '../../src/proxy/core/insights/index.js';
 import { AnswerTap } from '../../src/proxy/core/insights/answer-tap.js';
 import { PackedList } from '../../src/proxy/stores/packed-list.js';
+import { STREAMED_ANSWER_SOURCES, streamedAnswerEvents } from '../../bench/support/streamed-answer.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -97,6 +98,57 @@ describe('the stream tap', () => {
       for (let at = 0; at < bytes.length; at += size) pieces.push(bytes.subarray(at, at + size));
       assert.deepEqual(read(pieces), { opening: answer.slice(0, 300), sources: ['Guide', 'https://example.com/b', 'c'], error: undefined }, `pieces of ${size} bytes`);
     }
+  });
+
+  test('reads a service-sized answer (300 answer events, its sources in the last event before [DONE]) the same cut at every byte', () => {
+    const text = streamedAnswerEvents().join('');
+    const bytes = encoder.encode(text);
+    const reading = { opening: streamedAnswerEvents().slice(0, 20).map((event) => decodeURIComponent(event.split('\n')[1]!.slice(6))).join('').slice(0, 300), sources: STREAMED_ANSWER_SOURCES, error: undefined };
+    assert.deepEqual(read([bytes]), reading);
+    // At every byte of its opening, of its last answer events and of the start and end of its response; every 97th elsewhere.
+    const responseStart = encoder.encode(text.slice(0, text.indexOf('event: endpoint_response'))).length;
+    const everyByte = (cut: number) => cut < 1_500 || Math.abs(cut - responseStart) < 600 || cut > bytes.length - 300;
+    for (let cut = 1; cut < bytes.length; cut++) if (everyByte(cut) || cut % 97 === 0) assert.deepEqual(read([bytes.subarray(0, cut), bytes.subarray(cut)]), reading, `cut at byte ${cut}`);
+    // In pieces of many sizes, each a small part of a larger buffer (as a socket's reads can be).
+    for (const size of [1, 3, 64, 1000, 4096, 20_000]) {
+      const pieces: Uint8Array[] = [];
+      for (let at = 0; at < bytes.length; at += size) {
+        const buffer = new Uint8Array(65_536);
+        buffer.set(bytes.subarray(at, at + size), 100);
+        pieces.push(buffer.subarray(100, 100 + Math.min(size, bytes.length - at)));
+      }
+      assert.deepEqual(read(pieces), reading, `pieces of ${size} bytes`);
+    }
+  });
+
+  test('reads an answer cut before its end (the service closed or the visitor left): its opening, no sources, no error', () => {
+    const whole = fragments.map(answerEvent).join('') + endpointResponseEvent(response) + DONE_EVENT;
+    // Cut inside the response's data line, and inside the last answer event's.
+    for (const cut of [whole.indexOf('data: %7B') + 40, whole.lastIndexOf('event: answer') + 20]) {
+      const bytes = encoder.encode(whole.slice(0, cut));
+      for (const size of [1, 7, 100, bytes.length]) {
+        const pieces: Uint8Array[] = [];
+        for (let at = 0; at < bytes.length; at += size) pieces.push(bytes.subarray(at, at + size));
+        assert.deepEqual(read(pieces), { opening: answer.slice(0, 300), sources: [], error: undefined }, `cut at ${cut}, pieces of ${size} bytes`);
+      }
+    }
+  });
+
+  test("reads the response's own sources wherever its keys are and whatever they hold: another 'sources' nested before or after, one in a key's name", () => {
+    const sources = [{ datasource_name: 'Guide' }, { source_url: 'https://example.com/b' }];
+    const responses = [
+      { metadata: { sources: [{ datasource_name: 'Nested before' }] }, answer, sources },
+      { answer, sources, metadata: { sources: [{ datasource_name: 'Nested after' }] } },
+      { answer, 'a"sources': [{ datasource_name: 'A key holding the word' }], sources },
+      { sources, answer },
+      { answer, sources: [{ datasource_name: 'Said twice: the last counts' }], conversationId: 'c', sources },
+    ];
+    for (const value of responses) {
+      const text = fragments.slice(0, 5).map(answerEvent).join('') + endpointResponseEvent(JSON.stringify(value)) + DONE_EVENT;
+      assert.deepEqual(read([encoder.encode(text)]).sources, ['Guide', 'https://example.com/b'], JSON.stringify(value).slice(0, 60));
+    }
+    const only = fragments.slice(0, 5).map(answerEvent).join('') + endpointResponseEvent(JSON.stringify({ answer, 'a"sources': [{ datasource_name: 'A key holding the word' }] })) + DONE_EVENT;
+    assert.deepEqual(read([encoder.encode(only)]).sources, []);
   });
 
   for (const { name, text, reading } of streams) {
