@@ -11,8 +11,9 @@ const OPENING_BYTES = 16 * 1024;
 const OPENING_LINE_BYTES = 4096;
 /** Bytes of the answer's end kept for its response and an error line. */
 const END_BYTES = MAX_RESPONSE_CHARS + 4096;
-/** Pieces kept before they are joined, when they are small: a held stream's heartbeats would be many small arrays. */
-const JOIN_PIECES = 32;
+/** A piece shorter than this is copied into a block of small pieces rather than kept as an array of its own. */
+const SMALL_PIECE = 512;
+const BLOCK_BYTES = 1024;
 
 /** What the recorder reads from an answer. */
 export interface AnswerReading {
@@ -29,7 +30,7 @@ const CARRIAGE_RETURN = 13;
 /**
  * Reads a streamed answer for its record, without holding anything back from the visitor and without reading the
  * answer twice. Its opening is read from the answer events as they go by, until it has 300 characters. The rest is
- * only kept (the pieces themselves, not copied, bounded to the answer's last 260 KiB) and read once the stream is
+ * only kept (the pieces themselves, small ones copied together, bounded to the answer's last 260 KiB) and read once the stream is
  * over, from its last pieces: the `endpoint_response` after the last answer event, whose end alone is decoded for
  * the sources, and an `[ERROR]` line.
  */
@@ -44,7 +45,9 @@ export class AnswerTap {
   // The end, kept as it goes by.
   #pieces: Uint8Array[] = [];
   #keptBytes = 0;
-  #loosePieces = 0;
+  /** Small pieces, copied one after another (`#keep`). */
+  #block: Uint8Array | undefined;
+  #blockUsed = 0;
   /** Whether bytes before the pieces kept were let go. */
   #cut = false;
 
@@ -54,22 +57,33 @@ export class AnswerTap {
     this.#keep(piece);
   }
 
-  /** Keeps a piece for the end: as it is, unless it is a small part of a larger buffer that it would keep alive. */
+  /**
+   * Keeps a piece for the end: as it is, unless it is small (a held stream's heartbeat, a service that writes an event
+   * at a time), which is copied into a block with the small pieces around it, so that few arrays are kept.
+   */
   #keep(piece: Uint8Array): void {
-    const pieces = this.#pieces;
-    pieces.push(piece.byteLength * 2 < piece.buffer.byteLength ? piece.slice() : piece);
-    this.#keptBytes += piece.length;
-    // Many small pieces (a held stream's heartbeats) are joined, each byte once, so that few arrays are kept.
-    if (++this.#loosePieces === JOIN_PIECES) {
-      this.#loosePieces = 0;
-      let bytes = 0;
-      for (let i = pieces.length - JOIN_PIECES; i < pieces.length; i++) bytes += pieces[i]!.length;
-      if (bytes < JOIN_PIECES * 1024) pieces.push(concatBytes(pieces.splice(-JOIN_PIECES)));
+    if (piece.length < SMALL_PIECE) {
+      if (this.#block && this.#blockUsed + piece.length > this.#block.length) this.#closeBlock();
+      this.#block ??= new Uint8Array(BLOCK_BYTES);
+      this.#block.set(piece, this.#blockUsed);
+      this.#blockUsed += piece.length;
+    } else {
+      this.#closeBlock();
+      this.#pieces.push(piece);
     }
-    while (this.#keptBytes - pieces[0]!.length >= END_BYTES) {
+    this.#keptBytes += piece.length;
+    const pieces = this.#pieces;
+    while (pieces.length > 0 && this.#keptBytes - pieces[0]!.length >= END_BYTES) {
       this.#keptBytes -= pieces.shift()!.length;
       this.#cut = true;
     }
+  }
+
+  /** Puts the block of small pieces being filled among the pieces. */
+  #closeBlock(): void {
+    if (this.#block) this.#pieces.push(this.#block.subarray(0, this.#blockUsed));
+    this.#block = undefined;
+    this.#blockUsed = 0;
   }
 
   /** Reads the piece's lines for the opening, until it is full (or the answer's start is past). */
@@ -97,12 +111,14 @@ export class AnswerTap {
       this.#inAnswer = end - name === ANSWER.length && startsWith(bytes, name, ANSWER);
     } else if (this.#inAnswer && startsWith(bytes, start, DATA)) {
       const data = utf8.decode(bytes.subarray(fieldValue(bytes, start + DATA.length), Math.min(end, start + OPENING_LINE_BYTES)));
-      if (!data.startsWith(ERROR_LINE)) this.#opening += decodeFragment(data);
+      // Joined into one string rather than added: a held stream's heartbeats would each keep a piece of string.
+      if (!data.startsWith(ERROR_LINE)) this.#opening = [this.#opening, decodeFragment(data)].join('');
     }
   }
 
   /** What was read, once the stream is over. */
   reading(): AnswerReading {
+    this.#closeBlock();
     const pieces = this.#pieces;
     const opening = this.#opening.slice(0, OPENING_LENGTH);
     // The end is read in the last two pieces first (the last one often holds only the response and [DONE]); earlier
