@@ -121,15 +121,19 @@ export class AnswerTap {
     this.#closeBlock();
     const pieces = this.#pieces;
     const opening = this.#opening.slice(0, OPENING_LENGTH);
-    // The end is read in the last two pieces first (the last one often holds only the response and [DONE]); earlier
-    // ones are joined to them, twice as many each time, until the last answer event (or the answer's start) is in it.
-    for (let count = 2; ; count *= 2) {
-      const from = Math.max(0, pieces.length - count);
-      const text = pieces.length ? utf8.decode(concatBytes(pieces.slice(from))) : '';
+    // The end is read from the last pieces, each decoded once: the last two first (the last one often holds only the
+    // response and [DONE]), then twice as many each time, until the last answer event (or the answer's start) is in it.
+    let text = '';
+    for (let end = pieces.length, count = 2; ; count *= 2) {
+      let from = Math.max(0, end - count);
+      // A piece that starts inside a character is decoded with the one before.
+      while (from > 0 && (pieces[from]![0]! & 0xc0) === 0x80) from--;
+      text = utf8.decode(concatBytes(pieces.slice(from, end))) + text;
+      end = from;
       // The first line is read only if it starts there: at the answer's start, or after a piece's last line.
       const whole = from === 0 ? !this.#cut : pieces[from - 1]!.at(-1) === NEWLINE;
-      const end = readEnd(text, whole ? 0 : text.indexOf('\n') + 1, from === 0);
-      if (end) return { opening, sources: end.response.length ? responseSources(end.response) : [], error: end.error };
+      const read = readEnd(text, whole ? 0 : text.indexOf('\n') + 1, from === 0);
+      if (read) return { opening, sources: read.response.length ? responseSources(read.response) : [], error: read.error };
     }
   }
 }
@@ -139,6 +143,8 @@ const DATA = bytesOf('data:');
 const ANSWER = bytesOf('answer');
 const ERROR_LINE = '[ERROR]';
 const RESPONSE_EVENT = 'endpoint_response';
+/** `"sources":`, URI-encoded. */
+const SOURCES_KEY = '%22sources%22%3A';
 
 /**
  * The response's data (its events after the last answer event) and the last error line, read from the lines of
@@ -183,8 +189,10 @@ function readEnd(text: string, start: number, all: boolean): { response: string[
  */
 function responseSources(response: string[]): string[] {
   const encoded = response.join('');
-  // Searched from the end: the sources follow the answer's text in the service's response.
-  const key = encoded.lastIndexOf('%22sources%22%3A');
+  // Searched in the last 4 KiB first, where the service puts them (after the answer's text); V8 searches strings
+  // backwards far slower than forwards.
+  const near = encoded.indexOf(SOURCES_KEY, Math.max(0, encoded.length - 4096));
+  const key = near !== -1 ? near : encoded.lastIndexOf(SOURCES_KEY);
   if (key > 0 && encoded.slice(key - 3, key) !== '%5C') {
     try {
       return sourceNames(JSON.parse(`{${decodeFragment(encoded.slice(key))}`));
