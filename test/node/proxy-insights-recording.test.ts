@@ -141,11 +141,12 @@ describe('the stream tap', () => {
       { answer, sources, metadata: { sources: [{ datasource_name: 'Nested after' }] } },
       { answer, 'a"sources': [{ datasource_name: 'A key holding the word' }], sources },
       { sources, answer },
-      { answer, sources: [{ datasource_name: 'Said twice: the last counts' }], conversationId: 'c', sources },
-    ];
-    for (const value of responses) {
-      const text = fragments.slice(0, 5).map(answerEvent).join('') + endpointResponseEvent(JSON.stringify(value)) + DONE_EVENT;
-      assert.deepEqual(read([encoder.encode(text)]).sources, ['Guide', 'https://example.com/b'], JSON.stringify(value).slice(0, 60));
+    ].map((value) => JSON.stringify(value));
+    // The key twice: JSON.parse keeps the last.
+    responses.push(`{"answer":"${answer}","sources":[{"datasource_name":"Said twice"}],"conversationId":"c","sources":${JSON.stringify(sources)}}`);
+    for (const json of responses) {
+      const text = fragments.slice(0, 5).map(answerEvent).join('') + endpointResponseEvent(json) + DONE_EVENT;
+      assert.deepEqual(read([encoder.encode(text)]).sources, ['Guide', 'https://example.com/b'], json.slice(0, 60));
     }
     const only = fragments.slice(0, 5).map(answerEvent).join('') + endpointResponseEvent(JSON.stringify({ answer, 'a"sources': [{ datasource_name: 'A key holding the word' }] })) + DONE_EVENT;
     assert.deepEqual(read([encoder.encode(only)]).sources, []);
