@@ -63,7 +63,7 @@ test('a short question typed in haste ("whats", "pls", "dont", "vs") is read as 
     ['pls prune roses', 'prune roses'],
     ['dont know when to sow tomato seeds', 'do not know when to sow tomato seeds'],
     ['watering tomatoes vs lawns', 'watering tomatoes or lawns'],
-  ] as const) {
+  ]) {
     // Each shorthand was a word no document holds: the question's standing fell (answerable 0.36 to 0.99 where written out it is 0.67 to 1).
     const standing = (question: string) => {
       const { retrieved, picked } = ask(question);
@@ -73,20 +73,3 @@ test('a short question typed in haste ("whats", "pls", "dont", "vs") is read as 
     assert.deepEqual(standing(hasty), standing(written), `"${hasty}" stands as "${written}"`);
   }
 });
-
-test("a how-to question whose verb the documents never use stands as one about what they hold; a thing they never name still counts against it", () => {
-  // "trim" and "snip" are in no document: the roses passage says "Prune".
-  for (const question of ['how do I trim roses', 'how to trim roses', 'how can I snip roses']) {
-    const { picked } = ask(question);
-    assert.equal(inDatastoreOf(question), 1, `${question}: the datastore holds what it asks about`);
-    assert.deepEqual(picked.sources.map((source) => source.datasource_name), ['roses.md'], question);
-  }
-  assert.ok(inDatastoreOf('how do I trim roses for a bicycle') < 1, 'a noun no document uses still counts');
-});
-
-/** The share of the question's weight the datastore holds at all (`Standing.inDatastore`) for `question`'s best passage. */
-function inDatastoreOf(question: string): number {
-  const index = new FragmentIndex();
-  for (const [name, text] of Object.entries(garden)) index.replace(name, fragmentsOf(extractMarkdown(Buffer.from(text))));
-  return index.query(question, { topK: 1, standing: true })[0]!.standing!.inDatastore;
-}

@@ -211,12 +211,10 @@ export class FragmentIndex {
     const weightSum = concepts.reduce((sum, concept) => sum + concept.weight, 0);
     const mean = known.reduce((sum, { scored }) => sum + scored.weight, 0) / known.length;
     const unheardOf = Math.log(1 + (postings.size + 0.5) / 0.5);
-    // A how-to's verb no fragment holds ("how do I embed …") is left out: the documents name the task in a verb of their own.
-    const unknown = weighed.filter(({ concept, scored }) => scored.weight === 0 && !concept.isTaskVerb);
-    const missing = unknown.reduce((sum, { concept }) => sum + (concept.isName ? unheardOf : MISSING_WORD * mean), 0);
+    const missing = weighed.filter(({ scored }) => scored.weight === 0).reduce((sum, { concept }) => sum + (concept.isName ? unheardOf : MISSING_WORD * mean), 0);
     const knownShare = weightSum / (weightSum + missing);
     // Whether the question is about what the documents hold at all: a word no fragment holds weighs as a term in one fragment.
-    let inDatastore = weightSum / (weightSum + unknown.length * unheardOf);
+    let inDatastore = weightSum / (weightSum + (weighed.length - known.length) * unheardOf);
 
     const { scores, conceptScores, phraseScores, phraseCounts, headingWeights, inHeading } = this.#scratch(postings.keyLimit);
     const touched: number[] = [];

@@ -168,8 +168,6 @@ export interface Concept {
   isName: boolean;
   /** Everyday words only (`LIGHT_WORDS`): the concept counts for a third. */
   isLight: boolean;
-  /** The verb of a how-to question ("how do I *embed*", "how to *spin* up", "can I *tweak*"): the documents may name the task in a verb of their own. */
-  isTaskVerb: boolean;
   /** Its own terms first, then its synonyms'. */
   terms: string[];
   /** How many of `terms` are its own (the rest are synonyms). */
@@ -236,7 +234,6 @@ export function questionConcepts(question: string, options: ConceptOptions = {},
   const asked = tokenize(read)
     .slice(0, MAX_QUESTION_WORDS)
     .map((word) => ({ written: word, read: word, terms: questionTerms(word) }));
-  const verbs = taskVerbs(asked);
   const questionWords = (readWords ? readWords(asked, read) : asked).filter((word) => word.terms.length);
   const words = questionWords.map((word) => word.written);
   const terms = questionWords.map((word) => word.terms);
@@ -269,29 +266,11 @@ export function questionConcepts(question: string, options: ConceptOptions = {},
         synonyms,
         isName: written.some((word) => looksLikeName(word, read)),
         isLight: options.lightWords !== false && !best && span.every((word) => LIGHT_WORDS.has(word.read.toLowerCase())),
-        isTaskVerb: length === 1 && verbs.has(span[0]!),
       });
     }
     i += length;
   }
   return concepts;
-}
-
-/** Words before the verb of a how-to question: "how do I …", "how can we …", "how to …", "can I …". */
-const ASKING = new Set('do does can could would should will may might'.split(' '));
-const ASKER = new Set('i we you one'.split(' '));
-
-/** The words of `asked` (stopwords included) in the verb's place of a how-to question. */
-function taskVerbs(asked: readonly QuestionWord[]): Set<QuestionWord> {
-  const verbs = new Set<QuestionWord>();
-  const lower = asked.map((word) => word.written.toLowerCase());
-  for (let j = 2; j < asked.length; j++) {
-    const [third, second, first] = [lower[j - 3], lower[j - 2]!, lower[j - 1]!];
-    const howTo = second === 'how' && first === 'to';
-    const canI = ASKING.has(second) && ASKER.has(first) && (third === 'how' || second === 'can' || second === 'could');
-    if (howTo || canI) verbs.add(asked[j]!);
-  }
-  return verbs;
 }
 
 /**
