@@ -63,7 +63,7 @@ test('a short question typed in haste ("whats", "pls", "dont", "vs") is read as 
     ['pls prune roses', 'prune roses'],
     ['dont know when to sow tomato seeds', 'do not know when to sow tomato seeds'],
     ['watering tomatoes vs lawns', 'watering tomatoes or lawns'],
-  ]) {
+  ] as const) {
     // Each shorthand was a word no document holds: the question's standing fell (answerable 0.36 to 0.99 where written out it is 0.67 to 1).
     const standing = (question: string) => {
       const { retrieved, picked } = ask(question);
