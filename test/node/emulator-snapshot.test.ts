@@ -97,18 +97,15 @@ describe('background snapshot', () => {
 
   test('conversations of long questions are written a megabyte or so at a time, never all in one piece', async () => {
     // Keeps the pieces a background snapshot is written from, and asks for one at the first commit.
-    class PiecesKept extends MemoryPersistence {
-      pieces: string[] = [];
-      wanted = true;
-      override wantsSnapshot(): boolean {
-        return this.wanted;
-      }
-      override async snapshotInBackground(pieces: () => Iterable<string>): Promise<void> {
-        this.wanted = false;
-        this.pieces = [...pieces()];
-      }
-    }
-    const persistence = new PiecesKept();
+    let pieces: string[] = [];
+    let wanted = true;
+    const persistence = Object.assign(new MemoryPersistence(), {
+      wantsSnapshot: () => wanted,
+      async snapshotInBackground(given: () => Iterable<string>): Promise<void> {
+        wanted = false;
+        pieces = [...given()];
+      },
+    });
     const store = new Store(persistence);
     const question = 'ferry '.repeat(350_000);
     const conversation = (id: string, questions: number): ConversationRow => ({
@@ -124,9 +121,9 @@ describe('background snapshot', () => {
     const conversations = [...Array.from({ length: 7 }, (_, i) => conversation(`c${i}`, 1)), conversation('long', 3)];
     store.commit(conversations.map((row) => ({ put: 'conversation' as const, row })));
     await store.snapshotWritten();
-    const longest = Math.max(...persistence.pieces.map((piece) => piece.length));
+    const longest = Math.max(...pieces.map((piece) => piece.length));
     assert.ok(longest < 2 * question.length + 4096, `the longest piece holds ${longest} characters: one question and its envelope at most, not a batch of them`);
-    const written = JSON.parse(persistence.pieces.join('')) as StoreState;
+    const written = JSON.parse(pieces.join('')) as StoreState;
     assert.deepEqual(written.conversations, conversations, 'the pieces make the conversations whole');
   });
 });
