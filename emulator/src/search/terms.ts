@@ -8,7 +8,14 @@ import { eng } from 'stopword';
 
 // The package's English list lacks common question words; these complete it.
 const MORE_STOPWORDS = 're ll ve does doing done when why will shall its not no nor so just us she hers ours yours mine whom whose am isn aren wasn weren don doesn didn won cannot off once again further few own ever every please tell know want need would could should might may can get got like way much many also'.split(' ');
-const STOPWORDS = new Set([...eng, ...MORE_STOPWORDS]);
+/**
+ * Stopwords typed in haste: contractions without their apostrophe ("whats", "dont"; with it,
+ * their parts "what" and "s" are dropped already) and chat shorthand for words the lists drop
+ * ("pls", "vs", "abt"). Kept, each was a word no document uses, and a question of a few words
+ * holding one weighed as a question about something the documents never speak of.
+ */
+const SHORTHAND_STOPWORDS = 'whats hows whos wheres whens whys thats theres heres dont doesnt didnt isnt arent wasnt werent shouldnt couldnt wouldnt havent hasnt hadnt im ive youre youve theyre pls plz thx vs versus bc cuz tho ur abt btw wanna gonna gotta lemme gimme kinda idk imo fyi eg ie etc'.split(' ');
+const STOPWORDS = new Set([...eng, ...MORE_STOPWORDS, ...SHORTHAND_STOPWORDS]);
 /**
  * Words of a text: split at spaces, punctuation (so kebab-case and snake_case
  * are already words) and symbols, which MiniSearch's own tokenizer keeps
