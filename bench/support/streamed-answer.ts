@@ -1,5 +1,5 @@
 // A streamed answer as the service sends one, for the proxy benches: about 8,000 characters of markdown in 300
-// answer events, then the whole answer with five sources in one endpoint_response event, then [DONE]: about 30 KB on
+// answer events, then the whole answer with five sources in one endpoint_response event, then [DONE]: about 34 KB on
 // the wire, sent in batches of events as a model's tokens arrive.
 import { DONE_EVENT, answerEvent, endpointResponseEvent } from '../../src/protocol/index.js';
 
@@ -39,6 +39,3 @@ export function streamedAnswerWrites(eventsPerWrite = 10): string[] {
   for (let at = 0; at < events.length; at += eventsPerWrite) writes.push(events.slice(at, at + eventsPerWrite).join(''));
   return writes;
 }
-
-/** The names the insights report gives this answer's sources. */
-export const STREAMED_ANSWER_SOURCES = SOURCES.map((source) => source.datasource_name);

@@ -9,7 +9,6 @@ import { MemoryRateLimitStore } from '../../src/proxy/index.js';
 import { Insights } from '../../src/proxy/core/insights/index.js';
 import { AnswerTap } from '../../src/proxy/core/insights/answer-tap.js';
 import { PackedList } from '../../src/proxy/stores/packed-list.js';
-import { STREAMED_ANSWER_SOURCES, streamedAnswerEvents } from '../../bench/support/streamed-answer.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -101,9 +100,11 @@ describe('the stream tap', () => {
   });
 
   test('reads a service-sized answer (300 answer events, its sources in the last event before [DONE]) the same cut at every byte', () => {
-    const text = streamedAnswerEvents().join('');
+    const pieces = Array.from({ length: 300 }, (_, i) => (i % 40 === 39 ? `sentence ${i} — résumé.\n\n` : `word ${i}, and more, `));
+    const sources = Array.from({ length: 5 }, (_, i) => ({ chunk_id: `chunk_${i}`, datasource_id: `ds_${i}`, datasource_name: `Guide, part ${i + 1}`, source_url: `https://docs.example.com/guide/${i + 1}`, score: 0.9 - i / 100 }));
+    const text = pieces.map(answerEvent).join('') + endpointResponseEvent(JSON.stringify({ messageId: 'm', answer: pieces.join(''), sources, conversationId: 'c', visitorId: 'v', metadata: {} })) + DONE_EVENT;
     const bytes = encoder.encode(text);
-    const reading = { opening: streamedAnswerEvents().slice(0, 20).map((event) => decodeURIComponent(event.split('\n')[1]!.slice(6))).join('').slice(0, 300), sources: STREAMED_ANSWER_SOURCES, error: undefined };
+    const reading = { opening: pieces.join('').slice(0, 300), sources: sources.map((source) => source.datasource_name), error: undefined };
     assert.deepEqual(read([bytes]), reading);
     // At every byte of its opening, of its last answer events and of the start and end of its response; every 97th elsewhere.
     const responseStart = encoder.encode(text.slice(0, text.indexOf('event: endpoint_response'))).length;
