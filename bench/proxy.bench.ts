@@ -10,7 +10,9 @@
 // through the proxy with visitor sessions on (a token on every question) and
 // through the proxy as it was before sessions (BENCH_PROXY_BEFORE, a commit
 // built here from git), so that the cost of sessions, on and off, is read as
-// ratios to nginx measured in the same minutes.
+// ratios to nginx measured in the same minutes. Streamed answers (about 34 KB each, in
+// batches of events as a model writes them) run through the proxy with insights off and
+// on, alternating, for the CPU that recording a streamed answer costs.
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, request, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -18,8 +20,9 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DONE_EVENT, EVENT_STREAM_HEADERS, SESSION_HEADER, answerEvent, endpointResponseEvent } from '../src/protocol/index.js';
+import { EVENT_STREAM_HEADERS, SESSION_HEADER, answerEvent } from '../src/protocol/index.js';
 import { INSIGHTS_ENV, INSIGHTS_TOKEN, SESSIONS_ENV, SESSION_TOKENS, buildProxyAt, earnTokens, tokensInTurn } from './support/proxy-variants.js';
+import { streamedAnswerWrites } from './support/streamed-answer.js';
 
 const KEY = 'sk_bench_0123456789abcdef';
 const ORIGIN = 'https://www.example.com';
@@ -51,7 +54,8 @@ if (!Number.isInteger(WORKERS) || WORKERS < 1) throw new Error(`BENCH_WORKERS mu
 const BEFORE = process.env.BENCH_PROXY_BEFORE ?? 'd27f650';
 
 const ANSWER = JSON.stringify({ answer: 'A short answer. '.repeat(20), conversationId: 'c', visitorId: 'v', sources: [{ datasource_id: 'd', score: 0.9 }] });
-const STREAM = Array.from({ length: 20 }, (_, i) => answerEvent(`word${i} `)).join('') + endpointResponseEvent(ANSWER) + DONE_EVENT;
+/** A streamed answer's writes: 300 answer events, the response with five sources, [DONE] (bench/support/streamed-answer.ts). */
+const STREAM_WRITES = streamedAnswerWrites();
 
 // The stand-in service: JSON at once; a stream that starts at once; or a stream held open with a heartbeat event.
 const heldResponses = new Set<ServerResponse>();
@@ -68,8 +72,16 @@ const upstream = createServer((req, res) => {
       return;
     }
     if (parsed.streaming) {
+      // Written in batches of events, a turn of the event loop apart, as a model's tokens come.
       res.writeHead(200, EVENT_STREAM_HEADERS);
-      res.end(STREAM);
+      let next = 0;
+      const write = () => {
+        if (res.destroyed) return;
+        if (next === STREAM_WRITES.length - 1) return void res.end(STREAM_WRITES[next]);
+        res.write(STREAM_WRITES[next++]);
+        setImmediate(write);
+      };
+      write();
       return;
     }
     res.writeHead(200, { 'Content-Type': 'application/json' });
@@ -275,13 +287,16 @@ function done(summary, latency, requests)
 end`;
 writeFileSync(WRK_SCRIPT, `${wrkPreamble}\n`);
 
-/** `connections` clients asking JSON questions back to back for `seconds` through `server`. */
-async function load(server: Server, connections: number, seconds: number): Promise<Load> {
+const WRK_STREAM_SCRIPT = join(WRK_SCRIPT, '..', 'post-streaming.lua');
+writeFileSync(WRK_STREAM_SCRIPT, `${wrkPreamble.replace(`'{"query":"q"}'`, `'{"query":"q","streaming":true}'`)}\n`);
+
+/** `connections` clients asking JSON questions (or streamed ones) back to back for `seconds` through `server`. */
+async function load(server: Server, connections: number, seconds: number, streaming = false): Promise<Load> {
   const cpuBefore = cpuMs(server.pid);
   let result: Omit<Load, 'cpuUsPerRequest'> & { requests: number };
   if (WRK) {
     // Not spawnSync: the upstream answering wrk's requests runs in this process.
-    const child = spawn(WRK, ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '2s', '-s', server.wrkScript ?? WRK_SCRIPT, server.url + PATH]);
+    const child = spawn(WRK, ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '2s', '-s', streaming ? WRK_STREAM_SCRIPT : (server.wrkScript ?? WRK_SCRIPT), server.url + PATH]);
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c));
     child.stderr.on('data', (c: Buffer) => (output += c));
@@ -303,7 +318,7 @@ async function load(server: Server, connections: number, seconds: number): Promi
         while (performance.now() < deadline) {
           try {
             const token = server.tokens?.[asked++ % server.tokens.length];
-            const { total, status } = await timedPost(server.url, '{"query":"q"}', agent, token === undefined ? {} : { [SESSION_HEADER]: token });
+            const { total, status } = await timedPost(server.url, streaming ? '{"query":"q","streaming":true}' : '{"query":"q"}', agent, token === undefined ? {} : { [SESSION_HEADER]: token });
             if (status === 200) times.push(total);
             else failed++;
           } catch {
@@ -379,6 +394,8 @@ async function burst(server: Server, count: number): Promise<{ answered: number;
   return { answered: times.length, reset, other, p50Ms: quantile(times, 0.5), p99Ms: quantile(times, 0.99), maxMs: Math.max(...times) };
 }
 
+const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const loadAtStart = loadAverage();
 const servers: Server[] = [await startProxy()];
 if (NGINX) servers.push(await startNginx(NGINX));
 const [proxy, nginx] = servers as [Server, Server | undefined];
@@ -424,7 +441,16 @@ for (let round = 0; round < LOAD_ROUNDS; round++) {
     }
   }
 }
-const loadOf = (server: Server, connections: number): Load => {
+// Streamed answers at 16 connections, insights off and on, alternating in the same way after a round each not counted.
+const streamServers = [proxy, withInsights];
+for (const server of streamServers) await load(server, 16, LOAD_SECONDS, true);
+for (let round = 0; round < LOAD_ROUNDS; round++) {
+  for (const server of round % 2 ? [...streamServers].reverse() : streamServers) {
+    const key = `${server.name}@16 streamed`;
+    loads.set(key, [...(loads.get(key) ?? []), await load(server, 16, LOAD_SECONDS, true)]);
+  }
+}
+const loadOf = (server: Server, connections: number | string): Load => {
   const runs = loads.get(`${server.name}@${connections}`)!;
   const pick = (f: (l: Load) => number) => median(runs.map(f));
   return { rps: pick((l) => l.rps), p50Ms: pick((l) => l.p50Ms), p99Ms: pick((l) => l.p99Ms), maxMs: Math.max(...runs.map((l) => l.maxMs)), over2s: Math.max(...runs.map((l) => l.over2s)), failed: Math.max(...runs.map((l) => l.failed)), cpuUsPerRequest: pick((l) => l.cpuUsPerRequest) };
@@ -444,6 +470,7 @@ for (const server of servers) {
 const ms = (n: number) => (Number.isFinite(n) ? `${n < 10 ? n.toFixed(2) : n.toFixed(0)} ms` : '-');
 const names = servers.map((s) => s.name);
 const processes = WORKERS === 1 ? 'one process' : `${WORKERS} workers (KAGENT_WORKERS) and their primary`;
+console.log(`Load average ${loadAtStart} at the start, ${loadAverage()} at the end (the machine's other work).`);
 console.log(`Loopback, one run. Upstream: a stand-in in this process. kagent-proxy: the built command (bin/kagent-proxy.js), ${processes}. ${NGINX ? `nginx: ${NGINX}, ${WORKERS === 1 ? 'one worker' : `${WORKERS} workers and their master`}, the same upstream.` : 'nginx: NOT INSTALLED (apt-get install nginx-light), so no reference figures and no ratios.'} Load: ${WRK ? 'wrk, one thread' : 'Node clients (wrk not installed)'}.\n`);
 
 console.log(`| time to first streamed byte (${TTFB_RUNS} requests each, alternating) | direct | ${names.join(' | ')} |`);
@@ -479,9 +506,9 @@ console.log('');
 
 // The cost of sessions, off and on, against the proxy before them: ratios taken round by round (the servers of one
 // round ran within seconds of each other, so the machine's load moves them together), the median and the spread.
-const perRound = (server: Server, against: Server, f: (l: Load) => number) => {
-  const mine = loads.get(`${server.name}@16`)!;
-  const theirs = loads.get(`${against.name}@16`)!;
+const perRound = (server: Server, against: Server, f: (l: Load) => number, load = '16') => {
+  const mine = loads.get(`${server.name}@${load}`)!;
+  const theirs = loads.get(`${against.name}@${load}`)!;
   return mine.map((l, round) => f(l) / f(theirs[round]!));
 };
 const spread = (ratios: number[]) => `**${median(ratios).toFixed(2)}x** (${Math.min(...ratios).toFixed(2)} to ${Math.max(...ratios).toFixed(2)})`;
@@ -529,6 +556,9 @@ if (nginx) {
   const off = loadOf(proxy, 16);
   const on = loadOf(withInsights, 16);
   const cpu = on.cpuUsPerRequest / off.cpuUsPerRequest;
+  const streamedOff = loadOf(proxy, '16 streamed');
+  const streamedOn = loadOf(withInsights, '16 streamed');
+  const streamed = perRound(withInsights, proxy, (l) => l.cpuUsPerRequest, '16 streamed');
   const ttfbGap = quantile(ttfb.get(withInsights.name)!, 0.5) - quantile(ttfb.get(proxy.name)!, 0.5);
   // What was recorded, read back: the recorder kept up with the load (dropped counts records a failing store lost).
   const report = (await (await fetch(`${withInsights.url}/insights`, { headers: { authorization: `Bearer ${INSIGHTS_TOKEN}` } })).json()) as { totals: { questions: number; dropped: number } };
@@ -536,6 +566,7 @@ if (nginx) {
   console.log('| insights on against off (the same command, side by side) | figure | target | |');
   console.log('|---|---|---|---|');
   console.log(`| server CPU per JSON question, 16 connections | ${cpu.toFixed(3)}x (${off.cpuUsPerRequest.toFixed(0)} -> ${on.cpuUsPerRequest.toFixed(0)} µs) | at most 1.05x | ${cpu <= 1.05 ? 'met' : '**not met**'} |`);
+  console.log(`| server CPU per streamed answer (34 KB), 16 connections, round by round | ${spread(streamed)} (${streamedOff.cpuUsPerRequest.toFixed(0)} -> ${streamedOn.cpuUsPerRequest.toFixed(0)} µs; ${streamedOff.rps.toFixed(0)} and ${streamedOn.rps.toFixed(0)} answers/s) | at most 1.05x | ${median(streamed) <= 1.05 ? 'met' : '**not met**'} |`);
   console.log(`| median time to first streamed byte | ${ttfbGap >= 0 ? '+' : ''}${ttfbGap.toFixed(3)} ms | nothing added (within the run's noise) | |`);
   console.log(`| questions recorded / dropped | ${report.totals.questions} / ${report.totals.dropped} | | |`);
 }

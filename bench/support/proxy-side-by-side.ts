@@ -7,7 +7,8 @@
 // Each argument is a built `cli.js` (default: this checkout's dist/, built
 // first), optionally with node flags for it before a `|`, and `+sessions`
 // after it for visitor sessions on (a token on each question) or `+insights` for insights on; a copy of dist/
-// elsewhere needs package.json and node_modules beside it. BENCH_ROUNDS (default 5; the first is left out as warm-up),
+// elsewhere needs package.json and node_modules beside it. BENCH_STREAMING=1 asks for streamed answers (those of
+// bench/support/streamed-answer.ts) instead of JSON. BENCH_ROUNDS (default 5; the first is left out as warm-up),
 // BENCH_SECONDS (4), BENCH_CONNECTIONS (16), BENCH_WORKERS (1), and
 // BENCH_NODE_ARGS (extra node flags for the proxy, e.g. `--cpu-prof
 // --cpu-prof-dir=/tmp/prof`) as in the bench. The stand-in upstream runs in a
@@ -19,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { INSIGHTS_ENV, SESSIONS_ENV, SESSION_TOKENS, earnTokens, tokensInTurn } from './proxy-variants.js';
+import { streamedAnswerWrites } from './streamed-answer.js';
 
 const KEY = 'sk_bench_0123456789abcdef';
 const ORIGIN = 'https://www.example.com';
@@ -29,6 +31,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const STREAMING = process.env.BENCH_STREAMING === '1';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 let builds = process.argv.slice(2);
@@ -40,14 +43,26 @@ if (builds.length === 0) {
 
 const work = mkdtempSync(join(tmpdir(), 'kagent-side-by-side-'));
 
-// The stand-in service of bench/proxy.bench.ts, JSON answers only.
+// The stand-in service of bench/proxy.bench.ts: its JSON answer, and its streamed answer written a batch of events a turn.
 const UPSTREAM = `
 import { createServer } from 'node:http';
 const ANSWER = JSON.stringify({ answer: 'A short answer. '.repeat(20), conversationId: 'c', visitorId: 'v', sources: [{ datasource_id: 'd', score: 0.9 }] });
+const WRITES = ${JSON.stringify(streamedAnswerWrites())};
 const server = createServer((req, res) => {
   let body = '';
   req.on('data', (c) => (body += c));
-  req.on('end', () => { JSON.parse(body); res.writeHead(200, { 'Content-Type': 'application/json' }); res.end(ANSWER); });
+  req.on('end', () => {
+    if (!JSON.parse(body).streaming) { res.writeHead(200, { 'Content-Type': 'application/json' }); return res.end(ANSWER); }
+    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+    let next = 0;
+    const write = () => {
+      if (res.destroyed) return;
+      if (next === WRITES.length - 1) return res.end(WRITES[next]);
+      res.write(WRITES[next++]);
+      setImmediate(write);
+    };
+    write();
+  });
 });
 server.keepAliveTimeout = 30000;
 server.listen({ port: 0, host: '127.0.0.1', backlog: 8192 }, () => console.log(server.address().port));
@@ -59,7 +74,7 @@ process.once('exit', () => upstream.kill('SIGTERM'));
 const upstreamPort = await new Promise<string>((resolve) => upstream.stdout!.once('data', (c: Buffer) => resolve(c.toString().trim())));
 
 const wrkScript = `wrk.method = "POST"
-wrk.body = '{"query":"q"}'
+wrk.body = '${STREAMING ? '{"query":"q","streaming":true}' : '{"query":"q"}'}'
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Origin"] = "${ORIGIN}"
 function done(summary, latency, requests)

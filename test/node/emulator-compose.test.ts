@@ -294,6 +294,13 @@ describe('the passage that answers the kind of question asked', () => {
     assert.deepEqual(intentOf('How do I restart the server?'), { how: true, figure: false, list: false, overview: false });
   });
 
+  test('a question typed in haste is read as the same kind ("hows", "whats", "what\'s")', () => {
+    assert.deepEqual(intentOf('hows the server restarted'), intentOf('how is the server restarted'));
+    assert.deepEqual(intentOf('whats a trellis'), intentOf('what is a trellis'));
+    assert.deepEqual(intentOf("What's a trellis?"), intentOf('What is a trellis?'));
+    assert.deepEqual(intentOf("What's the way to prune roses before the first frost?"), intentOf('What is the way to prune roses before the first frost?'));
+  });
+
   test('a caveat beside the answer does not lead the quote, nor come with it', () => {
     const text = 'The daily budget caps what the bots can spend, and sessions make each bot pay. Neither the budget nor the sessions stop bots from reading answers on the page, whatever the bots spend.';
     const answer = composeAnswer('How do I stop bots from spending my budget?', [hit('guard.md', text)]);

@@ -13,6 +13,8 @@ let emulator: TestEmulator;
 const received: { path: string; authorization: string | null; body: ChatBody }[] = [];
 /** What the model does next: answer in these pieces, fail before answering, or fail halfway. */
 let nextBehaviour: 'answer' | 'refuse' | 'break' = 'answer';
+/** While set, the model answers no request until this many have arrived (requests in flight at once). */
+let answerOnceReceived: { count: number; arrived: () => void; all: Promise<void> } | undefined;
 const PIECES = ['Returns are accepted ', 'within 30 days', ' [1].'];
 
 function chunk(content: string): string {
@@ -25,6 +27,10 @@ before(async () => {
     const behaviour = nextBehaviour;
     const body = (await request.json()) as ChatBody;
     received.push({ path: new URL(request.url).pathname, authorization: request.headers.get('Authorization'), body });
+    if (answerOnceReceived) {
+      if (received.length >= answerOnceReceived.count) answerOnceReceived.arrived();
+      await answerOnceReceived.all;
+    }
     if (behaviour === 'refuse') return new Response(JSON.stringify({ error: { message: 'model not loaded' } }), { status: 404 });
     const encoder = new TextEncoder();
     const stream = new ReadableStream<Uint8Array>({
@@ -134,6 +140,29 @@ describe('answers from a language model', () => {
       assert.equal(received[0]!.authorization, null);
     } finally {
       await other.close();
+    }
+  });
+
+  test('two questions opening one conversation while the model answers both are kept, and both counted', async () => {
+    nextBehaviour = 'answer';
+    received.length = 0;
+    const limited = await startTestEmulator({ llmUrl: model.url, usageLimit: 2 });
+    let arrived = () => {};
+    answerOnceReceived = { count: 2, arrived: () => arrived(), all: new Promise<void>((resolve) => (arrived = resolve)) };
+    try {
+      const conversationId = 'one-conversation-two-questions';
+      // Each is read and its sources found before the model answers either: both start the conversation.
+      await Promise.all(['Can I return an item?', 'Is the refund full?'].map((query) => limited.client.agents.query(limited.demo.agentId, { query, conversationId })));
+      answerOnceReceived = undefined;
+      const listed = (await (await limited.api('GET', `/v1/agents/${limited.demo.agentId}/conversations`)).json()) as { data: { id: string; messages: { from: string; text: string }[] }[] };
+      const conversation = listed.data.find((row) => row.id === conversationId);
+      assert.ok(conversation, 'the conversation is kept');
+      assert.equal(conversation.messages.length, 4, `both questions and both answers are kept: ${JSON.stringify(conversation.messages)}`);
+      const third = await limited.api('POST', `/agents/${limited.demo.agentId}/query`, { query: 'And a third?' });
+      assert.equal(third.status, 402, 'both questions counted against the usage limit of 2');
+    } finally {
+      answerOnceReceived = undefined;
+      await limited.close();
     }
   });
 });

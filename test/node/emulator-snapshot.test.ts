@@ -6,8 +6,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { DatastoreIndexes } from '../../emulator/src/search/indexes.js';
-import { DiskPersistence } from '../../emulator/src/store/persistence.js';
-import type { DatasourceRow, DatastoreRow, FragmentRow } from '../../emulator/src/store/records.js';
+import { DiskPersistence, MemoryPersistence } from '../../emulator/src/store/persistence.js';
+import type { ConversationRow, DatasourceRow, DatastoreRow, FragmentRow, StoreState } from '../../emulator/src/store/records.js';
 import { Store } from '../../emulator/src/store/store.js';
 import { tempDataDir } from '../fixtures/emulator/harness.js';
 
@@ -93,5 +93,37 @@ describe('background snapshot', () => {
       reopened.close();
     }
     await store.snapshotWritten();
+  });
+
+  test('conversations of long questions are written a megabyte or so at a time, never all in one piece', async () => {
+    // Keeps the pieces a background snapshot is written from, and asks for one at the first commit.
+    let pieces: string[] = [];
+    let wanted = true;
+    const persistence = Object.assign(new MemoryPersistence(), {
+      wantsSnapshot: () => wanted,
+      async snapshotInBackground(given: () => Iterable<string>): Promise<void> {
+        wanted = false;
+        pieces = [...given()];
+      },
+    });
+    const store = new Store(persistence);
+    const question = 'ferry '.repeat(350_000);
+    const conversation = (id: string, questions: number): ConversationRow => ({
+      id,
+      agentId: 'a1',
+      organizationId: 'org1',
+      visitorId: 'v1',
+      createdAt: now,
+      updatedAt: now,
+      messages: Array.from({ length: questions }, (_, i) => ({ id: `${id}-${i}`, from: 'human' as const, text: `${i} ${question}`, createdAt: now })),
+    });
+    // Seven conversations of a 2 MB question and one of three, as seven visitors and a persistent one would leave them.
+    const conversations = [...Array.from({ length: 7 }, (_, i) => conversation(`c${i}`, 1)), conversation('long', 3)];
+    store.commit(conversations.map((row) => ({ put: 'conversation' as const, row })));
+    await store.snapshotWritten();
+    const longest = Math.max(...pieces.map((piece) => piece.length));
+    assert.ok(longest < 2 * question.length + 4096, `the longest piece holds ${longest} characters: one question and its envelope at most, not a batch of them`);
+    const written = JSON.parse(pieces.join('')) as StoreState;
+    assert.deepEqual(written.conversations, conversations, 'the pieces make the conversations whole');
   });
 });

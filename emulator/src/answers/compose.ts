@@ -31,13 +31,13 @@ const CODE_CHAR_LIMIT = 800;
 const HEADING_WEIGHT = 0.5;
 
 /** Questions whose answer is often a command or a configuration. */
-const ASKS_HOW = /\b(how|command|commands|run|install|deploy|configure|config|configuration|setup|set up|start|launch|use|example|write|create|add|enable|call|build|script)\b/i;
+const ASKS_HOW = /\b(hows?|command|commands|run|install|deploy|configure|config|configuration|setup|set up|start|launch|use|example|write|create|add|enable|call|build|script)\b/i;
 /** Questions whose answer is a figure: a size, a speed, a count, a duration. */
 const ASKS_FIGURE = /\b(how (big|large|small|heavy|fast|slow|quick|long|much|many|often)|what size|biggest|largest|smallest|fastest|slowest|latency|throughput)\b/i;
 /** Questions whose answer is a list: "which …s", "what …s" (up to two words between), "what are", "list". */
 const ASKS_LIST = /\b(?:which|what)\s+(?:(?!(?:do|does|did|is|are|was|were|can|could|will|would|should|has|have)\b)[\w-]+\s+){0,2}?(?!(?:does|is|was|has|happens|means|goes)\b)[\w-]{2,}(?<![su]s)s\b|\bwhat are\b|^\s*list\b/i;
-/** Questions that ask what a thing is or does, naming only the thing ("What does the proxy do?", "What is an agent?"). */
-const ASKS_OVERVIEW = /^\s*what\s+(?:(?:is|are)\s+(?:an?\s+|the\s+)?[^\s?]+(?:\s+[^\s?]+)?|does\s+(?:an?\s+|the\s+)?[^\s?]+(?:\s+[^\s?]+)?\s+do)\s*\?*\s*$/i;
+/** Questions that ask what a thing is or does, naming only the thing ("What does the proxy do?", "What is an agent?", "whats an agent"). */
+const ASKS_OVERVIEW = /^\s*what(?:\s+(?:is|are)\s+|['’]?s\s+)(?:an?\s+|the\s+)?[^\s?]+(?:\s+[^\s?]+)?\s*\?*\s*$|^\s*what\s+does\s+(?:an?\s+|the\s+)?[^\s?]+(?:\s+[^\s?]+)?\s+do\s*\?*\s*$/i;
 /**
  * A sentence that qualifies what is said beside it (a caveat: "Neither mode stops …", "Where
  * X is missing, …", "Unless …") rather than saying it: it leads a quote only when nothing

@@ -12,11 +12,13 @@ import { answerPieces, composeAnswer, holdsMeasure, intentOf } from '../answers/
 import { LanguageModelError, chatRequest, openCompletion } from '../answers/llm.js';
 import { pickSources, retrieve, type Retrieved } from '../answers/retrieve.js';
 import { HEADING_MATCH } from '../search/fragment-index.js';
+import { questionRead } from '../search/terms.js';
 import { fileUrlFor, reachable, type RequestContext } from '../context.js';
 import { readJson, valid } from '../http/body.js';
 import { HttpError, json } from '../http/responses.js';
 import { newId } from '../ids.js';
-import type { AgentRow, Change, ConversationRow, OrganizationRow } from '../store/records.js';
+import { yieldToRequests } from '../yield.js';
+import type { AgentRow, Change, ConversationRow } from '../store/records.js';
 import { datasourceFilter } from './datastores.js';
 
 // `POST /agents/{id}/query` (4.1): retrieve from the agent's datastores,
@@ -29,6 +31,8 @@ const encoder = new TextEncoder();
 interface Turn {
   agent: AgentRow;
   body: AgentQueryBody;
+  /** The part of the question that is read (`questionRead`): the search and the answer cost the same however long the question is. */
+  question: string;
   conversation: ConversationRow;
   isNewConversation: boolean;
   hits: Retrieved[];
@@ -68,9 +72,11 @@ export async function queryAgent(context: RequestContext): Promise<Response> {
       throw error;
     }
   } else {
-    pieces = paced(answerPieces(composeAnswer(body.query, turn.hits, { closest: turn.closest })), context.settings.pace, abort.signal);
+    pieces = paced(answerPieces(composeAnswer(turn.question, turn.hits, { closest: turn.closest })), context.settings.pace, abort.signal);
   }
-  recordQuestion(context, owner, turn);
+  // A question longer than is read is journaled whole: a write of megabytes, in a turn after the search and the answer's composing.
+  if (turn.question.length < body.query.length) await yieldToRequests();
+  recordQuestion(context, turn);
 
   if (!body.streaming) {
     let answer = '';
@@ -109,20 +115,26 @@ function startTurn(context: RequestContext, agent: AgentRow, body: AgentQueryBod
   };
   const datastoreIds = agent.datastoreIds.filter((datastoreId) => context.store.datastores.has(datastoreId));
   // A how-to question is answered by the section whose title names its task; "what is X" by the one whose title names X.
-  const intent = intentOf(body.query);
+  const question = questionRead(body.query);
+  const intent = intentOf(question);
   const headingMatch = intent.how || intent.overview ? HEADING_MATCH : 0;
-  const retrieved = retrieve(context.store, context.indexes, datastoreIds, body.query, datasourceFilter(context.store, body.filters), { headingMatch });
+  const retrieved = retrieve(context.store, context.indexes, datastoreIds, question, datasourceFilter(context.store, body.filters), { headingMatch });
   // A figure question's closest passage is one holding a measure (a number with its unit), when one came close.
   const answers = intent.figure ? (hit: Retrieved) => holdsMeasure(hit.fragment.text) : undefined;
   const { sources, hits, closest } = pickSources(retrieved, context.settings.sourceThreshold, fileUrlFor(context), context.settings.closestThreshold, answers, context.settings.answerableThreshold);
-  return { agent, body, conversation, isNewConversation: !existing, hits, closest, sources, messageId: newId() };
+  return { agent, body, question, conversation, isNewConversation: !existing, hits, closest, sources, messageId: newId() };
 }
 
-/** Writes the question and counts the query against the agent's organization. */
-function recordQuestion(context: RequestContext, owner: OrganizationRow, turn: Turn): void {
+/**
+ * Writes the question and counts the query against the agent's organization. Both are read
+ * again here: other requests may have run since the turn started (while a model was asked, or
+ * a long question waited for its turn), counting queries or opening the same conversation.
+ */
+function recordQuestion(context: RequestContext, turn: Turn): void {
   const now = new Date().toISOString();
+  const owner = context.store.organizations.get(turn.agent.organizationId)!;
   const changes: Change[] = [{ put: 'organization', row: { ...owner, agentQueries: owner.agentQueries + 1 } }];
-  if (turn.isNewConversation) changes.push({ put: 'conversation', row: { ...turn.conversation, messages: [] } });
+  if (turn.isNewConversation && !context.store.conversations.has(turn.conversation.id)) changes.push({ put: 'conversation', row: { ...turn.conversation, messages: [] } });
   changes.push({
     append: 'message',
     conversationId: turn.conversation.id,

@@ -8,7 +8,14 @@ import { eng } from 'stopword';
 
 // The package's English list lacks common question words; these complete it.
 const MORE_STOPWORDS = 're ll ve does doing done when why will shall its not no nor so just us she hers ours yours mine whom whose am isn aren wasn weren don doesn didn won cannot off once again further few own ever every please tell know want need would could should might may can get got like way much many also'.split(' ');
-const STOPWORDS = new Set([...eng, ...MORE_STOPWORDS]);
+/**
+ * Stopwords typed in haste: contractions without their apostrophe ("whats", "dont"; with it,
+ * their parts "what" and "s" are dropped already) and chat shorthand for words the lists drop
+ * ("pls", "vs", "abt"). Kept, each was a word no document uses, and a question of a few words
+ * holding one weighed as a question about something the documents never speak of.
+ */
+const SHORTHAND_STOPWORDS = 'whats hows whos wheres whens whys thats theres heres dont doesnt didnt isnt arent wasnt werent shouldnt couldnt wouldnt havent hasnt hadnt im ive youre youve theyre pls plz thx vs versus bc cuz tho ur abt btw wanna gonna gotta lemme gimme kinda idk imo fyi eg ie etc'.split(' ');
+const STOPWORDS = new Set([...eng, ...MORE_STOPWORDS, ...SHORTHAND_STOPWORDS]);
 /**
  * Words of a text: split at spaces, punctuation (so kebab-case and snake_case
  * are already words) and symbols, which MiniSearch's own tokenizer keeps
@@ -144,7 +151,9 @@ export function termSequence(text: string): string[][] {
 
 /** The distinct indexed terms of a text. */
 export function searchTerms(text: string): string[] {
-  return [...new Set(termSequence(text).flat())];
+  const terms = new Set<string>();
+  for (const word of tokenize(text)) for (const term of indexTerms(word)) terms.add(term);
+  return [...terms];
 }
 
 /**
@@ -172,6 +181,12 @@ const VERSION_TERM = searchTerm('version');
 const synonymPhrases: { terms: string[]; group: number }[] = SYNONYMS.flatMap((group, index) =>
   group.map((phrase) => ({ terms: termSequence(phrase).map((terms) => terms[0]!), group: index })),
 );
+/** The synonym phrases by their first term, in the list's order: a question's word looks up only those it may start. */
+const phrasesByFirstTerm = new Map<string, typeof synonymPhrases>();
+for (const phrase of synonymPhrases) {
+  const first = phrase.terms[0];
+  if (first !== undefined) phrasesByFirstTerm.set(first, [...(phrasesByFirstTerm.get(first) ?? []), phrase]);
+}
 
 /**
  * How much of a question is read: its first 1,000 words (in at most its first 10,000
@@ -222,36 +237,35 @@ export function questionConcepts(question: string, options: ConceptOptions = {},
   const questionWords = (readWords ? readWords(asked, read) : asked).filter((word) => word.terms.length);
   const words = questionWords.map((word) => word.written);
   const terms = questionWords.map((word) => word.terms);
-  const phrases = options.synonyms === false ? [] : synonymPhrases;
+  const synonymsRead = options.synonyms !== false;
   const concepts: Concept[] = [];
   const seen = new Set<string>();
   for (let i = 0; i < words.length; ) {
-    // The longest synonym phrase that starts here.
+    // The longest synonym phrase that starts here (the first of the list's order among as long).
     let best: { length: number; group: number } | undefined;
-    for (const phrase of phrases) {
+    for (const phrase of (synonymsRead && phrasesByFirstTerm.get(terms[i]![0]!)) || []) {
       const n = phrase.terms.length;
-      if (n === 0 || i + n > words.length || (best && best.length >= n)) continue;
+      if (i + n > words.length || (best && best.length >= n)) continue;
       if (phrase.terms.every((term, k) => terms[i + k]![0] === term)) best = { length: n, group: phrase.group };
     }
     const length = best?.length ?? 1;
-    const own = [...new Set(terms.slice(i, i + length).flat())];
-    // "Node version", "version of Node": also that name's version, as a version number beside the name is read.
-    if (length === 1 && own[0] === VERSION_TERM) for (const name of [words[i - 2], words[i - 1], words[i + 1]]) if (name) own.push(searchTerm(versionOf(name))!);
-    const ownKey = own.join(' ');
-    const synonyms = best ? phrases.filter((phrase) => phrase.group === best.group && phrase.terms.join(' ') !== ownKey).map((phrase) => phrase.terms) : [];
-    const all = [...new Set([...own, ...synonyms.flat()])];
-    const written = [...new Set(words.slice(i, i + length))];
-    const readAs = questionWords.slice(i, i + length).map((word) => word.read);
-    // The same concept twice ("key ... key") counts once.
-    if (!seen.has(all[0]!)) {
-      seen.add(all[0]!);
+    // The same concept twice ("key ... key") counts once: its first term is its first word's.
+    if (!seen.has(terms[i]![0]!)) {
+      seen.add(terms[i]![0]!);
+      const span = questionWords.slice(i, i + length);
+      const own = length === 1 ? [...terms[i]!] : [...new Set(span.flatMap((word) => word.terms))];
+      // "Node version", "version of Node": also that name's version, as a version number beside the name is read.
+      if (length === 1 && own[0] === VERSION_TERM) for (const name of [words[i - 2], words[i - 1], words[i + 1]]) if (name) own.push(searchTerm(versionOf(name))!);
+      const ownKey = own.join(' ');
+      const synonyms = best ? synonymPhrases.filter((phrase) => phrase.group === best.group && phrase.terms.join(' ') !== ownKey).map((phrase) => phrase.terms) : [];
+      const written = length === 1 ? [words[i]!] : [...new Set(span.map((word) => word.written))];
       concepts.push({
         words: written.join(' '),
-        terms: all,
+        terms: [...new Set(synonyms.length ? [...own, ...synonyms.flat()] : own)],
         own: own.length,
         synonyms,
         isName: written.some((word) => looksLikeName(word, read)),
-        isLight: options.lightWords !== false && !best && readAs.every((word) => LIGHT_WORDS.has(word.toLowerCase())),
+        isLight: options.lightWords !== false && !best && span.every((word) => LIGHT_WORDS.has(word.read.toLowerCase())),
       });
     }
     i += length;

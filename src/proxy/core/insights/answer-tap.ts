@@ -1,13 +1,19 @@
 import { decodeFragment } from '../../../protocol/index.js';
+import { concatBytes } from '../bytes.js';
 
 /** Characters of the answer kept as its opening. */
 export const OPENING_LENGTH = 300;
-/** Most bytes of `endpoint_response` read for the sources; an answer with its sources is a few KiB. */
+/** Most characters of `endpoint_response` read for the sources; an answer with its sources is a few KiB. */
 const MAX_RESPONSE_CHARS = 256 * 1024;
-/** Bytes of the answer's start kept for its opening (the answers' first events). */
-const START_BYTES = 16 * 1024;
-/** Bytes of the answer's end kept for its response and an error line, once the stream outgrows what is kept. */
+/** Bytes of the answer's start read for its opening, at most (an answer that opens with something else has none). */
+const OPENING_BYTES = 16 * 1024;
+/** Most characters of a line read for the opening: an answer event's first 300 characters are in its first 2,700. */
+const OPENING_LINE_CHARS = 4096;
+/** Bytes of the answer's end kept for its response and an error line. */
 const END_BYTES = MAX_RESPONSE_CHARS + 4096;
+/** A piece shorter than this is copied into a block of small pieces rather than kept as an array of its own. */
+const SMALL_PIECE = 512;
+const BLOCK_BYTES = 1024;
 
 /** What the recorder reads from an answer. */
 export interface AnswerReading {
@@ -17,143 +23,191 @@ export interface AnswerReading {
   error: string | undefined;
 }
 
-/** The lines that matter once the opening is read: where the service's whole response starts, and an error. */
-const RESPONSE_LINE = 'endpoint_response';
-const ERROR_LINE = '[ERROR]';
+const utf8 = new TextDecoder();
+const NEWLINE = 10;
+const CARRIAGE_RETURN = 13;
 
 /**
- * Reads a streamed answer for its record: the answer's opening, the `endpoint_response` (for the sources' names)
- * and an `[ERROR]` line. While the answer streams it only copies the bytes going by into a buffer of its own (the
- * visitor's pieces are neither held nor held back): its start, and its end up to the size of the largest response
- * read. Once the stream is over it decodes them in one go and reads its opening line by line; then, rather than
- * every line of the answer, it looks in the text as a whole for where the response and an error line start.
+ * Reads a streamed answer for its record, without holding anything back from the visitor and without reading the
+ * answer twice. Its opening is read from the answer events as they go by, until it has 300 characters. The rest is
+ * only kept (the pieces themselves, small ones copied together, bounded to the answer's last 260 KiB) and read once the stream is
+ * over, from its last pieces: the `endpoint_response` after the last answer event, whose end alone is decoded for
+ * the sources, and an `[ERROR]` line.
  */
 export class AnswerTap {
-  #bytes = new Uint8Array(0);
-  #used = 0;
-  /** Whether bytes between the start (START_BYTES) and the end were let go. */
-  #gap = false;
+  // The opening, read as the answer starts.
+  #opening = '';
+  #openingDone = false;
+  #openingBytes = 0;
+  /** Whether the lines being read are an answer event's, and the start of a line that a piece cut. */
+  #inAnswer = false;
+  #partLine: Uint8Array | undefined;
+  // The end, kept as it goes by.
+  #pieces: Uint8Array[] = [];
+  #keptBytes = 0;
+  /** Small pieces, copied one after another (`#keep`). */
+  #block: Uint8Array | undefined;
+  #blockUsed = 0;
+  /** Whether bytes before the pieces kept were let go. */
+  #cut = false;
 
   push(piece: Uint8Array): void {
-    for (let at = 0; at < piece.length; at += END_BYTES) this.#append(piece.subarray(at, at + END_BYTES));
+    if (piece.length === 0) return;
+    if (!this.#openingDone) this.#readOpening(piece);
+    this.#keep(piece);
   }
 
-  /** Adds at most END_BYTES: past the start and twice the end, the oldest bytes after the start are let go first. */
-  #append(part: Uint8Array): void {
-    if (this.#used + part.length > START_BYTES + 2 * END_BYTES) {
-      this.#bytes.copyWithin(START_BYTES, this.#used - END_BYTES, this.#used);
-      this.#used = START_BYTES + END_BYTES;
-      this.#gap = true;
+  /**
+   * Keeps a piece for the end: as it is, unless it is small (a held stream's heartbeat, a service that writes an event
+   * at a time), which is copied into a block with the small pieces around it, so that few arrays are kept.
+   */
+  #keep(piece: Uint8Array): void {
+    if (piece.length < SMALL_PIECE) {
+      if (this.#block && this.#blockUsed + piece.length > this.#block.length) this.#closeBlock();
+      this.#block ??= new Uint8Array(BLOCK_BYTES);
+      this.#block.set(piece, this.#blockUsed);
+      this.#blockUsed += piece.length;
+    } else {
+      this.#closeBlock();
+      this.#pieces.push(piece);
     }
-    if (this.#used + part.length > this.#bytes.length) {
-      const bigger = new Uint8Array(Math.max(this.#used + part.length, Math.min(2 * this.#bytes.length, START_BYTES + 2 * END_BYTES), 1024));
-      bigger.set(this.#bytes.subarray(0, this.#used));
-      this.#bytes = bigger;
+    this.#keptBytes += piece.length;
+    const pieces = this.#pieces;
+    while (pieces.length > 0 && this.#keptBytes - pieces[0]!.length >= END_BYTES) {
+      this.#keptBytes -= pieces.shift()!.length;
+      this.#cut = true;
     }
-    this.#bytes.set(part, this.#used);
-    this.#used += part.length;
+  }
+
+  /** Puts the block of small pieces being filled among the pieces. */
+  #closeBlock(): void {
+    if (this.#block) this.#pieces.push(this.#block.subarray(0, this.#blockUsed));
+    this.#block = undefined;
+    this.#blockUsed = 0;
+  }
+
+  /** Reads the piece's lines for the opening, until it is full (or the answer's start is past). */
+  #readOpening(piece: Uint8Array): void {
+    let bytes = piece;
+    if (this.#partLine) {
+      bytes = concatBytes([this.#partLine, piece]);
+      this.#partLine = undefined;
+    }
+    // Decoded in one call (TextDecoder's cost is mostly per call), its lines found with indexOf (a fast search in V8).
+    const text = utf8.decode(bytes);
+    const parts: string[] = [];
+    let length = this.#opening.length;
+    let start = 0;
+    for (let end = text.indexOf('\n'); end !== -1 && length < OPENING_LENGTH; start = end + 1, end = text.indexOf('\n', start)) {
+      const lineEnd = end > start && text.charCodeAt(end - 1) === CARRIAGE_RETURN ? end - 1 : end;
+      if (start === lineEnd) this.#inAnswer = false;
+      else if (text.startsWith('event:', start)) this.#inAnswer = text.slice(start + (text.charCodeAt(start + 6) === 32 ? 7 : 6), lineEnd) === 'answer';
+      else if (this.#inAnswer && text.startsWith('data:', start)) {
+        const from = start + (text.charCodeAt(start + 5) === 32 ? 6 : 5);
+        if (text.startsWith(ERROR_LINE, from)) continue;
+        const fragment = decodeFragment(text.slice(from, Math.min(lineEnd, from + OPENING_LINE_CHARS)));
+        parts.push(fragment);
+        length += fragment.length;
+      }
+    }
+    // Made one string rather than added to: a held stream's heartbeats would each keep a piece of string.
+    if (parts.length > 0) this.#opening = [this.#opening, ...parts].join('');
+    this.#openingBytes += piece.length;
+    if (length >= OPENING_LENGTH || this.#openingBytes >= OPENING_BYTES) this.#openingDone = true;
+    else if (start < text.length) {
+      // A line cut by the piece waits for the next, its first bytes only.
+      const lineStart = bytes.lastIndexOf(NEWLINE) + 1;
+      this.#partLine = bytes.slice(lineStart, lineStart + OPENING_LINE_CHARS);
+    }
   }
 
   /** What was read, once the stream is over. */
   reading(): AnswerReading {
-    const decoder = new TextDecoder();
-    let text: string;
-    if (!this.#gap) text = decoder.decode(this.#bytes.subarray(0, this.#used));
-    else {
-      // Each side cut to whole lines, and the event under way ended where bytes were let go.
-      const start = decoder.decode(this.#bytes.subarray(0, START_BYTES));
-      const end = decoder.decode(this.#bytes.subarray(START_BYTES, this.#used));
-      text = `${start.slice(0, start.lastIndexOf('\n') + 1)}\n${end.slice(end.indexOf('\n') + 1)}`;
+    this.#closeBlock();
+    const pieces = this.#pieces;
+    const opening = this.#opening.slice(0, OPENING_LENGTH);
+    // The end is read from the last pieces, each decoded once: the last one first, then the one before, then twice as
+    // many each time, until the last answer event (or the answer's start) is in them.
+    let text = '';
+    for (let end = pieces.length, count = 1; ; count *= 2) {
+      let from = Math.max(0, end - count);
+      // A piece that starts inside a character is decoded with the one before.
+      while (from > 0 && (pieces[from]![0]! & 0xc0) === 0x80) from--;
+      text = utf8.decode(concatBytes(pieces.slice(from, end))) + text;
+      end = from;
+      // The first line is read only if it starts there: at the answer's start, or after a piece's last line.
+      const whole = from === 0 ? !this.#cut : pieces[from - 1]!.at(-1) === NEWLINE;
+      const read = readEnd(text, whole ? 0 : text.indexOf('\n') + 1, from === 0);
+      if (read) return { opening, sources: read.response.length ? responseSources(read.response) : [], error: read.error };
     }
-    return new AnswerText(text).read();
   }
 }
 
-/** The whole text of a streamed answer, read for its record. */
-class AnswerText {
-  readonly #text: string;
-  #event = '';
-  #opening = '';
-  #response: string[] = [];
-  #responseChars = 0;
-  #error: string | undefined;
+const ERROR_LINE = '[ERROR]';
+const RESPONSE_EVENT = 'endpoint_response';
+/** `"sources":`, URI-encoded. */
+const SOURCES_KEY = '%22sources%22%3A';
 
-  constructor(text: string) {
-    this.#text = text;
-  }
-
-  read(): AnswerReading {
-    const text = this.#text;
-    let start = 0;
-    let lineByLine = true;
-    for (;;) {
-      if (!lineByLine) {
-        const marker = markerLine(text, start);
-        if (marker === -1) break;
-        start = marker;
-        lineByLine = true;
+/**
+ * The response's data (its events after the last answer event) and the last error line, read from the lines of
+ * `text` from `start` on; `undefined` when there is no answer event in them and more before them (`all` false): the
+ * response may have started before.
+ */
+function readEnd(text: string, start: number, all: boolean): { response: string[]; error: string | undefined } | undefined {
+  let response: string[] = [];
+  let responseChars = 0;
+  let error: string | undefined;
+  let event = '';
+  let sawAnswer = false;
+  // A last line without its end is left, as a stream reader leaves it. (indexOf finds a character far faster than
+  // any backwards search in strings or bytes.)
+  for (let end = text.indexOf('\n', start); end !== -1; start = end + 1, end = text.indexOf('\n', start)) {
+    const line = text.charCodeAt(end - 1) === CARRIAGE_RETURN && end > start ? text.slice(start, end - 1) : text.slice(start, end);
+    if (line === '') event = '';
+    else if (line.startsWith('event:')) {
+      event = line.slice(line.charCodeAt(6) === 32 ? 7 : 6);
+      // The response follows the last answer event.
+      if (event === 'answer') {
+        sawAnswer = true;
+        response = [];
+        responseChars = 0;
       }
-      // A last line without its end is left, as a stream reader leaves it.
-      const end = text.indexOf('\n', start);
-      if (end === -1) break;
-      this.#line(text.charCodeAt(end - 1) === 13 ? text.slice(start, end - 1) : text.slice(start, end));
-      start = end + 1;
-      // Past the opening, and outside the response, the lines to come are passed over until a marker line.
-      if (this.#event !== RESPONSE_LINE && this.#opening.length >= OPENING_LENGTH) lineByLine = false;
-    }
-    let sources: string[] = [];
-    if (this.#response.length > 0) {
-      try {
-        sources = sourceNames(JSON.parse(decodeFragment(this.#response.join(''))));
-      } catch {
-        // A response that does not parse names no source; the widget shows none either.
+    } else if (line.startsWith('data:')) {
+      const data = line.slice(line.charCodeAt(5) === 32 ? 6 : 5);
+      if (data.startsWith(ERROR_LINE)) error = data.slice(7).trim().slice(0, 200) || 'ERROR';
+      else if (event === RESPONSE_EVENT && responseChars + data.length <= MAX_RESPONSE_CHARS) {
+        response.push(data);
+        responseChars += data.length;
       }
     }
-    return { opening: this.#opening.slice(0, OPENING_LENGTH), sources, error: this.#error };
   }
-
-  #line(line: string): void {
-    if (line === '') {
-      this.#event = '';
-      return;
-    }
-    if (line.startsWith('event:')) {
-      this.#event = line.slice(line.charCodeAt(6) === 32 ? 7 : 6);
-      return;
-    }
-    if (!line.startsWith('data:')) return;
-    const data = line.slice(line.charCodeAt(5) === 32 ? 6 : 5);
-    if (data.startsWith(ERROR_LINE)) this.#error = data.slice(7).trim().slice(0, 200) || 'ERROR';
-    else if (this.#event === 'answer') {
-      if (this.#opening.length < OPENING_LENGTH) this.#opening += decodeFragment(data);
-    } else if (this.#event === RESPONSE_LINE && this.#responseChars + data.length <= MAX_RESPONSE_CHARS) {
-      this.#response.push(data);
-      this.#responseChars += data.length;
-    }
-  }
+  return sawAnswer || all ? { response, error } : undefined;
 }
 
 /**
- * Where the first line from `from` on starts that begins the response (`event: endpoint_response`) or is an error
- * (`data: [ERROR]`), or -1. Found as words in the whole text, then checked to start a line (the answer's own text
- * is percent-encoded, so neither word appears in it as is, but another event's data may hold the first).
+ * The names of the sources in the response's data (its JSON, URI-encoded). Only its end is decoded when it can be:
+ * from its `"sources":` key on, read as an object of the keys from there (a key nested deeper leaves braces
+ * unmatched, which does not parse); else the whole response.
  */
-function markerLine(text: string, from: number): number {
-  let first = -1;
-  for (const [word, prefix] of [[RESPONSE_LINE, 'event:'], [ERROR_LINE, 'data:']] as const) {
-    for (let at = text.indexOf(word, from); at !== -1 && (first === -1 || at < first); at = text.indexOf(word, at + 1)) {
-      const lineStart = text.lastIndexOf('\n', at) + 1;
-      const head = text.slice(Math.max(lineStart, from), at);
-      if (lineStart < from || (head !== prefix && head !== `${prefix} `)) continue;
-      // A response event's line ends after its name: `event: endpoint_responses` would be another event.
-      const after = text.charCodeAt(at + word.length);
-      if (word === ERROR_LINE || after === 10 || after === 13) {
-        first = lineStart;
-        break;
-      }
+function responseSources(response: string[]): string[] {
+  const encoded = response.join('');
+  // Searched in the last 4 KiB first, where the service puts them (after the answer's text); V8 searches strings
+  // backwards far slower than forwards.
+  const near = encoded.indexOf(SOURCES_KEY, Math.max(0, encoded.length - 4096));
+  const key = near !== -1 ? near : encoded.lastIndexOf(SOURCES_KEY);
+  if (key > 0 && encoded.slice(key - 3, key) !== '%5C') {
+    try {
+      return sourceNames(JSON.parse(`{${decodeFragment(encoded.slice(key))}`));
+    } catch {
+      // Read whole below.
     }
   }
-  return first;
+  try {
+    return sourceNames(JSON.parse(decodeFragment(encoded)));
+  } catch {
+    // A response that does not parse names no source; the widget shows none either.
+    return [];
+  }
 }
 
 /** The names of an answer's sources, best first, each once: the datasource's name, else its address, else its id. */
