@@ -91,6 +91,13 @@ export function lastAnswer(chat: Element): HTMLElement | undefined {
   return parts(chat, 'answer-text').at(-1);
 }
 
+/** Text of the newest answer; where there is none, fails saying what the chat shows instead (a failure's words, or the question still waiting). */
+export function answerText(chat: Element): string {
+  const answer = lastAnswer(chat);
+  if (!answer) throw new Error(`No answer; the chat shows: ${part(chat, 'transcript')?.textContent?.replace(/\s+/g, ' ').trim().slice(-300)}`);
+  return answer.textContent ?? '';
+}
+
 export function removeAllChats(): void {
   for (const chat of document.querySelectorAll('kagent-chat')) chat.remove();
 }

@@ -2,7 +2,7 @@ import { expect } from '@open-wc/testing';
 import '../../src/widget/index.js';
 import type { KagentChat } from '../../src/widget/index.js';
 import { failureText, mountSessionChat, removeChatsAndFrames, routes, sessionLog } from './session-helpers.js';
-import { agentLog, ask, lastAnswer, part, settled, uniqueAgent, waitFor } from './widget-helpers.js';
+import { agentLog, answerText, ask, lastAnswer, part, settled, uniqueAgent, waitFor } from './widget-helpers.js';
 
 // Two chats of one page asking the same proxy, which streams one answer a session at a time: they take turns rather
 // than refuse each other as busy. Against the real proxy (test/support/browser-sessions.ts), whose `held` preset
@@ -45,7 +45,7 @@ describe('<kagent-chat> with visitor sessions: two chats of one page take turns'
     }
     expect(queries.length, 'the second question sent once').to.equal(1);
     expect(part(second, 'failure'), failureText(second) ?? '').to.equal(null);
-    expect(lastAnswer(second)!.textContent).to.contain('The end.');
+    expect(answerText(second)).to.contain('The end.');
     expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200', 'query 200']);
     expect((await agentLog(scope)).bodies.map((body) => body.query)).to.deep.equal(['Who goes first?', 'And who after?']);
   });
@@ -58,7 +58,7 @@ describe('<kagent-chat> with visitor sessions: two chats of one page take turns'
     expect(part(second, 'note')!.textContent).to.contain('You stopped this answer.');
     await fetch(`/scripted/widget-release/${scope}?bytes=0`, { method: 'POST' });
     await settled(first, 30_000);
-    expect(lastAnswer(first)!.textContent).to.contain('The end.');
+    expect(answerText(first)).to.contain('The end.');
     expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
     expect((await agentLog(scope)).bodies.map((body) => body.query)).to.deep.equal(['Who goes first?']);
   });

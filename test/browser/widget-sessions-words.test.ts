@@ -2,7 +2,7 @@ import { expect } from '@open-wc/testing';
 import '../../src/widget/index.js';
 import type { ChatStringsOverride, KagentChat, KagentErrorDetail } from '../../src/widget/index.js';
 import { askAndSettle, busyElsewhere, failureText, mountSessionChat, removeChatsAndFrames, retryWhenAllowed, routes, sessionLog, siteverifyBack, strictSessionPage } from './session-helpers.js';
-import { agentLog, expectComplaints, lastAnswer, part, parts, removeAllChats, settled, uniqueAgent } from './widget-helpers.js';
+import { agentLog, answerText, expectComplaints, part, parts, removeAllChats, settled, uniqueAgent } from './widget-helpers.js';
 
 // A page that translates the chat with `strings` sees its own words in everything visitor sessions add: the
 // session's questions running out, its limits, a session that could not be earned, the site's daily budget
@@ -103,7 +103,7 @@ describe("<kagent-chat> with visitor sessions: the page's own words (strings)", 
     expect((await agentLog(scope)).posts).to.equal(0);
     await siteverifyBack(scope);
     await retryWhenAllowed(chat);
-    expect(lastAnswer(chat)!.textContent).to.contain('Reset your password');
+    expect(answerText(chat)).to.contain('Reset your password');
     expect(parts(chat, 'question').map((q) => q.textContent)).to.have.length(1);
     expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 503', 'challenge 200', 'session 201', 'query 200']);
     expect((await agentLog(scope)).bodies.map((body) => body.query)).to.deep.equal(['Geht das?']);
@@ -135,7 +135,7 @@ describe("<kagent-chat> with visitor sessions, one answer at a time per session:
     expect((await agentLog(scope)).posts, "only the other page's question reached the service").to.equal(1);
     await finish();
     await retryWhenAllowed(chat);
-    expect(lastAnswer(chat)!.textContent).to.contain('The end.');
+    expect(answerText(chat)).to.contain('The end.');
     expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200', 'query 429', 'query 200']);
     expect((await agentLog(scope)).bodies.map((body) => body.query)).to.deep.equal(['How do I reset my password?', 'Geht das?']);
   });

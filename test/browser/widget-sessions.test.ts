@@ -21,7 +21,7 @@ import {
   STAND_IN_TOKEN,
   type StrictWindow,
 } from './session-helpers.js';
-import { agentLog, ask, expectComplaints, lastAnswer, part, parts, removeAllChats, settled, uniqueAgent, waitFor } from './widget-helpers.js';
+import { agentLog, answerText, ask, expectComplaints, part, parts, removeAllChats, settled, uniqueAgent, waitFor } from './widget-helpers.js';
 
 // The chat in front of the real proxy with visitor sessions on (test/support/browser-sessions.ts):
 // it earns its session, sends each question once with the token, renews a refused or ageing
@@ -48,7 +48,7 @@ describe('<kagent-chat> with visitor sessions on at the proxy', () => {
     expect(earned.solvedBy, 'solved off the main thread').to.equal('worker');
     expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201']);
     await askAndSettle(chat, 'What is a session?');
-    expect(lastAnswer(chat)!.textContent).to.contain('Reset your password');
+    expect(answerText(chat)).to.contain('Reset your password');
     const log = await sessionLog(scope);
     expect(routes(log)).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
     expect(log.requests[2]!.token).to.equal(earned.token);
@@ -59,7 +59,7 @@ describe('<kagent-chat> with visitor sessions on at the proxy', () => {
     const scope = uniqueAgent('sessions-at-once');
     const chat = await mountSessionChat('on', scope);
     await askAndSettle(chat, 'Straight away?');
-    expect(lastAnswer(chat)!.textContent).to.contain('Reset your password');
+    expect(answerText(chat)).to.contain('Reset your password');
     const log = await sessionLog(scope);
     expect(routes(log)).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
     expect(log.requests[2]!.token).to.equal(kept(sessionStorage, 'on', scope)!.token);
@@ -94,7 +94,7 @@ describe('<kagent-chat> with visitor sessions on at the proxy', () => {
     const old = await keepToken('on', scope, 3600);
     const chat = await mountSessionChat('on', scope);
     await askAndSettle(chat, 'Still there?');
-    expect(lastAnswer(chat)!.textContent).to.contain('Reset your password');
+    expect(answerText(chat)).to.contain('Reset your password');
     const log = await sessionLog(scope);
     expect(routes(log)).to.deep.equal(['query 401', 'challenge 200', 'session 201', 'query 200']);
     expect(log.requests[0]!.token).to.equal(old);
@@ -192,7 +192,7 @@ describe('<kagent-chat> with visitor sessions: one answer at a time per session'
     expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200', 'query 429']);
     await finish();
     await retryWhenAllowed(chat);
-    expect(lastAnswer(chat)!.textContent).to.contain('The end.');
+    expect(answerText(chat)).to.contain('The end.');
     expect(part(chat, 'failure')).to.equal(null);
     // The same session, not a new one to dodge the limit; the refused question reached the service once, after.
     expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200', 'query 429', 'query 200']);
@@ -350,7 +350,7 @@ describe('the built chat earns its session on a page with a strict Content-Secur
     const inline = win.document.getElementById('inline') as KagentChat;
     (part(inline, 'suggestion') as HTMLButtonElement).click();
     await settled(inline, 30_000);
-    expect(lastAnswer(inline)!.textContent).to.contain('Reset your password');
+    expect(answerText(inline)).to.contain('Reset your password');
     expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
   });
 
@@ -360,7 +360,7 @@ describe('the built chat earns its session on a page with a strict Content-Secur
     const inline = win.document.getElementById('inline') as KagentChat;
     (part(inline, 'suggestion') as HTMLButtonElement).click();
     await settled(inline, 30_000);
-    expect(lastAnswer(inline)!.textContent).to.contain('Reset your password');
+    expect(answerText(inline)).to.contain('Reset your password');
     expect(routes(await sessionLog(scope))).to.deep.equal(['query 200']);
     const files = fetchedFiles(win);
     expect(files.some((name) => name.startsWith('kagent-chat-answers-')), `the second part among ${files.join(' ')}`).to.equal(true);
@@ -395,7 +395,7 @@ describe('<kagent-chat> with the human check (Cloudflare Turnstile) on at the pr
     const scope = uniqueAgent('turnstile-pass');
     const chat = await mountSessionChat('turnstile', scope);
     await askAndSettle(chat, 'Are you there?');
-    expect(lastAnswer(chat)!.textContent).to.contain('Reset your password');
+    expect(answerText(chat)).to.contain('Reset your password');
     const log = await sessionLog(scope);
     expect(routes(log)).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
     expect(log.requests[1]!.token).to.match(STAND_IN_TOKEN);
@@ -433,7 +433,7 @@ describe('<kagent-chat> with the human check (Cloudflare Turnstile) on at the pr
     expect((await agentLog(scope)).posts).to.equal(0);
     await siteverifyBack(scope);
     await retryWhenAllowed(chat);
-    expect(lastAnswer(chat)!.textContent).to.contain('Reset your password');
+    expect(answerText(chat)).to.contain('Reset your password');
     expect(parts(chat, 'question')).to.have.length(1);
     expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 503', 'challenge 200', 'session 201', 'query 200']);
     expect((await agentLog(scope)).posts).to.equal(1);
@@ -454,7 +454,7 @@ describe('<kagent-chat> with the human check (Cloudflare Turnstile) on at the pr
     expect(routes(await sessionLog(scope)), 'no session asked for before the check').to.deep.equal(['challenge 200']);
     button.click();
     await settled(chat, 30_000);
-    expect(lastAnswer(chat)!.textContent).to.contain('Reset your password');
+    expect(answerText(chat)).to.contain('Reset your password');
     expect(routes(await sessionLog(scope))).to.deep.equal(['challenge 200', 'session 201', 'query 200']);
     expect(checkBox(chat), 'the check leaves the panel once done').to.equal(null);
   });

@@ -56,8 +56,15 @@ const PRESETS: Record<string, Partial<ProxyOptions>> = {
 /** The presets whose siteverify is out, from the scope's first request until the test lifts it. */
 const OUTAGES: Record<string, TurnstileOutage> = { turnstileDown: 'down', turnstileUnreachable: 'unreachable' };
 
-/** The stand-in of Cloudflare's siteverify, started on first need; a pass names the page's hostname. */
+/** The stand-in of Cloudflare's siteverify, started on first need; a pass names the hostname of the scope's page. */
 let siteverify: Promise<TurnstileStandIn> | undefined;
+
+/** Stops the stand-in of Cloudflare's siteverify, if started (a Node test of these routes ends with it; the test server never does). */
+export async function stopSiteverify(): Promise<void> {
+  const started = siteverify;
+  siteverify = undefined;
+  await (await started)?.close();
+}
 
 /** What one test's proxy saw: each POST's route, the token it carried (a session request: its Turnstile token, if any), and the status it answered; and the status of each GET of the features route. */
 interface SessionLog {
@@ -114,7 +121,7 @@ export async function sessionRoute(path: string, request: Request, scenario: Sce
   const rotate = /^\/scripted\/sessions-rotate\/(\w+)\/([\w-]+)$/.exec(path);
   if (rotate && request.method === 'POST') {
     proxies.delete(`${rotate[1]}/${rotate[2]}`);
-    proxyFor(rotate[1]!, rotate[2]!, scenario, OTHER_SECRET, (await siteverify)?.url);
+    proxyFor(rotate[1]!, rotate[2]!, scenario, OTHER_SECRET, (await siteverify)?.urlFor(rotate[2]!));
     return Response.json({ rotated: true });
   }
   const up = /^\/scripted\/sessions-siteverify-up\/([\w-]+)$/.exec(path);
@@ -138,14 +145,15 @@ export async function sessionRoute(path: string, request: Request, scenario: Sce
   let verifyUrl: string | undefined;
   if (PRESETS[preset]!.turnstileSecret) {
     const standIn = await (siteverify ??= startTurnstileStandIn(''));
-    standIn.hostname = new URL(request.headers.get('origin') ?? request.url).hostname;
-    verifyUrl = standIn.url;
+    // This scope's own address: the browsers side by side share the stand-in, and must not set each other's hostname or outage.
+    verifyUrl = standIn.urlFor(scope);
+    // The page's hostname, from the page's Origin (which the proxy checks a pass against): a GET has none, and this
+    // server's request URL names no page (test/support/koa-adapter.ts).
+    const origin = request.headers.get('origin');
+    if (origin && URL.canParse(origin)) standIn.hostnames.set(scope, new URL(origin).hostname);
+    // Out from the moment this test's proxy is made, until the test lifts it.
     const outage = OUTAGES[preset];
-    if (outage) {
-      // Out from the moment this test's proxy is made; this scope's name in the address keeps other tests' checks apart.
-      if (!proxies.has(`${preset}/${scope}`)) standIn.outages.set(scope, outage);
-      verifyUrl = standIn.outageUrl(scope);
-    }
+    if (outage && !proxies.has(`${preset}/${scope}`)) standIn.outages.set(scope, outage);
   }
   let forwarded = request;
   if ((preset === 'refusing' || preset === 'mintLimited') && token && request.method === 'POST') {

@@ -2,9 +2,11 @@
 // (challenges.cloudflare.com) cannot be reached from the tests. It answers as
 // Cloudflare documents for its test secret keys: one always passes, one always
 // fails, one reports the token already spent. The hostname a pass reports is the
-// test's to set (Cloudflare reports the page's). An outage can be set per URL
-// (`outageUrl`): the endpoint down (a 503 page, as Cloudflare's edge serves one)
-// or out of reach (the connection dropped unanswered), until the test lifts it.
+// test's to set (Cloudflare reports the page's). Tests that run side by side (one
+// server for every browser) each get an address of their own (`urlFor`), under which
+// the hostname a pass reports and any outage are theirs alone: the endpoint down (a
+// 503 page, as Cloudflare's edge serves one) or out of reach (the connection dropped
+// unanswered), until the test lifts it.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -19,22 +21,25 @@ export type TurnstileOutage = 'down' | 'unreachable';
 
 export interface TurnstileStandIn {
   url: string;
-  /** The endpoint's address for the outage named `name` (a word): as `url` while `outages` has no entry for it. */
-  outageUrl(name: string): string;
-  /** Outages under way, by name; deleting one lifts it. */
+  /** The endpoint's address for the test named `name` (a word): as `url`, but with `hostnames` and `outages` for that name. */
+  urlFor(name: string): string;
+  /** The hostname a pass reports at `urlFor(name)`, by name (`hostname` where a name has none). */
+  hostnames: Map<string, string>;
+  /** Outages under way at `urlFor(name)`, by name; deleting one lifts it. */
   outages: Map<string, TurnstileOutage>;
   /** Each verification asked for: the form fields. */
   calls: URLSearchParams[];
-  /** The hostname a pass reports. */
+  /** The hostname a pass reports at `url`. */
   hostname: string;
   close(): Promise<void>;
 }
 
 export async function startTurnstileStandIn(hostname: string): Promise<TurnstileStandIn> {
   const calls: URLSearchParams[] = [];
-  const standIn: TurnstileStandIn = { url: '', outageUrl: () => '', outages: new Map(), calls, hostname, close: async () => {} };
+  const standIn: TurnstileStandIn = { url: '', urlFor: () => '', hostnames: new Map(), outages: new Map(), calls, hostname, close: async () => {} };
   const server = createServer(async (req, res) => {
-    const outage = standIn.outages.get(/^\/outage\/([\w-]+)\//.exec(req.url ?? '')?.[1] ?? '');
+    const name = /^\/for\/([\w-]+)\//.exec(req.url ?? '')?.[1] ?? '';
+    const outage = standIn.outages.get(name);
     if (outage === 'unreachable') return req.socket.destroy();
     if (outage === 'down') {
       res.writeHead(503, { 'Content-Type': 'text/html; charset=UTF-8', 'Retry-After': '30' });
@@ -50,7 +55,7 @@ export async function startTurnstileStandIn(hostname: string): Promise<Turnstile
       res.end(JSON.stringify(value));
     };
     if (req.method !== 'POST' || !form.get('response')) return json({ success: false, 'error-codes': ['missing-input-response'] });
-    if (secret === TURNSTILE_PASS) return json({ success: true, 'error-codes': [], challenge_ts: new Date().toISOString(), hostname: standIn.hostname, action: '', cdata: '' });
+    if (secret === TURNSTILE_PASS) return json({ success: true, 'error-codes': [], challenge_ts: new Date().toISOString(), hostname: standIn.hostnames.get(name) ?? standIn.hostname, action: '', cdata: '' });
     if (secret === TURNSTILE_FAIL) return json({ success: false, 'error-codes': ['invalid-input-response'] });
     if (secret === TURNSTILE_SPENT) return json({ success: false, 'error-codes': ['timeout-or-duplicate'] });
     return json({ success: false, 'error-codes': ['invalid-input-secret'] });
@@ -58,7 +63,7 @@ export async function startTurnstileStandIn(hostname: string): Promise<Turnstile
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   standIn.url = `${origin}/turnstile/v0/siteverify`;
-  standIn.outageUrl = (name) => `${origin}/outage/${name}/turnstile/v0/siteverify`;
+  standIn.urlFor = (name) => `${origin}/for/${name}/turnstile/v0/siteverify`;
   standIn.close = () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections();
