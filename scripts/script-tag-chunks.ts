@@ -72,6 +72,22 @@ export const keeperSolvesInItsWorker = (): Plugin => {
   };
 };
 
+/**
+ * The second part's modules import chunk-import.ts as a copy of their own (`?second-part`): the first part's loader
+ * imports with it too, and Rolldown, which puts a module in one chunk only, would make the one module a third file that
+ * the first part fetches at once and the second imports from. (A site's bundler shares it: its page has loaded it.)
+ */
+export const chunkImportInEachPart = (): Plugin => ({
+  name: 'kagent-chunk-import-in-each-part',
+  apply: 'build',
+  enforce: 'pre',
+  async resolveId(source, importer) {
+    if (!importer?.includes('/src/widget/answer-engine/') || !source.endsWith('/chunk-import.js')) return undefined;
+    const resolved = await this.resolve(source, importer, { skipSelf: true });
+    return resolved && { id: `${resolved.id}?second-part` };
+  },
+});
+
 /** Set (to the session keeper chunk's file name) for the build of the second part with DOMPurify inside, which `secondPartWithDomPurify` starts. */
 export const KEEPER_FOR_DOMPURIFY_PART = process.env.KAGENT_KEEPER_FOR_DOMPURIFY_PART;
 
