@@ -72,17 +72,20 @@ export const keeperSolvesInItsWorker = (): Plugin => {
   };
 };
 
+/** Modules that both parts of the chat import (by the end of their address), which the second part gets as copies of its own (`partsShareNoModule`). */
+const IN_BOTH_PARTS = ['/chunk-import.js', '/new-id.js', '/protocol/query-ids.js'];
+
 /**
- * The second part's modules import chunk-import.ts as a copy of their own (`?second-part`): the first part's loader
- * imports with it too, and Rolldown, which puts a module in one chunk only, would make the one module a third file that
- * the first part fetches at once and the second imports from. (A site's bundler shares it: its page has loaded it.)
+ * The second part's modules import the modules the first part imports too (IN_BOTH_PARTS) as copies of their own
+ * (`?second-part`): Rolldown puts a module in one chunk only, and would make each a third file that the first part
+ * fetches at once and the second imports from. (A site's bundler shares them: its page has loaded them.)
  */
-export const chunkImportInEachPart = (): Plugin => ({
-  name: 'kagent-chunk-import-in-each-part',
+export const partsShareNoModule = (): Plugin => ({
+  name: 'kagent-parts-share-no-module',
   apply: 'build',
   enforce: 'pre',
   async resolveId(source, importer) {
-    if (!importer?.includes('/src/widget/answer-engine/') || !source.endsWith('/chunk-import.js')) return undefined;
+    if (!importer?.includes('/src/widget/answer-engine/') || !IN_BOTH_PARTS.some((end) => source.endsWith(end))) return undefined;
     const resolved = await this.resolve(source, importer, { skipSelf: true });
     return resolved && { id: `${resolved.id}?second-part` };
   },

@@ -1,4 +1,5 @@
 import type { AskOptions, AskOutcome } from '../answer-engine/answer-request.js';
+import type { ChangedIds } from '../answer-engine/stored-ids.js';
 import { chunkImport } from '../chunk-import.js';
 
 /** The chat's second part, as `import('../answer-engine/index.js')` gives it. */
@@ -44,13 +45,14 @@ export function loadedAnswerEngine(): AnswerEngine | undefined {
 }
 
 /**
- * `askAgent` from the second part, fetched first if need be. One POST per
- * call, made once the engine is here; none if the question was stopped
+ * `askWithStoredIds` from the second part, fetched first if need be (`keep`
+ * is given the ids that change). One POST (two where the endpoint refused a stored id),
+ * made once the engine is here; none if the question was stopped
  * meanwhile (`askAgent` sends nothing for an aborted signal), or if the
  * engine could not be fetched: then the outcome says so, and Retry tries
  * again.
  */
-export async function askOnceLoaded(options: AskOptions): Promise<AskOutcome> {
+export async function askOnceLoaded(options: AskOptions, keep: (ids: ChangedIds) => void): Promise<AskOutcome> {
   let engine: AnswerEngine;
   try {
     engine = await loadAnswerEngine();
@@ -59,5 +61,5 @@ export async function askOnceLoaded(options: AskOptions): Promise<AskOutcome> {
     const detail = `${error}: copy all the build's files (kagent-chat-*.js) beside kagent-chat.js`;
     return options.signal.aborted ? { type: 'stopped', partialAnswer: '' } : { type: 'failed', failure: { kind: 'not-loaded', detail }, partialAnswer: '' };
   }
-  return engine.askAgent(options);
+  return engine.askWithStoredIds(options, keep);
 }
