@@ -125,7 +125,7 @@ new PerformanceObserver((list) => {
     gc.count++;
     gc.ms += entry.duration;
     // NODE_PERFORMANCE_GC_MAJOR
-    if ((entry.detail as { kind?: number } | undefined)?.kind === 4) gc.major++;
+    if ((entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === 4) gc.major++;
   }
 }).observe({ entryTypes: ['gc'] });
 const heap = () => {
