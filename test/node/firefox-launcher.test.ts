@@ -6,11 +6,15 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { after, test } from 'node:test';
+import type { Browser } from 'puppeteer-core';
 import { FirefoxLauncher } from '../../scripts/browsers.js';
 import { listen } from '../support/http.js';
 
 const page = (title: string, stuck: boolean) =>
   new Response(`<!doctype html><title>${title}</title><script>${stuck ? "addEventListener('beforeunload', () => { for (;;); });" : ''}</script>`, { headers: { 'content-type': 'text/html' } });
+
+/** The Firefox process a launcher runs now (the runner keeps its browser to itself). */
+const firefoxOf = (launcher: FirefoxLauncher) => (launcher as unknown as { browser: Browser }).browser.process()!;
 
 const server = await listen((request) => {
   const { pathname } = new URL(request.url);
@@ -40,7 +44,7 @@ test('a page Firefox cannot leave ends that Firefox with a warning; the next tes
   await launcher.initialize({} as never, []);
 
   await launcher.startSession('stuck', `${server.url}/stuck`);
-  const firefox = launcher.browser!.process()!;
+  const firefox = firefoxOf(launcher);
   const first = firefox.pid!;
   const ended = firefox.exitCode !== null || firefox.signalCode !== null ? Promise.resolve() : once(firefox, 'exit');
   // Resolves, as a file whose page was left does: the file's own results stand.
@@ -50,7 +54,7 @@ test('a page Firefox cannot leave ends that Firefox with a warning; the next tes
   assert.deepEqual(running(first), [], 'the stuck Firefox and its content processes are gone');
 
   await launcher.startSession('next', `${server.url}/next`);
-  assert.notEqual(launcher.browser!.process()!.pid, first);
+  assert.notEqual(firefoxOf(launcher).pid, first);
   assert.equal(launcher.getBrowserUrl('next'), `${server.url}/next`);
   // A page that can be left is left as before, with no warning.
   warnings.length = 0;
