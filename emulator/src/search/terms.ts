@@ -78,6 +78,14 @@ const SPELLINGS: Record<string, string> = {
 };
 
 /**
+ * Verbs whose base form is another verb's past: found (find), bound (bind), ground (grind), wound
+ * (wind). Stemmed, their forms ("founded", "founding", "founder") would be that past ("documents
+ * found"): a question about who founded something would match every passage that found something.
+ * Those forms are kept whole (a plural, "bounds", is stemmed as before).
+ */
+const PAST_OF_ANOTHER_VERB = new Set(['found', 'bound', 'ground', 'wound']);
+
+/**
  * Words and phrases that mean the same thing to someone asking about software.
  * A question holding one of them also searches the others (weighed a little
  * less than its own words).
@@ -114,8 +122,10 @@ export function searchTerm(word: string): string | null {
   if (lower.length < 2 && !/\d/.test(lower)) return null;
   if (STOPWORDS.has(lower)) return null;
   lower = SPELLINGS[lower] ?? lower;
+  const stem = stemmer(lower);
+  if (PAST_OF_ANOTHER_VERB.has(stem) && /(?:ed|ing|ers?)$/.test(lower)) return lower;
   // Porter turns a final y into i only while a suffix follows it ("deploy" → "deploi", yet "deployment" → "deploy"): one form for both.
-  return stemmer(lower).replace(/y$/, 'i');
+  return stem.replace(/y$/, 'i');
 }
 
 /** The parts of a code name: `systemPrompt` → `system`, `prompt`; `HTMLElement` → `html`, `element`. */

@@ -1,0 +1,42 @@
+// Questions the documents do not answer, on made-up documents: a passage that shares a side word
+// with the question, quotes its words as an example, or matches "founded" by "found" does not make
+// it answerable; a question about money is answered only from a passage stating a price. Each test
+// fails on the emulator before these rules.
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import { extractMarkdown } from '../../emulator/src/ingest/markdown.js';
+import { fragmentsOf } from '../../emulator/src/ingest-queue.js';
+import { FragmentIndex } from '../../emulator/src/search/fragment-index.js';
+import { searchTerm } from '../../emulator/src/search/terms.js';
+import { DEFAULT_ANSWERABLE_THRESHOLD } from '../../emulator/src/options.js';
+
+const workshop: Record<string, string> = {
+  'bikes.md':
+    '# Bicycle repairs\n\nBring the bicycle, whatever its model, to the workshop; a mechanic checks the brakes, the chain and the gears while you wait.\n\n## Delete old bookings\n\nA booking you no longer need is deleted from the calendar: press Delete beside it, and the slot opens for someone else.\n',
+  'members.md':
+    '# Members\n\nThe tool room holds saws, drills, clamps, stands, pumps and spoke keys. Members sign each tool out and back in, keep the benches clean, sweep the floor after work, return borrowed stands to the rack, and report a broken tool at the desk; a new member shows a photo and an address there and gets an account card. Of course, guests may watch.\n',
+  'lessons.md':
+    '# Lessons\n\nEvening lessons teach wheel truing on the workshop stands. A lesson lasts two hours, and a cancelled one is deleted from the list.\n\n## Questions we get\n\nThe front desk logs what visitors ask, such as "How do I wax my skis?" and "wax skis", counted together, so the lessons follow what people want.\n',
+  'history.md': '# Where parts come from\n\nMost spare parts are found in the donated bicycles; what is not found there is ordered from the wholesaler.\n',
+};
+
+let index: FragmentIndex;
+before(() => {
+  index = new FragmentIndex();
+  for (const [name, text] of Object.entries(workshop)) index.replace(name, fragmentsOf(extractMarkdown(Buffer.from(text))));
+});
+
+const best = (question: string) => index.query(question, { topK: 8 })[0];
+const answerable = (question: string) => (best(question)?.answerable ?? 0) >= DEFAULT_ANSWERABLE_THRESHOLD;
+
+describe('a passage that is not about the question does not make it answerable', () => {
+  test('a verb whose base is another verb\'s past keeps its forms whole: "founded" does not match "found" (of find)', () => {
+    assert.notEqual(searchTerm('founded'), searchTerm('found'));
+    assert.equal(searchTerm('founded'), 'founded');
+    assert.equal(searchTerm('deployed'), searchTerm('deploy'), 'other verbs are stemmed as before');
+    assert.equal(searchTerm('bounds'), searchTerm('bound'), 'and so is a plural');
+    assert.ok(!answerable('Who founded the workshop?'), `answerable ${best('Who founded the workshop?')?.answerable}`);
+    assert.ok(answerable('Where are spare parts found?'));
+  });
+});
+
