@@ -30,6 +30,23 @@ const best = (question: string) => index.query(question, { topK: 8 })[0];
 const answerable = (question: string) => (best(question)?.answerable ?? 0) >= DEFAULT_ANSWERABLE_THRESHOLD;
 
 describe('a passage that is not about the question does not make it answerable', () => {
+  test('a passage holding only a side word of the question ("delete"), not its subject ("account"), which another passage holds', () => {
+    const hit = best('How do I delete my account?')!;
+    assert.equal(hit.datasourceId, 'bikes.md', 'the booking passage, titled Delete, ranks first');
+    assert.ok(!answerable('How do I delete my account?'), `answerable ${hit.answerable}`);
+    // The passage that holds the subject answers its own question.
+    assert.ok(answerable('How do I get an account card?'));
+    assert.ok(answerable('How do I delete an old booking?'));
+  });
+
+  test('a passage that quotes the question as an example of what people ask is not about it', () => {
+    const hit = best('How do I wax my skis?')!;
+    assert.equal(hit.datasourceId, 'lessons.md');
+    assert.ok(!answerable('How do I wax my skis?'), `answerable ${hit.answerable}`);
+    // A question that quotes the words itself asks about the quotation: it may be answered from it.
+    assert.ok(answerable('Why does the desk log "wax skis"?'));
+  });
+
   test('a verb whose base is another verb\'s past keeps its forms whole: "founded" does not match "found" (of find)', () => {
     assert.notEqual(searchTerm('founded'), searchTerm('found'));
     assert.equal(searchTerm('founded'), 'founded');
