@@ -216,8 +216,12 @@ export class FragmentIndex {
     const knownShare = weightSum / (weightSum + missing);
     // Whether the question is about what the documents hold at all: a word no fragment holds weighs as a term in one fragment.
     let inDatastore = weightSum / (weightSum + (weighed.length - known.length) * unheardOf);
-    // The question's subject (subject.ts): its telling words the datastore holds, most telling first.
-    const subject = subjectOf(query, [...known].sort((a, b) => b.scored.weight - a.scored.weight).map(({ concept }) => concept));
+    // The question's subject (subject.ts): its telling words the datastore holds, most telling first; a word written with
+    // hyphens whose parts no fragment holds together ("fine-tune" where documents only say "tuned") is held by none.
+    const byWeight = [...known].sort((a, b) => b.scored.weight - a.scored.weight).map(({ concept }) => concept);
+    const compounds = new Set(byWeight.map((concept) => concept.compound).filter(Boolean));
+    const apart = new Set([...compounds].filter((compound) => !this.#heldTogether(compound.split('-'))));
+    const subject = subjectOf(query, byWeight, new Set(byWeight.filter((concept) => apart.has(concept.compound))));
 
     const { scores, conceptScores, phraseScores, phraseCounts, headingWeights, inHeading } = this.#scratch(postings.keyLimit);
     const touched: number[] = [];
@@ -392,6 +396,26 @@ export class FragmentIndex {
       return found;
     },
   };
+
+  /** Whether some fragment holds every one of `terms`. */
+  #heldTogether(terms: readonly string[]): boolean {
+    const ids = [...new Set(terms.map((term) => this.#postings.termId(term)))];
+    if (ids.some((id) => id === undefined)) return false;
+    const { phraseCounts } = this.#scratch(this.#postings.keyLimit);
+    const touched: number[] = [];
+    for (const id of ids) {
+      this.#postings.forEachPosting(id!, (key) => {
+        if (phraseCounts[key] === 0) touched.push(key);
+        phraseCounts[key]!++;
+      });
+    }
+    let found = false;
+    for (const key of touched) {
+      if (phraseCounts[key] === ids.length) found = true;
+      phraseCounts[key] = 0;
+    }
+    return found;
+  }
 
   #idf(id: number): number {
     const matching = this.#postings.documentFrequency(id);

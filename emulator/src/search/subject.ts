@@ -12,25 +12,27 @@ import { indexedText, searchTerms } from './terms.js';
 /** Text in double quotation marks, or in single ones that no letter touches from outside (a string in code, not an apostrophe). */
 const QUOTATION = /"[^"\n]{1,300}"|“[^”\n]{1,300}”|(?<![\p{L}\d])'[^'\n]{1,300}'(?![\p{L}\d])/gu;
 
-/** The telling words of a question, most telling first, and the terms the question itself quotes (which a passage's quotation may hold). */
+/** The telling words of a question, most telling first, those no passage holds, and the terms the question itself quotes (which a passage's quotation may hold). */
 export interface Subject {
   words: readonly Concept[];
+  heldNowhere: ReadonlySet<Concept>;
   quoted: ReadonlySet<string>;
 }
 
-/** A question's subject from its concepts the datastore holds, most telling (heaviest) first. */
-export function subjectOf(question: string, heaviestFirst: readonly Concept[]): Subject {
+/** A question's subject from its concepts the datastore holds, most telling (heaviest) first; `heldNowhere`: those no passage holds whole. */
+export function subjectOf(question: string, heaviestFirst: readonly Concept[], heldNowhere: ReadonlySet<Concept> = new Set()): Subject {
   const quoted = new Set(searchTerms([...question.matchAll(QUOTATION)].map(([span]) => span).join('\n')));
-  return { words: heaviestFirst.filter((concept) => !concept.isLight), quoted };
+  return { words: heaviestFirst.filter((concept) => !concept.isLight), heldNowhere, quoted };
 }
 
 /** Whether `fragment` holds the subject: the most telling word, or two of them, in its own words or its titles. */
-export function holdsSubject(fragment: Pick<FragmentRow, 'text' | 'section'>, { words, quoted }: Subject): boolean {
+export function holdsSubject(fragment: Pick<FragmentRow, 'text' | 'section'>, { words, heldNowhere, quoted }: Subject): boolean {
   if (words.length < 2) return true;
   const titles = (fragment.section ?? []).join('\n');
   const own = new Set(searchTerms(`${indexedText(fragment.text.replace(QUOTATION, ' '))}\n${titles}`));
   let all: Set<string> | undefined;
   const holds = (concept: Concept) => {
+    if (heldNowhere.has(concept)) return false;
     // A word the question quotes may be found in a quotation: a message the question asks about.
     const terms = concept.terms.slice(0, concept.own).some((term) => quoted.has(term)) ? (all ??= new Set(searchTerms(`${indexedText(fragment.text)}\n${titles}`))) : own;
     return concept.terms.slice(0, concept.own).some((term) => terms.has(term)) || concept.synonyms.some((phrase) => phrase.every((term) => terms.has(term)));
