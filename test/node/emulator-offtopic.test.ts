@@ -1,14 +1,16 @@
 // Questions the documents do not answer, on made-up documents: a passage that shares a side word
 // with the question, quotes its words as an example, holds one part of a word written with hyphens,
-// or matches "founded" by "found" does not make it answerable; a question about money is answered only from a passage stating a price. Each test
-// fails on the emulator before these rules.
+// or matches "founded" by "found" does not make it answerable; a question about money is answered
+// only from a passage stating a price. Each test fails on the emulator before these rules.
 import assert from 'node:assert/strict';
-import { before, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
+import { asksForPrice, statesPrice } from '../../emulator/src/answers/price.js';
 import { extractMarkdown } from '../../emulator/src/ingest/markdown.js';
 import { fragmentsOf } from '../../emulator/src/ingest-queue.js';
 import { FragmentIndex } from '../../emulator/src/search/fragment-index.js';
 import { searchTerm } from '../../emulator/src/search/terms.js';
 import { DEFAULT_ANSWERABLE_THRESHOLD } from '../../emulator/src/options.js';
+import { eventually, startTestEmulator, type TestEmulator } from '../fixtures/emulator/harness.js';
 
 const workshop: Record<string, string> = {
   'bikes.md':
@@ -68,3 +70,36 @@ describe('a passage that is not about the question does not make it answerable',
   });
 });
 
+describe('a question about money', () => {
+  test('asks for a price when it names a cost, a price or a fee, and not a measure', () => {
+    for (const question of ['How much does the hosted service cost per month?', 'What is the price of a lesson?', 'Are there fees?']) assert.ok(asksForPrice(question), question);
+    for (const question of ['How much CPU does a request cost?', 'How long does a lesson last?']) assert.ok(!asksForPrice(question), question);
+    assert.ok(statesPrice('A lesson costs 20 euros.') && statesPrice('Members pay $5 a month.') && statesPrice('The tool room is free for members.'));
+    assert.ok(!statesPrice('Every session costs its maker about a second of one core.'));
+  });
+
+  let emulator: TestEmulator;
+  before(async () => {
+    emulator = await startTestEmulator();
+    await emulator.client.documents.upsert(emulator.demo.datastoreId, {
+      documents: [
+        { name: 'Sessions', text: 'Every session costs the visitor about one second of work per month of use, and the service checks it.' },
+        { name: 'Lessons', text: 'Evening lessons teach wheel truing on the workshop stands. A lesson costs 20 euros.' },
+      ],
+    });
+    await eventually(async () => ((await emulator.client.agents.query(emulator.demo.agentId, { query: 'wheel truing lessons' })).sources.length ? true : undefined));
+  });
+  after(() => emulator?.close());
+
+  test('is answered "I don\'t know" when the passages it matches state no price', async () => {
+    const answer = await emulator.client.agents.query(emulator.demo.agentId, { query: 'How much does the service cost per month?' });
+    assert.deepEqual(answer.sources, [], JSON.stringify(answer.sources));
+    assert.match(answer.answer, /^I don't know/);
+  });
+
+  test('is answered from the passage that states one', async () => {
+    const answer = await emulator.client.agents.query(emulator.demo.agentId, { query: 'How much does a lesson cost?' });
+    assert.deepEqual(answer.sources.map((source) => source.datasource_name), ['Lessons']);
+    assert.match(answer.answer, /20 euros/);
+  });
+});
