@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { minify } from 'terser';
 import { defineConfig, type Plugin } from 'vite';
-import { KEEPER_FOR_DOMPURIFY_PART, dompurifyInside, keeperSolvesInItsWorker, removeOldAnswerChunks, secondPartWithDomPurify } from './scripts/script-tag-chunks.js';
+import { KEEPER_FOR_DOMPURIFY_PART, dompurifyInside, keeperSolvesInItsWorker, partsShareNoModule, removeOldAnswerChunks, secondPartWithDomPurify } from './scripts/script-tag-chunks.js';
 import { dompurifyConstantsMarkedPure, dompurifyEntriesWithoutBabelDestructuring, dompurifyWithoutDefaultAllowLists, dompurifyWithoutUnusedOptionsAndMethods, dropUnusedPrototypeHelpers, markedWithDefaultOptionsFolded, markedWithoutDefaultInstance, markedWithoutUnreadPatterns, markedWithoutUnusedModes } from './scripts/trim-libraries.js';
 import { LICENSES_BANNER, carriesLibraries, thirdPartyLicenses } from './scripts/third-party-licenses.js';
 
@@ -144,7 +144,7 @@ export default defineConfig(({ command }) => ({
     dompurifyEntriesWithoutBabelDestructuring(),
     dropUnusedPrototypeHelpers(/\/node_modules\/dompurify\/dist\/purify\.es\.mjs$/),
     dompurifyConstantsMarkedPure(),
-    ...(singleFile || KEEPER_FOR_DOMPURIFY_PART ? [] : [keeperSolvesInItsWorker(), removeOldAnswerChunks(), secondPartWithDomPurify()]),
+    ...(singleFile || KEEPER_FOR_DOMPURIFY_PART ? [] : [keeperSolvesInItsWorker(), removeOldAnswerChunks(), secondPartWithDomPurify(), partsShareNoModule()]),
   ],
   // The visitor-session solver's Worker (src/widget/answer-engine/sessions/solver.worker.ts) as a chunk of its own, kagent-chat-solver-<hash>.js:
   // only the single-file build makes it; the split build starts the keeper's own chunk (keeperSolvesInItsWorker).

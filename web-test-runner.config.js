@@ -51,6 +51,7 @@ export const CROSS_BROWSER_FILES = [
   'test/browser/widget-sessions-hosts.test.ts',
   'test/browser/widget-sessions-turns.test.ts',
   'test/browser/widget-sessions-words.test.ts',
+  'test/browser/widget-split-retry.test.ts',
 ];
 
 /** The cross-browser files the second WebKit runs (about half of WebKit's time in loaded CI); the first runs the rest. */

@@ -72,6 +72,25 @@ export const keeperSolvesInItsWorker = (): Plugin => {
   };
 };
 
+/** Modules that both parts of the chat import (by the end of their address), which the second part gets as copies of its own (`partsShareNoModule`). */
+const IN_BOTH_PARTS = ['/chunk-import.js', '/new-id.js', '/protocol/query-ids.js'];
+
+/**
+ * The second part's modules import the modules the first part imports too (IN_BOTH_PARTS) as copies of their own
+ * (`?second-part`): Rolldown puts a module in one chunk only, and would make each a third file that the first part
+ * fetches at once and the second imports from. (A site's bundler shares them: its page has loaded them.)
+ */
+export const partsShareNoModule = (): Plugin => ({
+  name: 'kagent-parts-share-no-module',
+  apply: 'build',
+  enforce: 'pre',
+  async resolveId(source, importer) {
+    if (!importer?.includes('/src/widget/answer-engine/') || !IN_BOTH_PARTS.some((end) => source.endsWith(end))) return undefined;
+    const resolved = await this.resolve(source, importer, { skipSelf: true });
+    return resolved && { id: `${resolved.id}?second-part` };
+  },
+});
+
 /** Set (to the session keeper chunk's file name) for the build of the second part with DOMPurify inside, which `secondPartWithDomPurify` starts. */
 export const KEEPER_FOR_DOMPURIFY_PART = process.env.KAGENT_KEEPER_FOR_DOMPURIFY_PART;
 

@@ -1,6 +1,7 @@
 // Pages with the script-tag build in an iframe of their own (a fresh module map
 // each), loaded through the gate of test/support/script-tag-gate.ts (not a test file itself).
 import type { KagentChat } from '../../src/widget/index.js';
+import { part } from './widget-helpers.js';
 
 export type GateState = 'open' | 'fail' | 'hold';
 
@@ -9,6 +10,8 @@ export interface ChatPage {
   frame: HTMLIFrameElement;
   window: Window & { idleCallbacks: IdleRequestCallback[] };
   chat: KagentChat;
+  /** The page's load event. */
+  loaded: Promise<unknown>;
 }
 
 /** An id no other test uses. */
@@ -40,10 +43,24 @@ export async function requested(gate: string): Promise<string[]> {
 
 export const isSecondPart = (file: string) => /^kagent-chat-answers-[\w-]+\.js$/.test(file);
 
+/** How many times the page asked the gate for the second part. */
+export const secondPartRequests = async (gate: string) => (await requested(gate)).filter(isSecondPart).length;
+
+/** An inline chat asking the scripted service's answers. */
+export const inlineChat = (agent: string, attributes = '') => `<kagent-chat agent-id="${agent}" endpoint="/scripted/widget/answer" ${attributes}></kagent-chat>`;
+
+/** Types `question` in the page's chat and sends it. */
+export async function typeAndSend(page: ChatPage, question: string): Promise<void> {
+  (part(page.chat, 'input') as HTMLTextAreaElement).value = question;
+  (part(page.chat, 'send') as HTMLButtonElement).click();
+  await page.chat.updateComplete;
+}
+
 /**
  * A page with `<script type="module" src=".../kagent-chat.js">` and `chatHtml`,
- * as a site writes it. The browser's idle callbacks are kept in
+ * as a site writes it, once the chat is drawn. The browser's idle callbacks are kept in
  * `window.idleCallbacks` for the test to run: the test decides when the page is idle.
+ * Its load event may come later: Firefox holds it while an `import()` is on its way (the second part, held at the gate).
  */
 export async function openChatPage(gate: string, chatHtml: string, { script = 'kagent-chat.js' } = {}): Promise<ChatPage> {
   const frame = document.createElement('iframe');
@@ -56,15 +73,25 @@ export async function openChatPage(gate: string, chatHtml: string, { script = 'k
   window.cancelIdleCallback = () => {};
 </script>
 <script type="module" src="/split/${gate}/${script}"></script>
+<script type="module">parent.postMessage('chat-page-ready ${gate}', '*');</script>
 </head><body>${chatHtml}</body></html>`;
+  // Module scripts run in order, before the load event: the second says the first has run.
+  const ready = new Promise<void>((resolve) => {
+    const heard = (event: MessageEvent) => {
+      if (event.data !== `chat-page-ready ${gate}`) return;
+      removeEventListener('message', heard);
+      resolve();
+    };
+    addEventListener('message', heard);
+  });
   const loaded = new Promise((resolve) => frame.addEventListener('load', resolve, { once: true }));
   document.body.append(frame);
-  await loaded;
+  await ready;
   const win = frame.contentWindow as ChatPage['window'];
   const chat = win.document.querySelector('kagent-chat') as KagentChat;
   await win.customElements.whenDefined('kagent-chat');
   await chat.updateComplete;
-  return { gate, frame, window: win, chat };
+  return { gate, frame, window: win, chat, loaded };
 }
 
 /** Two animation frames of the page: whatever the first render started has had its turn. */

@@ -9,9 +9,11 @@ import { promisify } from 'node:util';
 import { after, describe, test } from 'node:test';
 import { KagentClient } from '../../src/client/index.js';
 import { eventually, tempDataDir } from '../fixtures/emulator/harness.js';
+import { emulatorCommand } from '../support/bundled-commands.js';
 
 const run = promisify(execFile);
-const CLI = ['--import', 'tsx', 'emulator/src/cli.ts'];
+/** The command, bundled once for the file's every start. */
+const CLI = [await emulatorCommand()];
 const folders: { cleanup(): void }[] = [];
 const children: ChildProcess[] = [];
 after(() => {

@@ -9,6 +9,7 @@ import { after, describe, test } from 'node:test';
 import { createEmulator } from '../../emulator/src/index.js';
 import { listen } from '../support/http.js';
 import { eventually, fileOf, settled, startTestEmulator, tempDataDir } from '../fixtures/emulator/harness.js';
+import { emulatorCommand } from '../support/bundled-commands.js';
 
 const folders: { cleanup(): void }[] = [];
 after(() => folders.forEach((folder) => folder.cleanup()));
@@ -128,7 +129,7 @@ describe('restart', () => {
 
 /** Starts `kagent-emulator --json` as its own process and reads the line it prints. */
 async function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string; apiKey: string; datastoreId: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'emulator/src/cli.ts', '--port', '0', '--json', '--pace', '0', '--allow-address', '127.0.0.1', '--data-dir', dataDir], {
+  const child = spawn(process.execPath, [await emulatorCommand(), '--port', '0', '--json', '--pace', '0', '--allow-address', '127.0.0.1', '--data-dir', dataDir], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout! });

@@ -5,14 +5,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { MemoryRateLimitStore, ProxyConfigError, createProxy, parseRateLimit, proxyOptionsFromEnv } from '../../src/proxy/index.js';
 import { readAgentStream } from '../../src/protocol/index.js';
 import { AGENT, SITE, TEST_KEY, assertNoKey, assertNoKeyInHead } from '../support/proxy-harness.js';
 import { startRecordingUpstream } from '../support/proxy-upstream.js';
 import { hasRedisServer, startRedis } from '../support/proxy-redis.js';
+import { proxyCommand } from '../support/bundled-commands.js';
 
-const CLI = fileURLToPath(new URL('../../src/proxy/node/cli.ts', import.meta.url));
+/** The command, bundled once for the file's every start. */
+const CLI = await proxyCommand();
 const base = { apiKey: TEST_KEY, upstreamUrl: 'https://api.example.com', agentIds: [AGENT] };
 
 describe('proxy configuration', () => {
@@ -122,7 +123,7 @@ describe('proxy configuration', () => {
 
 /** Runs the kagent-proxy command; resolves with its output once it exits or prints its address. */
 function startCommand(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c));
   child.stderr.on('data', (c: Buffer) => (output += c));

@@ -8,13 +8,13 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import type { ProxyLogEntry } from '../../src/proxy/index.js';
 import { maxConnectionsForFileLimit } from '../../src/proxy/node/connections.js';
 import { createRateLimitedLog } from '../../src/proxy/core/log.js';
 import { serveOptionsFromEnv } from '../../src/proxy/node/index.js';
 import { AGENT, SITE, TEST_KEY, assertNoKey, startProxyHarness, type ProxyHarness } from '../support/proxy-harness.js';
 import { heldStream, startRecordingUpstream } from '../support/proxy-upstream.js';
+import { proxyCommand } from '../support/bundled-commands.js';
 
 const PATH = `/agents/${AGENT}/query`;
 
@@ -231,9 +231,9 @@ describe('connection limits from the environment', () => {
 describe('kagent-proxy under ulimit -n 1024', () => {
   test('with 1,100 idle connections held open (and reopened as they close), real visitors are served', { timeout: 120_000 }, async () => {
     const upstream = await startRecordingUpstream();
-    const cli = fileURLToPath(new URL('../../src/proxy/node/cli.ts', import.meta.url));
+    const cli = await proxyCommand();
     // A long header timeout: the connection cap, not the timer, must be what serves the visitors.
-    const child = spawn('bash', ['-c', `ulimit -n 1024 && exec "${process.execPath}" --import tsx "${cli}"`], {
+    const child = spawn('bash', ['-c', `ulimit -n 1024 && exec "${process.execPath}" "${cli}"`], {
       env: { ...process.env, KAGENT_API_KEY: TEST_KEY, KAGENT_UPSTREAM_URL: upstream.url, KAGENT_AGENT_IDS: AGENT, KAGENT_ALLOWED_ORIGINS: SITE, KAGENT_RATE_LIMIT_PER_ADDRESS: 'off', KAGENT_RATE_LIMIT_PER_VISITOR: 'off', KAGENT_HEADER_TIMEOUT_SECONDS: '120', PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -8,6 +8,7 @@ import { DONE_EVENT, answerEvent, endpointResponseEvent, toolCallEvent } from '.
 import { MemoryRateLimitStore } from '../../src/proxy/index.js';
 import { Insights } from '../../src/proxy/core/insights/index.js';
 import { AnswerTap } from '../../src/proxy/core/insights/answer-tap.js';
+import { StreamLines } from '../../src/proxy/core/stream-lines.js';
 import { PackedList } from '../../src/proxy/stores/packed-list.js';
 
 setFlagsFromString('--expose-gc');
@@ -82,9 +83,14 @@ describe('the stream tap', () => {
     },
   ];
 
+  // Through the relay's line reader, as the relay hands the pieces on.
   const read = (pieces: Uint8Array[]) => {
+    const lines = new StreamLines();
     const tap = new AnswerTap();
-    for (const piece of pieces) tap.push(piece);
+    for (const piece of pieces) {
+      lines.push(piece);
+      tap.push(piece, lines.keepFrom);
+    }
     return tap.reading();
   };
 
@@ -159,8 +165,13 @@ describe('the stream tap', () => {
     gc();
     const before = process.memoryUsage();
     const taps = Array.from({ length: 1000 }, () => {
+      const lines = new StreamLines();
       const tap = new AnswerTap();
-      for (let i = 0; i < 300; i++) tap.push(heartbeat.slice());
+      for (let i = 0; i < 300; i++) {
+        const piece = heartbeat.slice();
+        lines.push(piece);
+        tap.push(piece, lines.keepFrom);
+      }
       return tap;
     });
     gc();

@@ -384,6 +384,10 @@ describe('visitor sessions: the core', () => {
     // Solved natively here for speed: each key tried is a fresh draw below the target or not.
     const { pbkdf2Sync } = await import('node:crypto');
     const deriveKey = async (password: Uint8Array, salt: Uint8Array, iterations: number, length: number) => pbkdf2Sync(password, salt, iterations, length, 'sha256');
+    // The count of keys tried is the same whatever a key costs (one iteration is as fresh a draw as 2,000): the first
+    // challenges are solved at their cost and checked by the proxy, the rest at one iteration for the statistics.
+    const oneIteration = async (password: Uint8Array, salt: Uint8Array, _iterations: number, length: number) => pbkdf2Sync(password, salt, 1, length, 'sha256');
+    const CHECKED = 4;
     const attempts = 80;
     const sums: number[] = [];
     const counters: number[] = [];
@@ -393,9 +397,9 @@ describe('visitor sessions: the core', () => {
       const { challenges } = await sessions.challenge(SITE);
       assert.equal(challenges.length, CHALLENGE_PARTS);
       assert.ok(challenges.every((challenge) => challenge.parameters.cost === CHALLENGE_COST));
-      const solutions = (await solveSessionChallenges(challenges, { deriveKey }))!;
+      const solutions = (await solveSessionChallenges(challenges, { deriveKey: i < CHECKED ? deriveKey : oneIteration }))!;
       // The proxy accepts what the solver found.
-      assert.equal((await sessions.checkSolution({ challenges, solutions }, SITE)).ok, true);
+      if (i < CHECKED) assert.equal((await sessions.checkSolution({ challenges, solutions }, SITE)).ok, true);
       counters.push(...solutions.map((solution) => solution.counter));
       sums.push(total(solutions));
     }

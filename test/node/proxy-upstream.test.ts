@@ -4,6 +4,7 @@ import { readAgentStream, type AgentStreamEvent } from '../../src/protocol/index
 import { AGENT, SITE, TEST_KEY, assertNoKey, assertNoKeyInHead, startProxyHarness, type ProxyHarness } from '../support/proxy-harness.js';
 import { answer, endWithoutDone, failMidStream, gzipAnswer, heldStream, redirectTo, reply, slowHeaders, sleep, stallMidStream } from '../support/proxy-upstream.js';
 import { SAMPLE_ANSWER } from '../support/scripted-service.js';
+import { relayBody } from '../../src/proxy/core/relay.js';
 
 const PATH = `/agents/${AGENT}/query`;
 
@@ -299,5 +300,23 @@ describe('proxy to upstream: errors', () => {
       assert.ok(h.logs.some((l) => l.status === status && l.detail === `internal detail ${status}`), `no log for ${status}`);
     }
     assert.ok(h.logs.some((l) => /KAGENT_API_KEY/.test(l.message) && l.status === 401));
+  });
+});
+
+describe('the relay', () => {
+  test("a stream that closes without [DONE] after a piece that could start the key (held back whole) ends at once, with an error line of its own", async () => {
+    const key = 'sk_relay_0123456789abcdef';
+    const encoder = new TextEncoder();
+    const service = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(encoder.encode('event: answer\ndata: Hi\n\n'));
+        // Could be the key's start, so held back until the stream ends.
+        controller.enqueue(encoder.encode('sk_rel'));
+        controller.close();
+      },
+    });
+    const relayed = relayBody(service, { apiKey: key, idleTimeoutMs: 5000, maxDurationMs: 5000, maxBytes: 1_000_000, abortUpstream: () => {}, onEnd: () => {} });
+    const text = await new Response(relayed).text();
+    assert.equal(text, 'event: answer\ndata: Hi\n\nsk_rel\n\ndata: [ERROR]INCOMPLETE_STREAM\n\n');
   });
 });

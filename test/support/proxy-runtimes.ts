@@ -32,7 +32,16 @@ const nodePrefix: Plugin = {
   },
 };
 
-async function bundle(entry: string, conditions: string[], format: 'esm' | 'iife' = 'esm', withRedis = false): Promise<string> {
+/** Each entry's bundle, made once per test process: every start of a runtime from it is still a process of its own. */
+const bundles = new Map<string, Promise<string>>();
+
+function bundle(entry: string, conditions: string[], format: 'esm' | 'iife' = 'esm', withRedis = false): Promise<string> {
+  const key = JSON.stringify([entry, conditions, format, withRedis]);
+  if (!bundles.has(key)) bundles.set(key, bundleOnce(entry, conditions, format, withRedis));
+  return bundles.get(key)!;
+}
+
+async function bundleOnce(entry: string, conditions: string[], format: 'esm' | 'iife', withRedis: boolean): Promise<string> {
   const result = await build({
     entryPoints: [fileURLToPath(new URL(entry, root))],
     bundle: true,

@@ -1,5 +1,6 @@
 import { errorLine } from '../../protocol/index.js';
 import { ByteRedactor } from './redact.js';
+import { StreamLines } from './stream-lines.js';
 
 export interface RelayOptions {
   apiKey: string;
@@ -22,10 +23,13 @@ export interface RelayOptions {
   watch?: AnswerWatch | undefined;
 }
 
-/** Watches a relayed answer without holding anything back: it sees each piece after the visitor's stream has it. */
+/** Watches an answer without holding anything back: it sees each piece after the visitor's stream has it. */
 export interface AnswerWatch {
-  piece(bytes: Uint8Array): void;
+  /** A piece of a streamed answer; `keepFrom`, the stream's byte from which its end is needed (`StreamLines`). */
+  piece(bytes: Uint8Array, keepFrom: number): void;
   end(outcome: RelayOutcome): void;
+  /** A whole (JSON) answer's text, as the proxy read it and the visitor gets it. */
+  text(text: string): void;
 }
 
 export type RelayOutcome =
@@ -47,8 +51,6 @@ const ERROR_CODES = {
 } as const;
 
 const encoder = new TextEncoder();
-const NEWLINE = 10;
-const CARRIAGE_RETURN = 13;
 
 /**
  * Passes the service's event stream to the visitor piece by piece as it arrives:
@@ -61,7 +63,7 @@ const CARRIAGE_RETURN = 13;
 export function relayBody(body: ReadableStream<Uint8Array>, options: RelayOptions): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   const redactor = new ByteRedactor(options.apiKey);
-  const ending = new StreamEndWatcher();
+  const ending = new StreamLines();
   let finished = false;
   let answered = false;
   let sent = 0;
@@ -86,6 +88,60 @@ export function relayBody(body: ReadableStream<Uint8Array>, options: RelayOption
     controller.close();
   };
 
+  /** Relays the service's next piece; false when the visitor got nothing of it (all held back). */
+  const relayNext = async (controller: ReadableStreamDefaultController<Uint8Array>): Promise<boolean> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stalled = false;
+    try {
+      const result = await Promise.race([
+        reader.read(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            stalled = true;
+            reject(new Error('stalled'));
+          }, options.idleTimeoutMs);
+        }),
+      ]);
+      if (finished) return true;
+      if (result.done) {
+        const rest = redactor.flush();
+        if (rest.length) {
+          ending.push(rest);
+          options.watch?.piece(rest, ending.keepFrom);
+        }
+        if (!ending.sawEnd) {
+          stop(controller, { kind: 'ended-early' }, rest);
+          return true;
+        }
+        if (rest.length) controller.enqueue(rest);
+        finish({ kind: 'complete' });
+        controller.close();
+        return true;
+      }
+      const out = redactor.push(result.value);
+      if (sent + out.length > options.maxBytes) {
+        stop(controller, { kind: 'too-large' }, new Uint8Array(0));
+        return true;
+      }
+      sent += out.length;
+      ending.push(out);
+      if (out.length) {
+        controller.enqueue(out);
+        options.watch?.piece(out, ending.keepFrom);
+      }
+      if (ending.sawEnd && !answered) {
+        answered = true;
+        options.onAnswered?.();
+      }
+      return out.length > 0;
+    } catch (error) {
+      if (!finished) stop(controller, stalled ? { kind: 'stalled' } : { kind: 'failed', error });
+      return true;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
@@ -93,46 +149,8 @@ export function relayBody(body: ReadableStream<Uint8Array>, options: RelayOption
         deadline = setTimeout(() => stop(controller, { kind: 'too-long' }), options.maxDurationMs);
       },
       async pull(controller) {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        let stalled = false;
-        try {
-          const result = await Promise.race([
-            reader.read(),
-            new Promise<never>((_, reject) => {
-              timer = setTimeout(() => {
-                stalled = true;
-                reject(new Error('stalled'));
-              }, options.idleTimeoutMs);
-            }),
-          ]);
-          if (finished) return;
-          if (result.done) {
-            const rest = redactor.flush();
-            if (rest.length) options.watch?.piece(rest);
-            if (!ending.sawEnd) return stop(controller, { kind: 'ended-early' }, rest);
-            if (rest.length) controller.enqueue(rest);
-            finish({ kind: 'complete' });
-            controller.close();
-            return;
-          }
-          const out = redactor.push(result.value);
-          if (sent + out.length > options.maxBytes) return stop(controller, { kind: 'too-large' }, new Uint8Array(0));
-          sent += out.length;
-          ending.push(out);
-          if (out.length) {
-            controller.enqueue(out);
-            options.watch?.piece(out);
-          }
-          if (ending.sawEnd && !answered) {
-            answered = true;
-            options.onAnswered?.();
-          }
-        } catch (error) {
-          if (finished) return;
-          stop(controller, stalled ? { kind: 'stalled' } : { kind: 'failed', error });
-        } finally {
-          clearTimeout(timer);
-        }
+        // A piece held back whole (it could start the key) gives the visitor nothing yet: read on, or their read would wait.
+        while (!(await relayNext(controller)));
       },
       async cancel() {
         // A reader may stop at [DONE] without waiting for the connection to close: that answer was complete.
@@ -143,31 +161,4 @@ export function relayBody(body: ReadableStream<Uint8Array>, options: RelayOption
     },
     { highWaterMark: 0 },
   );
-}
-
-/** Watches the bytes going by for the service's own end lines (`data: [DONE]`, `data: [ERROR]...`). */
-class StreamEndWatcher {
-  sawEnd = false;
-  #line = '';
-  #inLine = false;
-
-  /** Whether the last bytes seen left a line open. */
-  get midLine(): boolean {
-    return this.#inLine;
-  }
-
-  push(bytes: Uint8Array): void {
-    for (let i = 0; i < bytes.length; i++) {
-      const byte = bytes[i]!;
-      if (byte === NEWLINE || byte === CARRIAGE_RETURN) {
-        if (this.#line === 'data: [DONE]' || this.#line.startsWith('data: [ERROR]') || this.#line === 'data:[DONE]' || this.#line.startsWith('data:[ERROR]')) this.sawEnd = true;
-        this.#line = '';
-        this.#inLine = false;
-      } else {
-        this.#inLine = true;
-        // Only a line's start matters; the markers are ASCII.
-        if (this.#line.length < 14) this.#line += String.fromCharCode(byte);
-      }
-    }
-  }
 }

@@ -64,7 +64,7 @@ export function fetchUpstream(fetchImpl: typeof fetch): UpstreamCall {
  * type, what to accept; nothing of the visitor's), and turns its answer into
  * the visitor's: a stream passed on as it arrives, JSON as is, errors rebuilt.
  * `onStreamEnd` is called when a relayed stream ends, however it ends, or as soon as its end line is sent (then maybe twice).
- * `watch` sees a relayed stream's pieces as they go and how it ended (insights).
+ * `watch` sees a relayed stream's pieces as they go and how it ended, or a JSON answer's text (insights).
  */
 export async function forward(route: Route, body: Record<string, unknown>, onVisitorLeave: ((listener: () => void) => () => void) | undefined, corsHeaders: Record<string, string>, call: UpstreamCall, options: Options, onStreamEnd?: () => void, watch?: AnswerWatch): Promise<ProxyAnswer> {
   let known = upstreamUrls.get(route);
@@ -122,7 +122,7 @@ export async function forward(route: Route, body: Record<string, unknown>, onVis
   if (status === 200 || status === 201) {
     const contentType = upstream.header('content-type') ?? '';
     const eventStream = contentType.toLowerCase().startsWith('text/event-stream');
-    if (!eventStream && upstream.hasBody) return answerWhole(upstream, contentType, { where, status, started, corsHeaders, options, finish: () => {
+    if (!eventStream && upstream.hasBody) return answerWhole(upstream, contentType, { where, status, started, corsHeaders, options, watch, finish: () => {
       clearTimeout(timer);
       stopWatchingVisitor();
       return stopReason;
@@ -186,6 +186,7 @@ interface WholeAnswer {
   started: number;
   corsHeaders: Record<string, string>;
   options: Options;
+  watch: AnswerWatch | undefined;
   /** Stops the timer and the visitor watch; says why the request was stopped, if it was. */
   finish: () => 'timeout' | 'visitor-left' | undefined;
 }
@@ -196,7 +197,7 @@ interface WholeAnswer {
  * length: no page can use half a JSON document, and a fixed body costs the
  * server far less than a relayed stream.
  */
-async function answerWhole(upstream: UpstreamReply, contentType: string, { where, status, started, corsHeaders, options, finish }: WholeAnswer): Promise<ProxyAnswer> {
+async function answerWhole(upstream: UpstreamReply, contentType: string, { where, status, started, corsHeaders, options, watch, finish }: WholeAnswer): Promise<ProxyAnswer> {
   let read: { text: string; bytes: Uint8Array; complete: boolean };
   try {
     read = await readTextCapped(upstream, MAX_ANSWER_BYTES);
@@ -228,6 +229,8 @@ async function answerWhole(upstream: UpstreamReply, contentType: string, { where
   // encoding the text again would cost a copy per answer for nothing.
   const redacted = redactText(read.text, options.apiKey);
   const bytes = redacted === read.text ? read.bytes : encoder.encode(redacted);
+  // The text already read is what insights records from: the answer is not decoded again.
+  watch?.text(redacted);
   // Only these headers reach the visitor: none of the service's, and no Content-Encoding of a body already decoded.
   return {
     status,

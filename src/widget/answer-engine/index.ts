@@ -14,6 +14,7 @@
  * test/node/widget-parts.test.ts the imports between the two folders.
  */
 export { askAgent, queryUrl } from './answer-request.js';
+export { askWithStoredIds } from './stored-ids.js';
 export { IncrementalMarkdown, renderMarkdown } from './markdown/incremental-markdown.js';
 export { adopt, ready } from './engine-ready.js';
 export { linkCitationMarkers } from './citation-markers.js';

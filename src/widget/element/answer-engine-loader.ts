@@ -1,4 +1,6 @@
 import type { AskOptions, AskOutcome } from '../answer-engine/answer-request.js';
+import type { ChangedIds } from '../answer-engine/stored-ids.js';
+import { chunkImport } from '../chunk-import.js';
 
 /** The chat's second part, as `import('../answer-engine/index.js')` gives it. */
 export type AnswerEngine = typeof import('../answer-engine/index.js');
@@ -10,26 +12,30 @@ export type AnswerEngine = typeof import('../answer-engine/index.js');
  */
 const WITH_DOMPURIFY: string | undefined = undefined;
 
-// One load per page, shared by every <kagent-chat> on it.
+/** The second part's module, imported once per page (shared by every <kagent-chat> on it). */
+const importEngine = chunkImport(
+  // (A browser with a `Sanitizer` whose shape the second part cannot use fetches DOMPurify's chunk after it, as before.)
+  () => (WITH_DOMPURIFY && !('Sanitizer' in globalThis) ? (import(/* @vite-ignore */ WITH_DOMPURIFY) as Promise<AnswerEngine>) : import('../answer-engine/index.js')),
+  'askAgent',
+);
 let loading: Promise<AnswerEngine> | undefined;
 let loaded: AnswerEngine | undefined;
 
 /**
  * Fetches the chat's second part (the answer engine: streaming request,
  * markdown renderer, sanitizer, citation links), once per page, with the
- * sanitizer it needs. A failed fetch (offline, blocked) is not remembered:
- * the next call tries again.
+ * sanitizer it needs. After a failed fetch (offline, blocked) the next call
+ * fetches again, in every browser (`chunkImport`), and runs the part once.
  */
 export function loadAnswerEngine(): Promise<AnswerEngine> {
-  // (A browser with a `Sanitizer` whose shape the second part cannot use fetches DOMPurify's chunk after it, as before.)
-  loading ??= (WITH_DOMPURIFY && !('Sanitizer' in globalThis) ? (import(/* @vite-ignore */ WITH_DOMPURIFY) as Promise<AnswerEngine>) : import('../answer-engine/index.js')).then(
+  loading ??= importEngine()
     // Ready once its sanitizer is (where the browser has none, DOMPurify comes in a chunk of its own); it starts on visitor sessions too.
-    (engine) => engine.ready().then(() => (loaded = engine)),
-    (error: unknown) => {
+    .then((engine) => engine.ready().then(() => (loaded = engine)))
+    // (DOMPurify's chunk failing too: the next call asks for it again.)
+    .catch((error: unknown) => {
       loading = undefined;
       throw error;
-    },
-  );
+    });
   return loading;
 }
 
@@ -39,13 +45,14 @@ export function loadedAnswerEngine(): AnswerEngine | undefined {
 }
 
 /**
- * `askAgent` from the second part, fetched first if need be. One POST per
- * call, made once the engine is here; none if the question was stopped
+ * `askWithStoredIds` from the second part, fetched first if need be (`keep`
+ * is given the ids that change). One POST (two where the endpoint refused a stored id),
+ * made once the engine is here; none if the question was stopped
  * meanwhile (`askAgent` sends nothing for an aborted signal), or if the
  * engine could not be fetched: then the outcome says so, and Retry tries
  * again.
  */
-export async function askOnceLoaded(options: AskOptions): Promise<AskOutcome> {
+export async function askOnceLoaded(options: AskOptions, keep: (ids: ChangedIds) => void): Promise<AskOutcome> {
   let engine: AnswerEngine;
   try {
     engine = await loadAnswerEngine();
@@ -54,5 +61,5 @@ export async function askOnceLoaded(options: AskOptions): Promise<AskOutcome> {
     const detail = `${error}: copy all the build's files (kagent-chat-*.js) beside kagent-chat.js`;
     return options.signal.aborted ? { type: 'stopped', partialAnswer: '' } : { type: 'failed', failure: { kind: 'not-loaded', detail }, partialAnswer: '' };
   }
-  return engine.askAgent(options);
+  return engine.askWithStoredIds(options, keep);
 }

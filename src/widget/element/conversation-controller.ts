@@ -1,9 +1,8 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
-import { isValidQueryId, queryIdFieldsNamed, type QueryIdField } from '../../protocol/query-ids.js';
-import type { AskOptions, AskOutcome } from '../answer-engine/answer-request.js';
+import { newId } from '../new-id.js';
 import { askOnceLoaded } from './answer-engine-loader.js';
 import { AnswerBody } from './answer-body.js';
-import { ConversationStore, newId, type StoredConversation, type Turn, type TurnFeedback } from './conversation-store.js';
+import { ConversationStore, type StoredConversation, type Turn, type TurnFeedback } from './conversation-store.js';
 import { CooldownController } from './cooldown-controller.js';
 import type { ChatStrings } from './strings.js';
 
@@ -205,7 +204,7 @@ export class ConversationController implements ReactiveController {
     this.#host.requestUpdate();
 
     // The request is in the chat's second part: a question asked before it arrived is sent, once, when it does.
-    const outcome = await this.#ask(conversation, store, {
+    const outcome = await askOnceLoaded({
       endpoint: this.#host.endpoint,
       agentId: this.#host.agentId,
       query: turn.question,
@@ -224,6 +223,10 @@ export class ConversationController implements ReactiveController {
         }
         this.#saveNowAndThen(store, conversation);
       },
+    // Kept at once: a refused id replaced must not come back with a reload.
+    }, (ids) => {
+      Object.assign(conversation, ids);
+      if (this.#conversation === conversation) store.save(conversation);
     });
     if (this.#inFlight === abort) this.#inFlight = undefined;
 
@@ -239,13 +242,7 @@ export class ConversationController implements ReactiveController {
       turn.state = 'answered';
       turn.note = outcome.note;
       turn.questionId = outcome.questionId;
-      const response = outcome.response;
-      if (response) {
-        turn.sources = response.sources ?? [];
-        // Only ids the proxy would let through: adopting another would make every next question fail.
-        if (isValidQueryId(response.conversationId)) conversation.conversationId = response.conversationId;
-        if (isValidQueryId(response.visitorId)) conversation.visitorId = response.visitorId;
-      }
+      turn.sources = outcome.response?.sources ?? [];
       body.showBelow(this.#host, turn, this);
     } else {
       turn.answer = outcome.partialAnswer || turn.answer;
@@ -263,24 +260,6 @@ export class ConversationController implements ReactiveController {
     // Told once the answer is fully on screen, so what is announced is what is shown.
     this.#onSettled(turn);
     this.#host.requestUpdate();
-  }
-
-  /**
-   * Asks once; and once more, the one second POST, when the endpoint refuses
-   * (400) an id the request carried (`visitorId`, `conversationId`): that
-   * refuses the stored id, not the question, so the id is replaced (kept at
-   * once, so a reload does not bring the refused one back) and the question
-   * asked a last time. A second refusal is the outcome, never a loop.
-   */
-  async #ask(conversation: StoredConversation, store: ConversationStore, options: AskOptions): Promise<AskOutcome> {
-    const outcome = await askOnceLoaded(options);
-    const refused = outcome.type === 'failed' && outcome.failure.status === 400 ? queryIdFieldsNamed(outcome.failure.detail).filter((field) => Boolean(options[field])) : [];
-    if (!refused.length || options.signal.aborted) return outcome;
-    const replaced: Partial<Record<QueryIdField, string>> = {};
-    for (const field of refused) replaced[field] = conversation[field] = newId();
-    console.warn(`kagent-chat: the endpoint refused the stored ${refused.join(' and ')}; asking again with a new one`);
-    if (this.#conversation === conversation) store.save(conversation);
-    return askOnceLoaded({ ...options, ...replaced });
   }
 
   #saveNowAndThen(store: ConversationStore, conversation: StoredConversation): void {

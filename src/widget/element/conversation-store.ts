@@ -1,5 +1,6 @@
 import type { FeedbackRating, Source } from '../../protocol/index.js';
 import { isValidQueryId } from '../../protocol/query-ids.js';
+import { newId } from '../new-id.js';
 import type { ChatFailure } from './failure-kinds.js';
 import { ENGLISH } from './strings.js';
 
@@ -45,11 +46,6 @@ export interface StoredConversation {
   turns: Turn[];
 }
 
-/** Random ids, also where `crypto.randomUUID` is unavailable (pages not served over https). */
-export function newId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-}
 
 // Where storage is unusable, conversations live here for the life of the page.
 const memory = new Map<string, string>();

@@ -9,11 +9,8 @@ const MAX_RESPONSE_CHARS = 256 * 1024;
 const OPENING_BYTES = 16 * 1024;
 /** Most characters of a line read for the opening: an answer event's first 300 characters are in its first 2,700. */
 const OPENING_LINE_CHARS = 4096;
-/** Bytes of the answer's end kept for its response and an error line. */
+/** Bytes of the answer's end kept for its response and an error line, at most. */
 const END_BYTES = MAX_RESPONSE_CHARS + 4096;
-/** A piece shorter than this is copied into a block of small pieces rather than kept as an array of its own. */
-const SMALL_PIECE = 512;
-const BLOCK_BYTES = 1024;
 
 /** What the recorder reads from an answer. */
 export interface AnswerReading {
@@ -29,10 +26,9 @@ const CARRIAGE_RETURN = 13;
 
 /**
  * Reads a streamed answer for its record, without holding anything back from the visitor and without reading the
- * answer twice. Its opening is read from the answer events as they go by, until it has 300 characters. The rest is
- * only kept (the pieces themselves, small ones copied together, bounded to the answer's last 260 KiB) and read once the stream is
- * over, from its last pieces: the `endpoint_response` after the last answer event, whose end alone is decoded for
- * the sources, and an `[ERROR]` line.
+ * answer twice. Its opening is read from the answer events as they go by, until it has 300 characters. Of the rest
+ * it keeps only what the relay's line reader (`StreamLines`) says the end needs, from the start of the response
+ * event after the last answer event or of an error line (bounded to 260 KiB), and reads that once the stream is over.
  */
 export class AnswerTap {
   // The opening, read as the answer starts.
@@ -42,48 +38,29 @@ export class AnswerTap {
   /** Whether the lines being read are an answer event's, and the start of a line that a piece cut. */
   #inAnswer = false;
   #partLine: Uint8Array | undefined;
-  // The end, kept as it goes by.
+  // The end: the pieces from the stream's byte `#keptFrom` on, the bytes before the first piece's start let go.
   #pieces: Uint8Array[] = [];
-  #keptBytes = 0;
-  /** Small pieces, copied one after another (`#keep`). */
-  #block: Uint8Array | undefined;
-  #blockUsed = 0;
-  /** Whether bytes before the pieces kept were let go. */
+  #keptFrom = 0;
+  #read = 0;
+  /** Whether bytes the end needs were let go (past `END_BYTES`). */
   #cut = false;
 
-  push(piece: Uint8Array): void {
+  /** A piece of the answer; `keepFrom`, the stream's byte (counted from its first) from which its end is needed. */
+  push(piece: Uint8Array, keepFrom: number): void {
     if (piece.length === 0) return;
     if (!this.#openingDone) this.#readOpening(piece);
-    this.#keep(piece);
-  }
-
-  /**
-   * Keeps a piece for the end: as it is, unless it is small (a held stream's heartbeat, a service that writes an event
-   * at a time), which is copied into a block with the small pieces around it, so that few arrays are kept.
-   */
-  #keep(piece: Uint8Array): void {
-    if (piece.length < SMALL_PIECE) {
-      if (this.#block && this.#blockUsed + piece.length > this.#block.length) this.#closeBlock();
-      this.#block ??= new Uint8Array(BLOCK_BYTES);
-      this.#block.set(piece, this.#blockUsed);
-      this.#blockUsed += piece.length;
-    } else {
-      this.#closeBlock();
-      this.#pieces.push(piece);
-    }
-    this.#keptBytes += piece.length;
+    this.#pieces.push(piece);
+    this.#read += piece.length;
+    // Pieces wholly before what the end needs are let go, and the oldest past END_BYTES.
+    const from = Math.max(keepFrom, this.#read - END_BYTES);
     const pieces = this.#pieces;
-    while (pieces.length > 0 && this.#keptBytes - pieces[0]!.length >= END_BYTES) {
-      this.#keptBytes -= pieces.shift()!.length;
-      this.#cut = true;
+    while (pieces.length > 0 && this.#keptFrom + pieces[0]!.length <= from) this.#keptFrom += pieces.shift()!.length;
+    this.#cut = from > keepFrom;
+    if (!this.#cut && keepFrom > this.#keptFrom) {
+      // The first piece is kept only from where the end starts: nothing before it is read.
+      pieces[0] = pieces[0]!.subarray(keepFrom - this.#keptFrom);
+      this.#keptFrom = keepFrom;
     }
-  }
-
-  /** Puts the block of small pieces being filled among the pieces. */
-  #closeBlock(): void {
-    if (this.#block) this.#pieces.push(this.#block.subarray(0, this.#blockUsed));
-    this.#block = undefined;
-    this.#blockUsed = 0;
   }
 
   /** Reads the piece's lines for the opening, until it is full (or the answer's start is past). */
@@ -123,23 +100,11 @@ export class AnswerTap {
 
   /** What was read, once the stream is over. */
   reading(): AnswerReading {
-    this.#closeBlock();
-    const pieces = this.#pieces;
     const opening = this.#opening.slice(0, OPENING_LENGTH);
-    // The end is read from the last pieces, each decoded once: the last one first, then the one before, then twice as
-    // many each time, until the last answer event (or the answer's start) is in them.
-    let text = '';
-    for (let end = pieces.length, count = 1; ; count *= 2) {
-      let from = Math.max(0, end - count);
-      // A piece that starts inside a character is decoded with the one before.
-      while (from > 0 && (pieces[from]![0]! & 0xc0) === 0x80) from--;
-      text = utf8.decode(concatBytes(pieces.slice(from, end))) + text;
-      end = from;
-      // The first line is read only if it starts there: at the answer's start, or after a piece's last line.
-      const whole = from === 0 ? !this.#cut : pieces[from - 1]!.at(-1) === NEWLINE;
-      const read = readEnd(text, whole ? 0 : text.indexOf('\n') + 1, from === 0);
-      if (read) return { opening, sources: read.response.length ? responseSources(read.response) : [], error: read.error };
-    }
+    const text = utf8.decode(concatBytes(this.#pieces));
+    // Its first line is read only if it starts there (once cut, the kept bytes start inside a line).
+    const read = readEnd(text, this.#cut ? text.indexOf('\n') + 1 : 0);
+    return { opening, sources: read.response.length ? responseSources(read.response) : [], error: read.error };
   }
 }
 
@@ -148,17 +113,12 @@ const RESPONSE_EVENT = 'endpoint_response';
 /** `"sources":`, URI-encoded. */
 const SOURCES_KEY = '%22sources%22%3A';
 
-/**
- * The response's data (its events after the last answer event) and the last error line, read from the lines of
- * `text` from `start` on; `undefined` when there is no answer event in them and more before them (`all` false): the
- * response may have started before.
- */
-function readEnd(text: string, start: number, all: boolean): { response: string[]; error: string | undefined } | undefined {
+/** The response's data (its events after the last answer event) and the last error line, read from the lines of `text` from `start` on. */
+function readEnd(text: string, start: number): { response: string[]; error: string | undefined } {
   let response: string[] = [];
   let responseChars = 0;
   let error: string | undefined;
   let event = '';
-  let sawAnswer = false;
   // A last line without its end is left, as a stream reader leaves it. (indexOf finds a character far faster than
   // any backwards search in strings or bytes.)
   for (let end = text.indexOf('\n', start); end !== -1; start = end + 1, end = text.indexOf('\n', start)) {
@@ -168,7 +128,6 @@ function readEnd(text: string, start: number, all: boolean): { response: string[
       event = line.slice(line.charCodeAt(6) === 32 ? 7 : 6);
       // The response follows the last answer event.
       if (event === 'answer') {
-        sawAnswer = true;
         response = [];
         responseChars = 0;
       }
@@ -181,7 +140,7 @@ function readEnd(text: string, start: number, all: boolean): { response: string[
       }
     }
   }
-  return sawAnswer || all ? { response, error } : undefined;
+  return { response, error };
 }
 
 /**

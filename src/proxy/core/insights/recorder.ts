@@ -152,10 +152,9 @@ export class Insights {
     try {
       let run: { day: string; values: string[] } | undefined;
       for (const recording of batch) {
-        const record = recording.record(recording.visitorHash!);
-        const day = record.at.slice(0, 10);
+        const { day } = recording;
         if (run?.day !== day || run.values.length === BATCH_SIZE) runs.push((run = { day, values: [] }));
-        run.values.push(JSON.stringify(record));
+        run.values.push(JSON.stringify(recording.record(recording.visitorHash!)));
       }
     } catch (error) {
       this.#drop(batch.length, error);
@@ -198,8 +197,11 @@ export class Insights {
   }
 }
 
-/** How a question's answer ended: a streamed answer's relay outcome, the whole answer the visitor got, or a refusal. */
-type Ending = { outcome: RelayOutcome } | { whole: Uint8Array | null; status: number } | { refused: number; error: { code?: string | undefined; message?: string | undefined } };
+/**
+ * How a question's answer ended: a streamed answer's relay outcome; the whole answer the visitor got (its text as the
+ * proxy read it, or its bytes when the proxy wrote it); or a refusal.
+ */
+type Ending = { outcome: RelayOutcome } | { whole: Uint8Array | null; text: string | undefined; status: number } | { refused: number; error: { code?: string | undefined; message?: string | undefined } };
 
 /**
  * One question on its way: told the answer's pieces as they go by, and how it ended, with as little as it can on
@@ -220,6 +222,8 @@ export class QuestionRecording implements AnswerWatch {
   #firstByteMs: number | undefined;
   #totalMs: number | undefined;
   #tap: AnswerTap | undefined;
+  /** A JSON answer's text, as the proxy read it. */
+  #text: string | undefined;
   #ending: Ending | undefined;
 
   constructor(insights: Insights, agent: string, question: string, visitor: string, waitUntil: WaitUntil | undefined) {
@@ -230,10 +234,15 @@ export class QuestionRecording implements AnswerWatch {
     this.#waitUntil = waitUntil;
   }
 
-  /** A piece of the streamed answer, as it goes to the visitor. */
-  piece(bytes: Uint8Array): void {
+  /** A piece of the streamed answer, as it goes to the visitor; `keepFrom` as the relay's `StreamLines` read it. */
+  piece(bytes: Uint8Array, keepFrom: number): void {
     this.#firstByteMs ??= Date.now() - this.#started;
-    (this.#tap ??= new AnswerTap()).push(bytes);
+    (this.#tap ??= new AnswerTap()).push(bytes, keepFrom);
+  }
+
+  /** A JSON answer's text, as the proxy read it (told before `answered`). */
+  text(text: string): void {
+    this.#text = text;
   }
 
   /** The streamed answer ended. */
@@ -250,7 +259,7 @@ export class QuestionRecording implements AnswerWatch {
     answer.headers[QUESTION_ID_HEADER] = this.id;
     if (answer.body instanceof ReadableStream) return answer;
     if (answer.status < 300) this.#firstByteMs = this.#totalMs = Date.now() - this.#started;
-    this.#ended({ whole: answer.body, status: answer.status });
+    this.#ended({ whole: answer.body, text: this.#text, status: answer.status });
     return answer;
   }
 
@@ -263,6 +272,11 @@ export class QuestionRecording implements AnswerWatch {
     if (this.#ending) return;
     this.#ending = ending;
     this.#insights.keep(this, this.#waitUntil);
+  }
+
+  /** The UTC day the question was asked on, as `YYYY-MM-DD`. */
+  get day(): string {
+    return isoTime(this.#started).slice(0, 10);
   }
 
   /** The record as stored, worked out once the answer ended (off the visitor's path). */
@@ -278,10 +292,11 @@ export class QuestionRecording implements AnswerWatch {
     const ending = this.#ending!;
     if ('refused' in ending) return { outcome: refusal(ending.refused, ending.error), sources: [], opening: '' };
     if ('whole' in ending) {
-      const { whole: body, status } = ending;
+      const { whole: body, text, status } = ending;
       let parsed: unknown;
       try {
-        parsed = JSON.parse(body ? decoder.decode(body) : '');
+        // Parsed once: the proxy read the answer's text but never parsed it.
+        parsed = JSON.parse(text ?? (body ? decoder.decode(body) : ''));
       } catch {
         parsed = undefined;
       }

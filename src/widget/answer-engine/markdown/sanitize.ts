@@ -1,5 +1,6 @@
 import { ALLOWED_ATTR, ALLOWED_TAGS, finishElement } from './policy.js';
 import { chatPolicy } from '../trusted-types.js';
+import { chunkImport } from '../../chunk-import.js';
 
 /** Sanitizes renderer HTML into nodes of this document, ready to insert. */
 export type Sanitize = (html: string) => Node[];
@@ -48,25 +49,19 @@ export function nativeSanitizer(): Sanitize | undefined {
 let native: Sanitize | null | undefined;
 /** DOMPurify's, once fetched. */
 let purified: Sanitize | undefined;
-let loading: Promise<void> | undefined;
+/** DOMPurify's chunk, imported once it can be. */
+const importDomPurify = chunkImport(() => import('./dompurify-sanitizer.js'), 'domPurifySanitizer');
 
 const found = (): Sanitize | undefined => (native ??= nativeSanitizer() ?? null) ?? purified;
 
 /**
  * Makes the sanitizer ready: the browser's own at once; where there is none,
- * DOMPurify, from a chunk of its own fetched once (a failed fetch is not
- * remembered: the next call tries again).
+ * DOMPurify, from a chunk of its own fetched once (after a failed fetch the
+ * next call fetches again: `chunkImport`).
  */
 export function loadSanitizer(): Promise<void> {
   if (found()) return Promise.resolve();
-  loading ??= import('./dompurify-sanitizer.js').then(
-    ({ domPurifySanitizer }) => void (purified = domPurifySanitizer({ tags: ALLOWED_TAGS, attributes: ALLOWED_ATTR, finishElement }, chatPolicy())),
-    (error: unknown) => {
-      loading = undefined;
-      throw error;
-    },
-  );
-  return loading;
+  return importDomPurify().then(({ domPurifySanitizer }) => void (purified ??= domPurifySanitizer({ tags: ALLOWED_TAGS, attributes: ALLOWED_ATTR, finishElement }, chatPolicy())));
 }
 
 /**

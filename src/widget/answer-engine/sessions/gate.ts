@@ -3,6 +3,7 @@
 // so that the session keeper and its solver (a chunk of their own) are fetched only from a
 // proxy that has sessions on: a site without them pays one cached GET, not the code.
 import { SESSION_ROUTES } from '../../../protocol/sessions/index.js';
+import { chunkImport } from '../../chunk-import.js';
 import type { ChatFailure } from '../../element/failure-kinds.js';
 import { inUse, type PageChat } from '../chat-in-use.js';
 import { failureFromNetworkError, failureFromResponse } from '../failures.js';
@@ -18,7 +19,10 @@ export const sessionStorageKey = (base: string) => 'kagent-chat-session ' + base
 export const solvedStorageKey = (base: string) => sessionStorageKey(base) + ' solved';
 
 /** What the keeper's chunk uses of this one, handed to it (keeper-needs.ts says why). */
-const keeperNeeds: KeeperNeeds = { readFailure: failureFromResponse, networkFailure: failureFromNetworkError, storageKey: sessionStorageKey, solvedKey: solvedStorageKey, nextTask, trustedScriptUrl, routes: SESSION_ROUTES, inUse };
+const keeperNeeds: KeeperNeeds = { readFailure: failureFromResponse, networkFailure: failureFromNetworkError, storageKey: sessionStorageKey, solvedKey: solvedStorageKey, nextTask, trustedScriptUrl, routes: SESSION_ROUTES, inUse, chunkImport };
+
+/** The session keeper's chunk, imported once it can be. */
+const importKeeper = chunkImport(() => import('./visitor-session.js'), 'visitorSessionFor');
 
 /** Sessions are on, but their keeper's chunk could not be fetched: the question is not sent without one. */
 export type KeeperMissing = { failure: ChatFailure };
@@ -41,7 +45,7 @@ export function sessionFor(endpoint: string, on = false, pageSaysOff = false): P
     if (sessions === undefined) keepers.delete(base);
     if (!sessions) return undefined;
     try {
-      return (await import('./visitor-session.js')).visitorSessionFor(base, keeperNeeds);
+      return (await importKeeper()).visitorSessionFor(base, keeperNeeds);
     } catch (error) {
       keepers.delete(base);
       // For the site's developer (the question's console warning): which file the proxy's sessions need.

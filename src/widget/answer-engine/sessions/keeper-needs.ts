@@ -3,6 +3,7 @@
 // every visitor fetches, export its inner names, wrap its own exports in a namespace object and keep all of
 // SESSION_ERROR_CODES (0.3 KB gzipped). A module of its own, so that the gate and the keeper need not import each other.
 import type { SESSION_ROUTES } from '../../../protocol/sessions/index.js';
+import type { chunkImport } from '../../chunk-import.js';
 import type { inUse } from '../chat-in-use.js';
 import type { failureFromNetworkError, failureFromResponse } from '../failures.js';
 import type { nextTask } from '../next-task.js';
@@ -19,4 +20,6 @@ export interface KeeperNeeds {
   trustedScriptUrl: typeof trustedScriptUrl;
   routes: typeof SESSION_ROUTES;
   inUse: typeof inUse;
+  /** For the human check's chunk. */
+  chunkImport: typeof chunkImport;
 }

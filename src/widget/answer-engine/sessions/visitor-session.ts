@@ -10,6 +10,9 @@ import type { KeeperNeeds } from './keeper-needs.js';
 import type { HumanCheck } from './human-check.js';
 import { solveChallenge, type SolvedBy } from './solver.js';
 
+/** The human check's chunk, imported once it can be (with the gate's `chunkImport`: this chunk imports nothing). */
+let importHumanCheck: (() => Promise<typeof import('./human-check.js')>) | undefined;
+
 /** At this many questions left in a visitor session's window, or fewer, the chat says how many. */
 export const FEW_QUESTIONS_LEFT = 2;
 
@@ -321,7 +324,8 @@ export class VisitorSession {
   /** The human check's token for a session started now, where the proxy asks for one. */
   #check({ humanCheck, turnstileSiteKey }: ChallengeAnswer, signal: AbortSignal): Promise<HumanCheck> | undefined {
     if (humanCheck !== 'turnstile') return undefined;
-    const checking = import('./human-check.js').then(({ humanCheck: check }) => check(turnstileSiteKey ?? '', () => this.#chatNow(), this.#base, signal, this.#needs.trustedScriptUrl));
+    importHumanCheck ??= this.#needs.chunkImport(() => import('./human-check.js'), 'humanCheck');
+    const checking = importHumanCheck().then(({ humanCheck: check }) => check(turnstileSiteKey ?? '', () => this.#chatNow(), this.#base, signal, this.#needs.trustedScriptUrl));
     checking.catch(() => {});
     return checking;
   }
