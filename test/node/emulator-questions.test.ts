@@ -96,9 +96,9 @@ function questionSetTests(name: QuestionSetName, sizes: { answered: number; unco
   });
 }
 
-// Its uncovered questions cited above 0.7 move with every docs edit (2 of 10 on today's docs: the hosted service's
-// price, fine-tuning a model; the others get "I don't know" or one "closest"); the floor keeps it from getting worse, the goal is none.
-questionSetTests('newcomer-questions', { answered: 40, uncovered: 10 }, { recallAt1: 0.83, recallAt3: 0.93, dontKnow: 1, uncoveredCited: 2, separation: { auc: 0.62, medianGap: 0.04 } });
+// None of its uncovered questions is cited above 0.7 (the hosted service's price and fine-tuning a model were, before a
+// price question needed a stated price and a passage the question's subject, emulator-offtopic.test.ts).
+questionSetTests('newcomer-questions', { answered: 40, uncovered: 10 }, { recallAt1: 0.83, recallAt3: 0.93, dontKnow: 1, uncoveredCited: 0, separation: { auc: 0.62, medianGap: 0.04 } });
 // Held out: never used to tune the ranking or the score, so a change fitted to the set above shows here. Floors are
 // today's figures (none of its 5 uncovered questions is answered: their subjects, voice input, a refund policy,
 // running on-premises, a Shopify app, are words the docs never use).

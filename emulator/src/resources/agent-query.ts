@@ -10,6 +10,7 @@ import {
 } from 'kagent-chat/protocol';
 import { answerPieces, composeAnswer, holdsMeasure, intentOf } from '../answers/compose.js';
 import { LanguageModelError, chatRequest, openCompletion } from '../answers/llm.js';
+import { asksForPrice, statesPrice } from '../answers/price.js';
 import { pickSources, retrieve, type Retrieved } from '../answers/retrieve.js';
 import { HEADING_MATCH } from '../search/fragment-index.js';
 import { questionRead } from '../search/terms.js';
@@ -118,7 +119,9 @@ function startTurn(context: RequestContext, agent: AgentRow, body: AgentQueryBod
   const question = questionRead(body.query);
   const intent = intentOf(question);
   const headingMatch = intent.how || intent.overview ? HEADING_MATCH : 0;
-  const retrieved = retrieve(context.store, context.indexes, datastoreIds, question, datasourceFilter(context.store, body.filters), { headingMatch });
+  const found = retrieve(context.store, context.indexes, datastoreIds, question, datasourceFilter(context.store, body.filters), { headingMatch });
+  // A question about money is answered only from passages that state a price (price.ts).
+  const retrieved = asksForPrice(question) ? found.filter((hit) => statesPrice(hit.fragment.text)) : found;
   // A figure question's closest passage is one holding a measure (a number with its unit), when one came close.
   const answers = intent.figure ? (hit: Retrieved) => holdsMeasure(hit.fragment.text) : undefined;
   const { sources, hits, closest } = pickSources(retrieved, context.settings.sourceThreshold, fileUrlFor(context), context.settings.closestThreshold, answers, context.settings.answerableThreshold);

@@ -3,6 +3,7 @@ import { Postings, countIn } from './postings.js';
 import { bestKeys, pooledScores } from './rank.js';
 import { readUnknownWords, type Vocabulary } from './readings.js';
 import { answerable, leads, shownScore, type Standing } from './score.js';
+import { holdsSubject, subjectOf } from './subject.js';
 import { LIGHT_WEIGHT, questionConcepts, searchTerms, type Concept, type ConceptOptions } from './terms.js';
 import type { FragmentRow } from '../store/records.js';
 
@@ -215,6 +216,12 @@ export class FragmentIndex {
     const knownShare = weightSum / (weightSum + missing);
     // Whether the question is about what the documents hold at all: a word no fragment holds weighs as a term in one fragment.
     let inDatastore = weightSum / (weightSum + (weighed.length - known.length) * unheardOf);
+    // The question's subject (subject.ts): its telling words the datastore holds, most telling first; a word written with
+    // hyphens whose parts no fragment holds together ("fine-tune" where documents only say "tuned") is held by none.
+    const byWeight = [...known].sort((a, b) => b.scored.weight - a.scored.weight).map(({ concept }) => concept);
+    const compounds = new Set(byWeight.map((concept) => concept.compound).filter(Boolean));
+    const apart = new Set([...compounds].filter((compound) => !this.#heldTogether(compound.split('-'))));
+    const subject = subjectOf(query, byWeight, new Set(byWeight.filter((concept) => apart.has(concept.compound))));
 
     const { scores, conceptScores, phraseScores, phraseCounts, headingWeights, inHeading } = this.#scratch(postings.keyLimit);
     const touched: number[] = [];
@@ -290,13 +297,15 @@ export class FragmentIndex {
     const lead = leads(ranked.map((hit, i) => ({ datasourceId: hit.datasourceId, score: ordered[i]! })));
     const scored = ranked.map((hit, i) => {
       const standing = { share: (final[i]! / weightSum) * knownShare, ofBest: ordered[i]! / best, lead: lead[i]!, inDatastore };
-      return { hit, raw: ordered[i]!, standing, score: shownScore(standing), answerable: answerable(standing) };
+      return { hit, raw: ordered[i]!, standing, score: shownScore(standing) };
     });
     // By score, and where two round to the same, by the ranking's own order.
     scored.sort((a, b) => b.score - a.score || b.raw - a.raw || a.hit.key - b.hit.key);
-    return scored
-      .slice(0, options.topK)
-      .map(({ hit, score, answerable, standing }) => ({ datasourceId: hit.datasourceId, fragment: hit.entry.fragment, score, answerable, ...(options.standing ? { standing } : {}) }));
+    // Whether each passage holds the question's subject is read from its text: only for the passages given.
+    return scored.slice(0, options.topK).map(({ hit, score, standing: weighed }) => {
+      const standing = { ...weighed, holdsSubject: holdsSubject(hit.entry.fragment, subject) };
+      return { datasourceId: hit.datasourceId, fragment: hit.entry.fragment, score, answerable: answerable(standing), ...(options.standing ? { standing } : {}) };
+    });
   }
 
   /** Calls `each` with every live fragment holding term `id`, its BM25F saturation there (tf / (tf + k1), 0..1) and whether the title of its own section holds it. */
@@ -387,6 +396,26 @@ export class FragmentIndex {
       return found;
     },
   };
+
+  /** Whether some fragment holds every one of `terms`. */
+  #heldTogether(terms: readonly string[]): boolean {
+    const ids = [...new Set(terms.map((term) => this.#postings.termId(term)))];
+    if (ids.some((id) => id === undefined)) return false;
+    const { phraseCounts } = this.#scratch(this.#postings.keyLimit);
+    const touched: number[] = [];
+    for (const id of ids) {
+      this.#postings.forEachPosting(id!, (key) => {
+        if (phraseCounts[key] === 0) touched.push(key);
+        phraseCounts[key]!++;
+      });
+    }
+    let found = false;
+    for (const key of touched) {
+      if (phraseCounts[key] === ids.length) found = true;
+      phraseCounts[key] = 0;
+    }
+    return found;
+  }
 
   #idf(id: number): number {
     const matching = this.#postings.documentFrequency(id);

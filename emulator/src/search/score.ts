@@ -28,6 +28,12 @@ export interface Standing {
   lead: number;
   /** 0..1: the question's weight the datastore holds at all, a word no fragment holds weighing as a term of one fragment (the most a term can). */
   inDatastore: number;
+  /**
+   * Whether the passage holds the question's subject: its most telling word (the rarest of those
+   * the datastore holds, everyday words aside), or two of its telling words. A passage holding
+   * one word of the question's several, and not the most telling, is about something else.
+   */
+  holdsSubject: boolean;
 }
 
 /**
@@ -83,9 +89,12 @@ export const ANSWERABLE_SLOPES = { share: 0.95, lead: 3.8, inDatastore: 1.9, int
  */
 export const UNSPOKEN_OF = 0.4;
 
-/** 0..1: how likely it is that the datastore holds what answers a question whose best passage stands so (`ANSWERABLE_SLOPES`); 0 below `UNSPOKEN_OF`. */
-export function answerable({ share, lead, inDatastore }: Pick<Standing, 'share' | 'lead' | 'inDatastore'>): number {
-  if (share <= 0 || lead <= 0 || inDatastore < UNSPOKEN_OF) return 0;
+/**
+ * 0..1: how likely it is that the datastore holds what answers a question whose best passage stands so (`ANSWERABLE_SLOPES`);
+ * 0 below `UNSPOKEN_OF`, and 0 for a passage that does not hold the question's subject (`Standing.holdsSubject`).
+ */
+export function answerable({ share, lead, inDatastore, holdsSubject = true }: Pick<Standing, 'share' | 'lead' | 'inDatastore'> & Partial<Pick<Standing, 'holdsSubject'>>): number {
+  if (share <= 0 || lead <= 0 || inDatastore < UNSPOKEN_OF || !holdsSubject) return 0;
   const logOdds = ANSWERABLE_SLOPES.intercept + ANSWERABLE_SLOPES.share * Math.log(share) + ANSWERABLE_SLOPES.lead * Math.log(lead) + ANSWERABLE_SLOPES.inDatastore * inDatastore;
   return Math.round((1 / (1 + Math.exp(-logOdds))) * 1e6) / 1e6;
 }

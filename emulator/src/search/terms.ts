@@ -78,6 +78,14 @@ const SPELLINGS: Record<string, string> = {
 };
 
 /**
+ * Verbs whose base form is another verb's past: found (find), bound (bind), ground (grind), wound
+ * (wind). Stemmed, their forms ("founded", "founding", "founder") would be that past ("documents
+ * found"): a question about who founded something would match every passage that found something.
+ * Those forms are kept whole (a plural, "bounds", is stemmed as before).
+ */
+const PAST_OF_ANOTHER_VERB = new Set(['found', 'bound', 'ground', 'wound']);
+
+/**
  * Words and phrases that mean the same thing to someone asking about software.
  * A question holding one of them also searches the others (weighed a little
  * less than its own words).
@@ -114,8 +122,10 @@ export function searchTerm(word: string): string | null {
   if (lower.length < 2 && !/\d/.test(lower)) return null;
   if (STOPWORDS.has(lower)) return null;
   lower = SPELLINGS[lower] ?? lower;
+  const stem = stemmer(lower);
+  if (PAST_OF_ANOTHER_VERB.has(stem) && /(?:ed|ing|ers?)$/.test(lower)) return lower;
   // Porter turns a final y into i only while a suffix follows it ("deploy" → "deploi", yet "deployment" → "deploy"): one form for both.
-  return stemmer(lower).replace(/y$/, 'i');
+  return stem.replace(/y$/, 'i');
 }
 
 /** The parts of a code name: `systemPrompt` → `system`, `prompt`; `HTMLElement` → `html`, `element`. */
@@ -174,6 +184,8 @@ export interface Concept {
   own: number;
   /** The synonyms, each a phrase of one or more terms: a phrase stands for the concept only where all its terms are. */
   synonyms: string[][];
+  /** Part of a word written with hyphens ("fine-tune"): that word's parts' terms, joined by "-" ('' for none). */
+  compound: string;
 }
 
 const VERSION_TERM = searchTerm('version');
@@ -224,6 +236,9 @@ export function questionTerms(word: string): string[] {
   return /^[A-Z]/.test(word) ? [searchTerm(word)].filter((term): term is string => term !== null) : indexTerms(word);
 }
 
+/** A word written with hyphens between letters or digits ("fine-tune", "on-premises", "kagent-chat"). */
+const COMPOUND = /[\p{L}\d]+(?:[-‐][\p{L}\d]+)+/gu;
+
 /**
  * The concepts of a question: its words, with phrases of the synonym list taken as one, and their
  * synonyms. `readWords` may read its words (stopwords included) as others first (readings.ts:
@@ -238,6 +253,15 @@ export function questionConcepts(question: string, options: ConceptOptions = {},
   const words = questionWords.map((word) => word.written);
   const terms = questionWords.map((word) => word.terms);
   const synonymsRead = options.synonyms !== false;
+  // Words written with hyphens, as their terms: the question's words each is made of.
+  const compoundAt: string[] = words.map(() => '');
+  for (const [written] of read.matchAll(COMPOUND)) {
+    const parts = written.split(/[-‐]/).flatMap((part) => questionTerms(part).slice(0, 1));
+    if (parts.length < 2) continue;
+    for (let k = 0; k + parts.length <= words.length; k++) {
+      if (parts.every((term, j) => terms[k + j]![0] === term)) for (let j = 0; j < parts.length; j++) compoundAt[k + j] = parts.join('-');
+    }
+  }
   const concepts: Concept[] = [];
   const seen = new Set<string>();
   for (let i = 0; i < words.length; ) {
@@ -266,6 +290,7 @@ export function questionConcepts(question: string, options: ConceptOptions = {},
         synonyms,
         isName: written.some((word) => looksLikeName(word, read)),
         isLight: options.lightWords !== false && !best && span.every((word) => LIGHT_WORDS.has(word.read.toLowerCase())),
+        compound: best ? '' : compoundAt[i]!,
       });
     }
     i += length;
