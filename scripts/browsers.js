@@ -62,7 +62,15 @@ const endChildren = () => {
   for (const child of children) child.kill('SIGTERM');
 };
 process.once('exit', endChildren);
-for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => (endChildren(), process.exit(130)));
+// Said on the way out: a run ended from outside (a stop button, a process manager) reads as a failure otherwise.
+const EXIT_CODES = { SIGINT: 130, SIGTERM: 143 };
+for (const [signal, code] of Object.entries(EXIT_CODES)) {
+  process.once(signal, () => {
+    console.error(`\nThe browser tests were ended by ${signal}, from outside the test run.`);
+    endChildren();
+    process.exit(code);
+  });
+}
 
 function start(command, args, env) {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
