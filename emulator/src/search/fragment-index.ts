@@ -301,10 +301,24 @@ export class FragmentIndex {
     });
     // By score, and where two round to the same, by the ranking's own order.
     scored.sort((a, b) => b.score - a.score || b.raw - a.raw || a.hit.key - b.hit.key);
-    // Whether each passage holds the question's subject is read from its text: only for the passages given.
+    // Whether a passage holds the question's subject is read from its text, so only when its `answerable` is read: an
+    // answer reads its best passage's alone, and reading every passage given (a hundred, for some callers) cost a
+    // search several times its ranking.
     return scored.slice(0, options.topK).map(({ hit, score, standing: weighed }) => {
-      const standing = { ...weighed, holdsSubject: holdsSubject(hit.entry.fragment, subject) };
-      return { datasourceId: hit.datasourceId, fragment: hit.entry.fragment, score, answerable: answerable(standing), ...(options.standing ? { standing } : {}) };
+      const { fragment } = hit.entry;
+      if (options.standing) {
+        const standing = { ...weighed, holdsSubject: holdsSubject(fragment, subject) };
+        return { datasourceId: hit.datasourceId, fragment, score, answerable: answerable(standing), standing };
+      }
+      let read: number | undefined;
+      return {
+        datasourceId: hit.datasourceId,
+        fragment,
+        score,
+        get answerable() {
+          return (read ??= answerable({ ...weighed, holdsSubject: holdsSubject(fragment, subject) }));
+        },
+      };
     });
   }
 
