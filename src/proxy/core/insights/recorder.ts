@@ -3,8 +3,9 @@ import type { RateLimitStore } from '../../stores/store.js';
 import type { Log } from '../log.js';
 import type { AnswerWatch, RelayOutcome } from '../relay.js';
 import type { ProxyAnswer } from '../responses.js';
-import { AnswerTap, OPENING_LENGTH, sourceNames } from './answer-tap.js';
-import { dayKey, dayOf, keepMs, lastDays, readStored, type StoredFeedback, type StoredQuestion, type StoredValue } from './records.js';
+import { AnswerTap } from './answer-tap.js';
+import { readJsonAnswer } from './json-answer.js';
+import { dayKey, dayOf, keepMs, lastDays, questionText, readStored, type StoredFeedback, type StoredValue } from './records.js';
 import type { InsightsSettings } from './settings.js';
 
 /** The store's list methods insights need (MemoryRateLimitStore and RedisRateLimitStore have them). */
@@ -154,7 +155,7 @@ export class Insights {
       for (const recording of batch) {
         const { day } = recording;
         if (run?.day !== day || run.values.length === BATCH_SIZE) runs.push((run = { day, values: [] }));
-        run.values.push(JSON.stringify(recording.record(recording.visitorHash!)));
+        run.values.push(recording.recordText(recording.visitorHash!));
       }
     } catch (error) {
       this.#drop(batch.length, error);
@@ -279,31 +280,22 @@ export class QuestionRecording implements AnswerWatch {
     return isoTime(this.#started).slice(0, 10);
   }
 
-  /** The record as stored, worked out once the answer ended (off the visitor's path). */
-  record(visitorHash: string): StoredQuestion {
-    const { outcome, sources, opening } = this.#result();
-    const record: StoredQuestion = { t: 'q', id: this.id, at: isoTime(this.#started), agent: this.#agent, question: this.#question.slice(0, MAX_QUESTION_CHARS), outcome, sources, opening, visitor: visitorHash };
-    if (this.#firstByteMs !== undefined) record.firstByteMs = this.#firstByteMs;
-    if (this.#totalMs !== undefined) record.totalMs = this.#totalMs;
-    return record;
+  /** The record's stored text, worked out once the answer ended (off the visitor's path). */
+  recordText(visitorHash: string): string {
+    const { outcome, sources, openingJson } = this.#result();
+    return questionText({ id: this.id, at: isoTime(this.#started), agent: this.#agent, question: this.#question.slice(0, MAX_QUESTION_CHARS), outcome, sources, openingJson, visitor: visitorHash, firstByteMs: this.#firstByteMs, totalMs: this.#totalMs });
   }
 
-  #result(): { outcome: QuestionOutcome; sources: string[]; opening: string } {
+  #result(): { outcome: QuestionOutcome; sources: string[]; openingJson: string } {
     const ending = this.#ending!;
-    if ('refused' in ending) return { outcome: refusal(ending.refused, ending.error), sources: [], opening: '' };
+    if ('refused' in ending) return { outcome: refusal(ending.refused, ending.error), sources: [], openingJson: '""' };
     if ('whole' in ending) {
       const { whole: body, text, status } = ending;
-      let parsed: unknown;
-      try {
-        // Parsed once: the proxy read the answer's text but never parsed it.
-        parsed = JSON.parse(text ?? (body ? decoder.decode(body) : ''));
-      } catch {
-        parsed = undefined;
-      }
-      if (status >= 300) return { outcome: refusal(status, readErrorBody(parsed)), sources: [], opening: '' };
-      const sources = sourceNames(parsed);
-      const answer = (parsed as { answer?: unknown } | undefined)?.answer;
-      return { outcome: { kind: 'answered', sources: sources.length }, sources, opening: typeof answer === 'string' ? answer.slice(0, OPENING_LENGTH) : '' };
+      // The text the proxy decoded (or the bytes it wrote itself, a rare answer of its own).
+      const answer = text ?? (body ? decoder.decode(body) : '');
+      if (status >= 300) return { outcome: refusal(status, readErrorBody(parseOrUndefined(answer))), sources: [], openingJson: '""' };
+      const { openingJson, sources } = readJsonAnswer(answer);
+      return { outcome: { kind: 'answered', sources: sources.length }, sources, openingJson };
     }
     const reading = this.#tap?.reading() ?? { opening: '', sources: [], error: undefined };
     const { outcome } = ending;
@@ -314,7 +306,15 @@ export class QuestionRecording implements AnswerWatch {
       else if (reading.error.startsWith('USAGE_LIMIT')) result = { kind: 'refused', status: 402, reason: reading.error };
       else result = { kind: 'failed', reason: reading.error };
     } else result = { kind: 'failed', reason: outcome.kind === 'failed' ? 'the service failed during the answer' : outcome.kind };
-    return { outcome: result, sources: reading.sources, opening: reading.opening };
+    return { outcome: result, sources: reading.sources, openingJson: JSON.stringify(reading.opening) };
+  }
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }
 
