@@ -18,7 +18,7 @@ const encoder = new TextEncoder();
 describe("the memory store's lists", () => {
   test('give back every value as appended, in order: any characters, empty, larger than a block, across many blocks; remove takes every copy out', () => {
     const list = new PackedList();
-    const odd = ['', 'é', '日本語の質問', 'emoji 😀 and a lone surrogate-free pair 🇫🇷', 'x'.repeat(300_000), '"quoted"\n\\'];
+    const odd = ['', 'é', '\ufeffa byte order mark first', '日本語の質問', 'emoji 😀 and a lone surrogate-free pair 🇫🇷', 'x'.repeat(300_000), '"quoted"\n\\'];
     const values = Array.from({ length: 3000 }, (_, i) => `{"n":${i},"q":"${'ab'.repeat(i % 200)}"}`);
     const all = [...odd, ...values, ...odd];
     // Batches of every size, one value at a time among them (a quiet proxy appends its records one by one).
