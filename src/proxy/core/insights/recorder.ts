@@ -44,6 +44,9 @@ export class Insights {
   /** Questions answered whose records wait to be written. */
   #waiting: QuestionRecording[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Questions answered whose answers are still held (a stream's end, a JSON text), to be read soon after. */
+  #unread: QuestionRecording[] = [];
+  #readTimer: ReturnType<typeof setTimeout> | undefined;
   /** Writes under way, so the report can wait for them. */
   readonly #writes = new Set<Promise<void>>();
   #dropped = 0;
@@ -106,12 +109,30 @@ export class Insights {
     if (this.#waiting.length >= MAX_WAITING) return this.#drop(1, new Error(`${MAX_WAITING} records already wait for the store`));
     this.#waiting.push(recording);
     // Only this request's write is handed over: a Worker must not wait on another request's work.
-    if (waitUntil) waitUntil(this.#writeWaiting());
-    else if (this.#waiting.length === BATCH_SIZE) {
+    if (waitUntil) return waitUntil(this.#writeWaiting());
+    // Read in the event loop's next turn, once the visitor's answer is sent, rather than when the batch is written:
+    // what the answer left (a stream's end, a JSON text) is then let go young, not carried into the old generation.
+    this.#unread.push(recording);
+    this.#readTimer ??= setTimeout(() => this.#readAnswers(), 0);
+    if (this.#waiting.length === BATCH_SIZE) {
       // Written once this visitor's answer is on its way, not before it.
       clearTimeout(this.#timer);
       this.#timer = setTimeout(() => void this.#writeWaiting(), 0);
     } else this.#timer ??= setTimeout(() => void this.#writeWaiting(), BATCH_DELAY_MS);
+  }
+
+  /** Reads the answers of the questions answered since the last turn (their records are written later, in batches). */
+  #readAnswers(): void {
+    this.#readTimer = undefined;
+    const unread = this.#unread;
+    this.#unread = [];
+    for (const recording of unread) {
+      try {
+        recording.readAnswer();
+      } catch {
+        // Read again when its record is written, which drops and counts it if it fails again.
+      }
+    }
   }
 
   /** Writes every record waiting, and waits for the writes under way; a store failure drops them and counts them. */
@@ -226,6 +247,9 @@ export class QuestionRecording implements AnswerWatch {
   /** A JSON answer's text, as the proxy read it. */
   #text: string | undefined;
   #ending: Ending | undefined;
+  #ended = false;
+  /** What the answer gave the record, once read (its tap and text then let go). */
+  #read: AnswerResult | undefined;
 
   constructor(insights: Insights, agent: string, question: string, visitor: string, waitUntil: WaitUntil | undefined) {
     this.#insights = insights;
@@ -249,7 +273,7 @@ export class QuestionRecording implements AnswerWatch {
   /** The streamed answer ended. */
   end(outcome: RelayOutcome): void {
     if (this.#firstByteMs !== undefined) this.#totalMs = Date.now() - this.#started;
-    this.#ended({ outcome });
+    this.#end({ outcome });
   }
 
   /**
@@ -260,17 +284,18 @@ export class QuestionRecording implements AnswerWatch {
     answer.headers[QUESTION_ID_HEADER] = this.id;
     if (answer.body instanceof ReadableStream) return answer;
     if (answer.status < 300) this.#firstByteMs = this.#totalMs = Date.now() - this.#started;
-    this.#ended({ whole: answer.body, text: this.#text, status: answer.status });
+    this.#end({ whole: answer.body, text: this.#text, status: answer.status });
     return answer;
   }
 
   /** The question was refused (a limit, the service) or failed before an answer started. */
   refused(status: number, error: { code?: string | undefined; message?: string | undefined }): void {
-    this.#ended({ refused: status, error });
+    this.#end({ refused: status, error });
   }
 
-  #ended(ending: Ending): void {
-    if (this.#ending) return;
+  #end(ending: Ending): void {
+    if (this.#ended) return;
+    this.#ended = true;
     this.#ending = ending;
     this.#insights.keep(this, this.#waitUntil);
   }
@@ -282,11 +307,21 @@ export class QuestionRecording implements AnswerWatch {
 
   /** The record's stored text, worked out once the answer ended (off the visitor's path). */
   recordText(visitorHash: string): string {
-    const { outcome, sources, openingJson } = this.#result();
+    this.readAnswer();
+    const { outcome, sources, openingJson } = this.#read!;
     return questionText({ id: this.id, at: isoTime(this.#started), agent: this.#agent, question: this.#question.slice(0, MAX_QUESTION_CHARS), outcome, sources, openingJson, visitor: visitorHash, firstByteMs: this.#firstByteMs, totalMs: this.#totalMs });
   }
 
-  #result(): { outcome: QuestionOutcome; sources: string[]; openingJson: string } {
+  /** Reads what the answer gives the record now, and lets go of the answer (the stream's end, the JSON text). */
+  readAnswer(): void {
+    if (this.#read || !this.#ending) return;
+    this.#read = this.#result();
+    this.#tap = undefined;
+    this.#text = undefined;
+    this.#ending = undefined;
+  }
+
+  #result(): AnswerResult {
     const ending = this.#ending!;
     if ('refused' in ending) return { outcome: refusal(ending.refused, ending.error), sources: [], openingJson: '""' };
     if ('whole' in ending) {
@@ -316,6 +351,13 @@ function parseOrUndefined(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** What an answer gives its record. */
+interface AnswerResult {
+  outcome: QuestionOutcome;
+  sources: string[];
+  openingJson: string;
 }
 
 /** The last time written as ISO 8601: questions of one millisecond share it. */
