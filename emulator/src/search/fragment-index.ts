@@ -3,7 +3,7 @@ import { Postings, countIn } from './postings.js';
 import { bestKeys, pooledScores } from './rank.js';
 import { readUnknownWords, type Vocabulary } from './readings.js';
 import { answerable, leads, shownScore, type Standing } from './score.js';
-import { holdsSubject, subjectOf } from './subject.js';
+import { holdsSubject, subjectOf, writtenTogether } from './subject.js';
 import { LIGHT_WEIGHT, questionConcepts, searchTerms, type Concept, type ConceptOptions } from './terms.js';
 import type { FragmentRow } from '../store/records.js';
 
@@ -222,7 +222,12 @@ export class FragmentIndex {
     const byWeight = [...known].sort((a, b) => b.scored.weight - a.scored.weight).map(({ concept }) => concept);
     const compounds = new Set(byWeight.map((concept) => concept.compound).filter(Boolean));
     const apart = new Set([...compounds].filter((compound) => !this.#heldTogether(compound.split('-'))));
-    const subject = subjectOf(query, byWeight, new Set(byWeight.filter((concept) => apart.has(concept.compound))));
+    // A question whose one telling word the datastore holds writes it beside one the datastore never uses ("free trial"):
+    // it asks about a thing the documents do not name, and that word alone ("a free port") is the word in another sense.
+    const weightOf = new Map(weighed.map(({ concept, scored }) => [concept, scored.weight]));
+    const telling = byWeight.filter((concept) => !concept.isLight);
+    const besideUnknown = telling.length === 1 && writtenTogether(query, asked).some((pair) => pair.includes(telling[0]!) && pair.some((concept) => !weightOf.get(concept)));
+    const subject = subjectOf(query, byWeight, new Set([...byWeight.filter((concept) => apart.has(concept.compound)), ...(besideUnknown ? telling : [])]));
 
     const { scores, conceptScores, phraseScores, phraseCounts, headingWeights, inHeading } = this.#scratch(postings.keyLimit);
     const touched: number[] = [];
