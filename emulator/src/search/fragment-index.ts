@@ -226,8 +226,7 @@ export class FragmentIndex {
     // it asks about a thing the documents do not name, and that word alone ("a free port") is the word in another sense.
     const weightOf = new Map(weighed.map(({ concept, scored }) => [concept, scored.weight]));
     const telling = byWeight.filter((concept) => !concept.isLight);
-    const besideUnknown = telling.length === 1 && writtenTogether(query, asked).some((pair) => pair.includes(telling[0]!) && pair.some((concept) => !weightOf.get(concept)));
-    const subject = subjectOf(query, byWeight, new Set([...byWeight.filter((concept) => apart.has(concept.compound)), ...(besideUnknown ? telling : [])]));
+    let besideUnknown = telling.length === 1 && writtenTogether(query, asked).some((pair) => pair.includes(telling[0]!) && pair.some((concept) => !weightOf.get(concept)));
 
     const { scores, conceptScores, phraseScores, phraseCounts, headingWeights, inHeading } = this.#scratch(postings.keyLimit);
     const touched: number[] = [];
@@ -298,8 +297,13 @@ export class FragmentIndex {
     // ("vercel gotchas": Deploy to Vercel): the question is about that section, the unknown word weighs as an ordinary missing one.
     if (missing > 0 && weighed.every(({ concept, scored }) => scored.weight > 0 || !concept.isName) && titleNames(ranked[ordered.indexOf(best)]!.entry.fragment, known)) {
       const named = new Set(ranked.filter((hit) => titleNames(hit.entry.fragment, known)).map((hit) => hit.datasourceId));
-      if (named.size === 1) inDatastore = weightSum / (weightSum + missing);
+      // Then the word the documents hold is the section's subject ("Vercel gotchas"), not a word in another sense.
+      if (named.size === 1) {
+        inDatastore = weightSum / (weightSum + missing);
+        besideUnknown = false;
+      }
     }
+    const subject = subjectOf(query, byWeight, new Set([...byWeight.filter((concept) => apart.has(concept.compound)), ...(besideUnknown ? telling : [])]));
     const lead = leads(ranked.map((hit, i) => ({ datasourceId: hit.datasourceId, score: ordered[i]! })));
     const scored = ranked.map((hit, i) => {
       const standing = { share: (final[i]! / weightSum) * knownShare, ofBest: ordered[i]! / best, lead: lead[i]!, inDatastore };
