@@ -47,7 +47,13 @@ const TEST_FILE = /\.test\.ts:?$/;
 const KEPT_LINES = 24;
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
-function runScript(script: string, skipPre: boolean, failures: string[], out: { write(chunk: Buffer): unknown }, err: { write(chunk: Buffer): unknown }): Promise<number> {
+/** How a part's npm process ended: its exit code, or the signal that ended it (npm itself killed from outside). */
+interface Ending {
+  code: number;
+  signal?: NodeJS.Signals;
+}
+
+function runScript(script: string, skipPre: boolean, failures: string[], out: { write(chunk: Buffer): unknown }, err: { write(chunk: Buffer): unknown }): Promise<Ending> {
   return new Promise((done) => {
     // Each browser test file's time per browser at the end (TEST_TIMINGS=1 unless set), as the node tests print theirs.
     // npm run --ignore-scripts runs the script itself, not its pre and post scripts.
@@ -75,8 +81,8 @@ function runScript(script: string, skipPre: boolean, failures: string[], out: { 
     };
     child.stdout.on('data', (chunk: Buffer) => keep(chunk, out));
     child.stderr.on('data', (chunk: Buffer) => keep(chunk, err));
-    child.on('error', () => done(1));
-    child.on('close', (code, signal) => done(code ?? (signal ? 1 : 0)));
+    child.on('error', () => done({ code: 1 }));
+    child.on('close', (code, signal) => done(signal ? { code: 1, signal } : { code: code ?? 0 }));
   });
 }
 
@@ -92,10 +98,10 @@ async function runPart(part: Part): Promise<void> {
   const hold = { write: (chunk: Buffer) => held.push(chunk) };
   if (!part.held) process.stdout.write(header);
   const failures: string[] = [];
-  const code = await runScript(part.script, skipPre, failures, part.held ? hold : process.stdout, part.held ? hold : process.stderr);
+  const { code, signal } = await runScript(part.script, skipPre, failures, part.held ? hold : process.stdout, part.held ? hold : process.stderr);
   results.push({ name: part.name, passed: code === 0, took: seconds(started), failures });
   if (part.held) process.stdout.write(`${header}${Buffer.concat(held).toString('utf8')}`);
-  process.stdout.write(`=== ${part.name}: ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${seconds(started)}\n`);
+  process.stdout.write(`=== ${part.name}: ${code === 0 ? 'passed' : `FAILED (${signal ? `npm's process ended by ${signal}` : `exit ${code}`})`} in ${seconds(started)}\n`);
 }
 
 for (const stage of stages) await Promise.all(stage.map(runPart));

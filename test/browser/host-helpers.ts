@@ -31,9 +31,27 @@ export function expectUncovered(chat: KagentChat, element: Element, what: string
   expect(hit !== null && (hit === element || element.contains(hit)), `${what}: the point (${Math.round(x)}, ${Math.round(y)}) hits ${describeNode(hit)}`).to.equal(true);
 }
 
-/** A real click (the browser's own hit testing) at the element's centre. */
+/**
+ * The element's box once it is the same in two successive frames. A page's own opening transition can still be moving
+ * an element after the page says it is shown (Bootstrap's modal fires `shown` on a timer of its transition's length,
+ * which a loaded machine outruns): a click aimed at where it was lands on whatever moved in under that point. So a
+ * click waits, as a person's eye does (and Playwright's "stable" check), until the target stops moving.
+ */
+export async function stableBox(element: Element, timeout = 10_000): Promise<DOMRect> {
+  const started = performance.now();
+  let last = element.getBoundingClientRect();
+  for (;;) {
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+    const box = element.getBoundingClientRect();
+    if (box.x === last.x && box.y === last.y && box.width === last.width && box.height === last.height) return box;
+    if (performance.now() - started > timeout) throw new Error(`${describeNode(element)} kept moving for ${timeout} ms (${JSON.stringify(last.toJSON())}, then ${JSON.stringify(box.toJSON())})`);
+    last = box;
+  }
+}
+
+/** A real click (the browser's own hit testing) at the element's centre, once it stands still. */
 export async function click(element: Element): Promise<void> {
-  const r = element.getBoundingClientRect();
+  const r = await stableBox(element);
   const view = visible();
   // The mouse moves in CSS pixels from the corner of the visible part of the window.
   const x = Math.round(r.left + r.width / 2 - view.left);

@@ -10,7 +10,8 @@ describe('<kagent-chat> asking and answering', () => {
 
   it('streams a markdown answer split mid-character, with its sources, in exactly one POST', async () => {
     const agent = uniqueAgent('stream');
-    const chat = await mountChat(agent, 'answer');
+    // Cut every 5 bytes: through lines, events and characters.
+    const chat = await mountChat(agent, 'answer-bytewise');
     await ask(chat, 'How do I reset my password?');
     await settled(chat);
 

@@ -99,8 +99,18 @@ async function askByHand(chat: KagentChat, question: string): Promise<void> {
   expect(activePart(chat)).to.equal('input');
 }
 
+/**
+ * axe's rules on the chat as the host page leaves it, in Chromium: they read the DOM, its ARIA and computed colours,
+ * which the three engines give the chat's own styles alike, so running them in each browser tested one thing three
+ * times (an eighth of this file's time in WebKit). Geometry, hit testing, focus and computed style, where the
+ * engines differ, are checked in every browser by the same tests.
+ */
+const checkAxe = (chat: KagentChat, state: string) => (inChromium ? expectNoViolations(chat, state) : undefined);
+
 describe('<kagent-chat> on hostile host pages', () => {
-  before(loadAxe);
+  before(async () => {
+    if (inChromium) await loadAxe();
+  });
   beforeEach(async () => {
     localStorage.clear();
     clearPage();
@@ -120,7 +130,7 @@ describe('<kagent-chat> on hostile host pages', () => {
         // The host takes no room on the page, whatever the page's CSS says.
         expect(chat.getBoundingClientRect().height).to.equal(0);
         expectLauncherInCorner(chat);
-        await expectNoViolations(chat, 'closed');
+        await checkAxe(chat, 'closed');
 
         await click(part(chat, 'launcher')!);
         await waitFor(() => chat.opened, 'the click to open the chat');
@@ -131,7 +141,7 @@ describe('<kagent-chat> on hostile host pages', () => {
 
         await askByHand(chat, 'How do I reset my password?');
         expectChatUsable(chat);
-        await expectNoViolations(chat, 'open and answered');
+        await checkAxe(chat, 'open and answered');
         expect((await agentLog(agent)).posts).to.equal(1);
 
         await sendKeys({ press: 'Escape' });
@@ -155,7 +165,7 @@ describe('<kagent-chat> on hostile host pages', () => {
         expect(Math.round(base.height)).to.equal(page.inlineHeight ?? Math.round(box.height));
         expectChatUsable(chat);
         await askByHand(chat, 'How do I reset my password?');
-        await expectNoViolations(chat, 'inline, answered');
+        await checkAxe(chat, 'inline, answered');
         // Escape means nothing to an inline chat.
         await sendKeys({ press: 'Escape' });
         expect(activePart(chat)).to.equal('input');
@@ -196,7 +206,7 @@ describe('<kagent-chat> on hostile host pages', () => {
       expectChatUsable(chat);
       await askByHand(chat, 'How do I reset my password?');
       expectInWindow(part(chat, 'input')!, 'the question box above the keyboard');
-      await expectNoViolations(chat, 'open on a phone');
+      await checkAxe(chat, 'open on a phone');
       await sendKeys({ press: 'Escape' });
       await chat.updateComplete;
       expectLauncherInCorner(chat);

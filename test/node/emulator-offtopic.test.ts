@@ -1,6 +1,7 @@
 // Questions the documents do not answer, on made-up documents: a passage that shares a side word
 // with the question, quotes its words as an example, holds one part of a word written with hyphens,
-// or matches "founded" by "found" does not make it answerable; a question about money is answered
+// or matches "founded" by "found", or holds the question's one word that the documents use beside
+// one they never use ("free trial"), does not make it answerable; a question about money is answered
 // only from a passage stating a price. Each test fails on the emulator before these rules.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -58,6 +59,19 @@ describe('a passage that is not about the question does not make it answerable',
     written.replace('tuning.md', fragmentsOf(extractMarkdown(Buffer.from('# Tuning\n\nTo fine-tune the gears, turn the barrel adjuster a quarter turn at a time.\n'))));
     written.replace('other.md', fragmentsOf(extractMarkdown(Buffer.from('# Wheels\n\nTrue a wheel on the stand, spoke by spoke.\n'))));
     assert.ok(written.query('How do I fine-tune the gears?', { topK: 8 })[0]!.answerable >= DEFAULT_ANSWERABLE_THRESHOLD);
+  });
+
+  test('a question\'s one word the documents hold, written beside one they never use ("free trial"), is not its subject where the documents use that word alone ("a free stand")', () => {
+    const stands = new FragmentIndex();
+    for (const [name, text] of Object.entries(workshop)) stands.replace(name, fragmentsOf(extractMarkdown(Buffer.from(text))));
+    stands.replace('stands.md', fragmentsOf(extractMarkdown(Buffer.from('# Work stands\n\nTake any free stand: a stand is free when nobody has signed it out at the desk. A long repair may keep one for a day.\n'))));
+    // A repair log, so that the words of the question are rare in the datastore, as in real documents.
+    stands.replace('log.md', fragmentsOf(extractMarkdown(Buffer.from(Array.from({ length: 200 }, (_, i) => `## Repair ${i}\n\nWheel ${i} was trued and its spokes tightened; the rider paid at the till.\n`).join('\n')))));
+    const hit = stands.query('How long is the free trial?', { topK: 8 })[0]!;
+    assert.equal(hit.datasourceId, 'stands.md');
+    assert.ok(hit.answerable < DEFAULT_ANSWERABLE_THRESHOLD, `answerable ${hit.answerable}`);
+    // The words the documents write together, or the word alone, are asked about.
+    for (const question of ['Is there a free stand?', 'When is a stand free?']) assert.ok(stands.query(question, { topK: 8 })[0]!.answerable >= DEFAULT_ANSWERABLE_THRESHOLD, question);
   });
 
   test('a verb whose base is another verb\'s past keeps its forms whole: "founded" does not match "found" (of find)', () => {

@@ -15,6 +15,14 @@ const fragment = (text: string, section: string[]): FragmentRow => ({ id: `f${++
 // Filler sections, so that the words of the tests are rare in the index, as a question's subject is in real documents.
 const filler = Array.from({ length: 30 }, (_, i) => fragment(`Paragraph ${i} about colours, fonts, focus rings and keyboard use of the chat.`, ['Widget', `Part ${i}`]));
 
+test('the titles around a passage (its document\'s, its parent section\'s) weigh above its words: the section under "Pear trees" comes before a passage naming them in passing', () => {
+  const index = new FragmentIndex();
+  index.replace('filler', Array.from({ length: 30 }, (_, i) => fragment(`Paragraph ${i} about colours, fonts, focus rings and keyboard use of the chat.`, ['The chat widget', 'Styling it', `Part ${i}`])));
+  index.replace('beekeeping', [fragment('Beekeeping. Hives sit at the edge of the orchard; the bees pollinate the pear trees in spring. Honey from the pear trees is taken in August, when the orchard is quiet.', ['Beekeeping', 'Where the hives stand'])]);
+  index.replace('orchard', [fragment('Cut each stem just above an outward bud, and burn what you cut.', ['Orchard', 'Pear trees', 'Pruning'])]);
+  assert.deepEqual(index.query('What should I know about pear trees?', { topK: 2 }).map((hit) => hit.datasourceId), ['orchard', 'beekeeping']);
+});
+
 test('a word found in three spellings counts once: the passage holding more of the question comes first', () => {
   const index = new FragmentIndex();
   index.replace('filler', filler);

@@ -26,9 +26,10 @@ export interface QuestionSet {
  * on questions it was not fitted to), `newcomer-blind` (written by someone
  * who had not read the docs, judged against them afterwards, never tuned on) and
  * `newcomer-blind2` (a second one written the same way, committed before it was
- * first asked).
+ * first asked) and `newcomer-headings` (written from README's headings alone, before
+ * reading the docs, judged afterwards, never tuned on).
  */
-export const QUESTION_SETS = ['newcomer-questions', 'newcomer-holdout', 'newcomer-blind', 'newcomer-blind2'] as const;
+export const QUESTION_SETS = ['newcomer-questions', 'newcomer-holdout', 'newcomer-blind', 'newcomer-blind2', 'newcomer-headings'] as const;
 export type QuestionSetName = (typeof QUESTION_SETS)[number];
 
 /** Each set's name in reports, as docs/benchmarks.md names its row. */
@@ -37,6 +38,7 @@ export const QUESTION_SET_TITLES: Record<QuestionSetName, string> = {
   'newcomer-holdout': 'held out',
   'newcomer-blind': 'blind',
   'newcomer-blind2': 'blind, second',
+  'newcomer-headings': 'from the headings',
 };
 
 export function loadQuestionSet(name: QuestionSetName = 'newcomer-questions'): QuestionSet {

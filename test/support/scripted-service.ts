@@ -159,9 +159,14 @@ export const HOSTILE_ANSWER = {
 
 /** An answer as the service streams it: `answer` fragments of `size` characters, `endpoint_response`, `[DONE]`. */
 export function answerStream(answer: { answer: string }, size = 7): string {
+  return answerStreamEvents(answer, size).join('');
+}
+
+/** The same stream as its events, one string each: what a service writes to the network one event at a time. */
+export function answerStreamEvents(answer: { answer: string }, size = 7): string[] {
   // Cut by code points: a lone surrogate cannot be URI-encoded.
   const characters = Array.from(answer.answer);
-  let wire = '';
-  for (let i = 0; i < characters.length; i += size) wire += answerEvent(characters.slice(i, i + size).join(''));
-  return wire + endpointResponseEvent(JSON.stringify(answer)) + DONE_EVENT;
+  const events: string[] = [];
+  for (let i = 0; i < characters.length; i += size) events.push(answerEvent(characters.slice(i, i + size).join('')));
+  return [...events, endpointResponseEvent(JSON.stringify(answer)) + DONE_EVENT];
 }

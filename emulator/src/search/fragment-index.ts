@@ -3,7 +3,7 @@ import { Postings, countIn } from './postings.js';
 import { bestKeys, pooledScores } from './rank.js';
 import { readUnknownWords, type Vocabulary } from './readings.js';
 import { answerable, leads, shownScore, type Standing } from './score.js';
-import { holdsSubject, subjectOf } from './subject.js';
+import { holdsSubject, subjectOf, writtenTogether } from './subject.js';
 import { LIGHT_WEIGHT, questionConcepts, searchTerms, type Concept, type ConceptOptions } from './terms.js';
 import type { FragmentRow } from '../store/records.js';
 
@@ -65,11 +65,12 @@ const K1 = 0.9;
 const B = 0.4;
 /**
  * Per field (text, heading, section), what one occurrence weighs: the title of a fragment's
- * own section one and a half times its words; the titles around it (its document's and its
- * parent sections') as much as its words: they say what the passage is about as surely (from
- * 0.75: one more question of the project's set first, the same at 1 to 2, SciFact unmoved).
+ * own section, and the titles around it (its document's and its parent sections'), one and a
+ * half times its words: a heading path says what the passage is about, where a word of its text
+ * may be said in passing (the titles around it from 1 to 1.5: one more question in the top three
+ * of the set written from README's headings, every other set and SciFact unmoved; 2 the same).
  */
-const FIELD_WEIGHTS = [1, 1.5, 1];
+const FIELD_WEIGHTS = [1, 1.5, 1.5];
 /** A synonym counts for this much of the question's own word. */
 const SYNONYM_WEIGHT = 0.7;
 /**
@@ -221,7 +222,11 @@ export class FragmentIndex {
     const byWeight = [...known].sort((a, b) => b.scored.weight - a.scored.weight).map(({ concept }) => concept);
     const compounds = new Set(byWeight.map((concept) => concept.compound).filter(Boolean));
     const apart = new Set([...compounds].filter((compound) => !this.#heldTogether(compound.split('-'))));
-    const subject = subjectOf(query, byWeight, new Set(byWeight.filter((concept) => apart.has(concept.compound))));
+    // A question whose one telling word the datastore holds writes it beside one the datastore never uses ("free trial"):
+    // it asks about a thing the documents do not name, and that word alone ("a free port") is the word in another sense.
+    const weightOf = new Map(weighed.map(({ concept, scored }) => [concept, scored.weight]));
+    const telling = byWeight.filter((concept) => !concept.isLight);
+    let besideUnknown = telling.length === 1 && writtenTogether(query, asked).some((pair) => pair.includes(telling[0]!) && pair.some((concept) => !weightOf.get(concept)));
 
     const { scores, conceptScores, phraseScores, phraseCounts, headingWeights, inHeading } = this.#scratch(postings.keyLimit);
     const touched: number[] = [];
@@ -292,8 +297,13 @@ export class FragmentIndex {
     // ("vercel gotchas": Deploy to Vercel): the question is about that section, the unknown word weighs as an ordinary missing one.
     if (missing > 0 && weighed.every(({ concept, scored }) => scored.weight > 0 || !concept.isName) && titleNames(ranked[ordered.indexOf(best)]!.entry.fragment, known)) {
       const named = new Set(ranked.filter((hit) => titleNames(hit.entry.fragment, known)).map((hit) => hit.datasourceId));
-      if (named.size === 1) inDatastore = weightSum / (weightSum + missing);
+      // Then the word the documents hold is the section's subject ("Vercel gotchas"), not a word in another sense.
+      if (named.size === 1) {
+        inDatastore = weightSum / (weightSum + missing);
+        besideUnknown = false;
+      }
     }
+    const subject = subjectOf(query, byWeight, new Set([...byWeight.filter((concept) => apart.has(concept.compound)), ...(besideUnknown ? telling : [])]));
     const lead = leads(ranked.map((hit, i) => ({ datasourceId: hit.datasourceId, score: ordered[i]! })));
     const scored = ranked.map((hit, i) => {
       const standing = { share: (final[i]! / weightSum) * knownShare, ofBest: ordered[i]! / best, lead: lead[i]!, inDatastore };

@@ -1,6 +1,6 @@
 import type { FragmentRow } from '../store/records.js';
 import type { Concept } from './terms.js';
-import { indexedText, searchTerms } from './terms.js';
+import { indexedText, searchTerms, tokenize } from './terms.js';
 
 // Whether a passage is about what a question asks, or only shares a side word with it or
 // mentions its words. A question's subject is its telling words (not everyday ones) that the
@@ -25,9 +25,26 @@ export function subjectOf(question: string, heaviestFirst: readonly Concept[], h
   return { words: heaviestFirst.filter((concept) => !concept.isLight), heldNowhere, quoted };
 }
 
+/**
+ * The pairs of telling words a question writes next to each other ("free trial", "API quota"), each pair naming one
+ * thing. Single words only: not a phrase of the synonym list, nor a word with synonyms.
+ */
+export function writtenTogether(question: string, concepts: readonly Concept[]): [Concept, Concept][] {
+  const byWord = new Map(concepts.filter((concept) => !concept.isLight && concept.synonyms.length === 0 && concept.own === 1).map((concept) => [concept.words, concept]));
+  const words = tokenize(question);
+  const pairs: [Concept, Concept][] = [];
+  for (let i = 0; i + 1 < words.length; i++) {
+    const first = byWord.get(words[i]!);
+    const second = byWord.get(words[i + 1]!);
+    if (first && second && first !== second) pairs.push([first, second]);
+  }
+  return pairs;
+}
+
 /** Whether `fragment` holds the subject: the most telling word, or two of them, in its own words or its titles. */
 export function holdsSubject(fragment: Pick<FragmentRow, 'text' | 'section'>, { words, heldNowhere, quoted }: Subject): boolean {
-  if (words.length < 2) return true;
+  // A question of one telling word is about it, unless no passage holds it as the question means it.
+  if (words.length < 2) return words.length === 0 || !heldNowhere.has(words[0]!);
   const titles = (fragment.section ?? []).join('\n');
   const own = new Set(searchTerms(`${indexedText(fragment.text.replace(QUOTATION, ' '))}\n${titles}`));
   let all: Set<string> | undefined;
