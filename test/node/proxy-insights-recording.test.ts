@@ -9,6 +9,7 @@ import { MemoryRateLimitStore } from '../../src/proxy/index.js';
 import { Insights } from '../../src/proxy/core/insights/index.js';
 import { AnswerTap } from '../../src/proxy/core/insights/answer-tap.js';
 import { StreamLines } from '../../src/proxy/core/stream-lines.js';
+import { dayKey, dayOf } from '../../src/proxy/core/insights/records.js';
 import { PackedList } from '../../src/proxy/stores/packed-list.js';
 
 setFlagsFromString('--expose-gc');
@@ -18,7 +19,7 @@ const encoder = new TextEncoder();
 describe("the memory store's lists", () => {
   test('give back every value as appended, in order: any characters, empty, larger than a block, across many blocks; remove takes every copy out', () => {
     const list = new PackedList();
-    const odd = ['', 'é', '日本語の質問', 'emoji 😀 and a lone surrogate-free pair 🇫🇷', 'x'.repeat(300_000), '"quoted"\n\\'];
+    const odd = ['', 'é', '\ufeffa byte order mark first', '日本語の質問', 'emoji 😀 and a lone surrogate-free pair 🇫🇷', 'x'.repeat(300_000), '"quoted"\n\\'];
     const values = Array.from({ length: 3000 }, (_, i) => `{"n":${i},"q":"${'ab'.repeat(i % 200)}"}`);
     const all = [...odd, ...values, ...odd];
     // Batches of every size, one value at a time among them (a quiet proxy appends its records one by one).
@@ -193,6 +194,34 @@ describe('the stream tap', () => {
       }
     });
   }
+});
+
+describe('a question answered', () => {
+  test("lets go of what its answer left (a stream's end) soon after, before its record is written with others", async () => {
+    const store = new MemoryRateLimitStore();
+    const insights = new Insights({ days: 30, adminToken: undefined, visitorKey: 'k'.repeat(32) }, store, () => {});
+    // The stream's pieces, each its own buffer, reachable from here only through weak references.
+    const buffers = (() => {
+      const recording = insights.start('agent', 'How?', 'address:203.0.113.9');
+      const lines = new StreamLines();
+      const pieces = [answerEvent('The proxy '), answerEvent('keeps the key.'), endpointResponseEvent(JSON.stringify({ answer: 'The proxy keeps the key.', sources: [{ datasource_id: 'a', datasource_name: 'Guide' }] })), DONE_EVENT].map((text) => encoder.encode(text));
+      for (const piece of pieces) {
+        lines.push(piece);
+        recording.piece(piece, lines.keepFrom);
+      }
+      recording.end({ kind: 'complete' });
+      return pieces.map((piece) => new WeakRef(piece.buffer));
+    })();
+    const today = dayKey(dayOf(Date.now()));
+    // Until the buffers are collected or the record is written (a batch waits 200 ms for others), whichever is first.
+    while (buffers.some((buffer) => buffer.deref()) && (await store.list(today)).length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      gc();
+    }
+    assert.equal((await store.list(today)).length, 0, 'the answer was held until its record was written');
+    const [record] = await insights.values();
+    assert.deepEqual([record?.t === 'q' && record.opening, record?.t === 'q' && record.sources], ['The proxy keeps the key.', ['Guide']]);
+  });
 });
 
 describe('the visitor hash', () => {

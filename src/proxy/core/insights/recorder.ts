@@ -3,8 +3,9 @@ import type { RateLimitStore } from '../../stores/store.js';
 import type { Log } from '../log.js';
 import type { AnswerWatch, RelayOutcome } from '../relay.js';
 import type { ProxyAnswer } from '../responses.js';
-import { AnswerTap, OPENING_LENGTH, sourceNames } from './answer-tap.js';
-import { dayKey, dayOf, keepMs, lastDays, readStored, type StoredFeedback, type StoredQuestion, type StoredValue } from './records.js';
+import { AnswerTap } from './answer-tap.js';
+import { readJsonAnswer } from './json-answer.js';
+import { dayKey, dayOf, keepMs, lastDays, questionText, readStored, type StoredFeedback, type StoredValue } from './records.js';
 import type { InsightsSettings } from './settings.js';
 
 /** The store's list methods insights need (MemoryRateLimitStore and RedisRateLimitStore have them). */
@@ -43,6 +44,9 @@ export class Insights {
   /** Questions answered whose records wait to be written. */
   #waiting: QuestionRecording[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Questions answered whose answers are still held (a stream's end, a JSON text), to be read soon after. */
+  #unread: QuestionRecording[] = [];
+  #readTimer: ReturnType<typeof setTimeout> | undefined;
   /** Writes under way, so the report can wait for them. */
   readonly #writes = new Set<Promise<void>>();
   #dropped = 0;
@@ -105,12 +109,30 @@ export class Insights {
     if (this.#waiting.length >= MAX_WAITING) return this.#drop(1, new Error(`${MAX_WAITING} records already wait for the store`));
     this.#waiting.push(recording);
     // Only this request's write is handed over: a Worker must not wait on another request's work.
-    if (waitUntil) waitUntil(this.#writeWaiting());
-    else if (this.#waiting.length === BATCH_SIZE) {
+    if (waitUntil) return waitUntil(this.#writeWaiting());
+    // Read in the event loop's next turn, once the visitor's answer is sent, rather than when the batch is written:
+    // what the answer left (a stream's end, a JSON text) is then let go young, not carried into the old generation.
+    this.#unread.push(recording);
+    this.#readTimer ??= setTimeout(() => this.#readAnswers(), 0);
+    if (this.#waiting.length === BATCH_SIZE) {
       // Written once this visitor's answer is on its way, not before it.
       clearTimeout(this.#timer);
       this.#timer = setTimeout(() => void this.#writeWaiting(), 0);
     } else this.#timer ??= setTimeout(() => void this.#writeWaiting(), BATCH_DELAY_MS);
+  }
+
+  /** Reads the answers of the questions answered since the last turn (their records are written later, in batches). */
+  #readAnswers(): void {
+    this.#readTimer = undefined;
+    const unread = this.#unread;
+    this.#unread = [];
+    for (const recording of unread) {
+      try {
+        recording.readAnswer();
+      } catch {
+        // Read again when its record is written, which drops and counts it if it fails again.
+      }
+    }
   }
 
   /** Writes every record waiting, and waits for the writes under way; a store failure drops them and counts them. */
@@ -154,7 +176,7 @@ export class Insights {
       for (const recording of batch) {
         const { day } = recording;
         if (run?.day !== day || run.values.length === BATCH_SIZE) runs.push((run = { day, values: [] }));
-        run.values.push(JSON.stringify(recording.record(recording.visitorHash!)));
+        run.values.push(recording.recordText(recording.visitorHash!));
       }
     } catch (error) {
       this.#drop(batch.length, error);
@@ -225,6 +247,9 @@ export class QuestionRecording implements AnswerWatch {
   /** A JSON answer's text, as the proxy read it. */
   #text: string | undefined;
   #ending: Ending | undefined;
+  #ended = false;
+  /** What the answer gave the record, once read (its tap and text then let go). */
+  #read: AnswerResult | undefined;
 
   constructor(insights: Insights, agent: string, question: string, visitor: string, waitUntil: WaitUntil | undefined) {
     this.#insights = insights;
@@ -248,7 +273,7 @@ export class QuestionRecording implements AnswerWatch {
   /** The streamed answer ended. */
   end(outcome: RelayOutcome): void {
     if (this.#firstByteMs !== undefined) this.#totalMs = Date.now() - this.#started;
-    this.#ended({ outcome });
+    this.#end({ outcome });
   }
 
   /**
@@ -259,17 +284,18 @@ export class QuestionRecording implements AnswerWatch {
     answer.headers[QUESTION_ID_HEADER] = this.id;
     if (answer.body instanceof ReadableStream) return answer;
     if (answer.status < 300) this.#firstByteMs = this.#totalMs = Date.now() - this.#started;
-    this.#ended({ whole: answer.body, text: this.#text, status: answer.status });
+    this.#end({ whole: answer.body, text: this.#text, status: answer.status });
     return answer;
   }
 
   /** The question was refused (a limit, the service) or failed before an answer started. */
   refused(status: number, error: { code?: string | undefined; message?: string | undefined }): void {
-    this.#ended({ refused: status, error });
+    this.#end({ refused: status, error });
   }
 
-  #ended(ending: Ending): void {
-    if (this.#ending) return;
+  #end(ending: Ending): void {
+    if (this.#ended) return;
+    this.#ended = true;
     this.#ending = ending;
     this.#insights.keep(this, this.#waitUntil);
   }
@@ -279,31 +305,32 @@ export class QuestionRecording implements AnswerWatch {
     return isoTime(this.#started).slice(0, 10);
   }
 
-  /** The record as stored, worked out once the answer ended (off the visitor's path). */
-  record(visitorHash: string): StoredQuestion {
-    const { outcome, sources, opening } = this.#result();
-    const record: StoredQuestion = { t: 'q', id: this.id, at: isoTime(this.#started), agent: this.#agent, question: this.#question.slice(0, MAX_QUESTION_CHARS), outcome, sources, opening, visitor: visitorHash };
-    if (this.#firstByteMs !== undefined) record.firstByteMs = this.#firstByteMs;
-    if (this.#totalMs !== undefined) record.totalMs = this.#totalMs;
-    return record;
+  /** The record's stored text, worked out once the answer ended (off the visitor's path). */
+  recordText(visitorHash: string): string {
+    this.readAnswer();
+    const { outcome, sources, openingJson } = this.#read!;
+    return questionText({ id: this.id, at: isoTime(this.#started), agent: this.#agent, question: this.#question.slice(0, MAX_QUESTION_CHARS), outcome, sources, openingJson, visitor: visitorHash, firstByteMs: this.#firstByteMs, totalMs: this.#totalMs });
   }
 
-  #result(): { outcome: QuestionOutcome; sources: string[]; opening: string } {
+  /** Reads what the answer gives the record now, and lets go of the answer (the stream's end, the JSON text). */
+  readAnswer(): void {
+    if (this.#read || !this.#ending) return;
+    this.#read = this.#result();
+    this.#tap = undefined;
+    this.#text = undefined;
+    this.#ending = undefined;
+  }
+
+  #result(): AnswerResult {
     const ending = this.#ending!;
-    if ('refused' in ending) return { outcome: refusal(ending.refused, ending.error), sources: [], opening: '' };
+    if ('refused' in ending) return { outcome: refusal(ending.refused, ending.error), sources: [], openingJson: '""' };
     if ('whole' in ending) {
       const { whole: body, text, status } = ending;
-      let parsed: unknown;
-      try {
-        // Parsed once: the proxy read the answer's text but never parsed it.
-        parsed = JSON.parse(text ?? (body ? decoder.decode(body) : ''));
-      } catch {
-        parsed = undefined;
-      }
-      if (status >= 300) return { outcome: refusal(status, readErrorBody(parsed)), sources: [], opening: '' };
-      const sources = sourceNames(parsed);
-      const answer = (parsed as { answer?: unknown } | undefined)?.answer;
-      return { outcome: { kind: 'answered', sources: sources.length }, sources, opening: typeof answer === 'string' ? answer.slice(0, OPENING_LENGTH) : '' };
+      // The text the proxy decoded (or the bytes it wrote itself, a rare answer of its own).
+      const answer = text ?? (body ? decoder.decode(body) : '');
+      if (status >= 300) return { outcome: refusal(status, readErrorBody(parseOrUndefined(answer))), sources: [], openingJson: '""' };
+      const { openingJson, sources } = readJsonAnswer(answer);
+      return { outcome: { kind: 'answered', sources: sources.length }, sources, openingJson };
     }
     const reading = this.#tap?.reading() ?? { opening: '', sources: [], error: undefined };
     const { outcome } = ending;
@@ -314,8 +341,23 @@ export class QuestionRecording implements AnswerWatch {
       else if (reading.error.startsWith('USAGE_LIMIT')) result = { kind: 'refused', status: 402, reason: reading.error };
       else result = { kind: 'failed', reason: reading.error };
     } else result = { kind: 'failed', reason: outcome.kind === 'failed' ? 'the service failed during the answer' : outcome.kind };
-    return { outcome: result, sources: reading.sources, opening: reading.opening };
+    return { outcome: result, sources: reading.sources, openingJson: JSON.stringify(reading.opening) };
   }
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What an answer gives its record. */
+interface AnswerResult {
+  outcome: QuestionOutcome;
+  sources: string[];
+  openingJson: string;
 }
 
 /** The last time written as ISO 8601: questions of one millisecond share it. */

@@ -9,6 +9,22 @@ export interface StoredQuestion extends Omit<QuestionRecord, 'feedback'> {
   t: 'q';
 }
 
+/** A question's parts for its stored text: its opening already written as a JSON string literal. */
+export interface QuestionParts extends Omit<StoredQuestion, 't' | 'opening'> {
+  openingJson: string;
+}
+
+/**
+ * A question's stored value, written once as the JSON text the store keeps (the same text `JSON.stringify` gave of the
+ * record object, keys in the same order, so records written before read the same), rather than built as an object and
+ * stringified: the id, time and hash are plain ASCII by construction, the opening comes as JSON already.
+ */
+export function questionText(q: QuestionParts): string {
+  const outcome = q.outcome.kind === 'answered' ? `{"kind":"answered","sources":${q.outcome.sources}}` : JSON.stringify(q.outcome);
+  const times = (q.firstByteMs === undefined ? '' : `,"firstByteMs":${q.firstByteMs}`) + (q.totalMs === undefined ? '' : `,"totalMs":${q.totalMs}`);
+  return `{"t":"q","id":"${q.id}","at":"${q.at}","agent":${JSON.stringify(q.agent)},"question":${JSON.stringify(q.question)},"outcome":${outcome},"sources":${q.sources.length ? JSON.stringify(q.sources) : '[]'},"opening":${q.openingJson},"visitor":"${q.visitor}"${times}}`;
+}
+
 /** A feedback as stored. */
 export interface StoredFeedback {
   t: 'f';
