@@ -232,6 +232,7 @@ describe('a Redis or Upstash store that fails while recording', { skip: hasRedis
       await recordsThroughAnOutage(store, redis);
     } finally {
       await store.close();
+      await redis.stop();
     }
   });
 
@@ -243,6 +244,7 @@ describe('a Redis or Upstash store that fails while recording', { skip: hasRedis
       await recordsThroughAnOutage(new RedisRateLimitStore({ eval: (script, keys, args) => client.eval(script, keys, args) }), redis);
     } finally {
       await upstash.close();
+      await redis.stop();
     }
   });
 });

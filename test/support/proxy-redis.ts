@@ -21,6 +21,7 @@ export async function startRedis(port?: number, { args = [] }: { args?: string[]
   for (let attempt = 0; attempt < 5; attempt++) {
     const listenOn = port ?? (await freePort());
     const child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(listenOn), '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    leaveBehindNothing(child);
     const ready = await waitForReady(child);
     if (ready === true) {
       return {
@@ -28,7 +29,9 @@ export async function startRedis(port?: number, { args = [] }: { args?: string[]
         url: `redis://127.0.0.1:${listenOn}`,
         stop: () =>
           new Promise<void>((resolve) => {
-            if (child.exitCode !== null) return resolve();
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            // Waited on: its exit must keep the process alive until it comes.
+            child.ref();
             child.once('exit', () => resolve());
             child.kill('SIGTERM');
           }),
@@ -38,6 +41,28 @@ export async function startRedis(port?: number, { args = [] }: { args?: string[]
     child.kill('SIGKILL');
   }
   throw new Error(`redis-server did not start: ${lastError}`);
+}
+
+/** Every redis-server these tests started and have not seen end. */
+const running = new Set<ChildProcess>();
+let endsWithProcess = false;
+
+/**
+ * A test that fails before it stops its Redis must not keep its file's process alive: `node --test` waits for the
+ * file to exit, so a server left referenced hung the whole run with every test of the file done (seen in a loaded CI
+ * run). The server and its pipes are not referenced (stop() references it while it waits for its end), and whatever
+ * is still running is ended when the process exits.
+ */
+function leaveBehindNothing(child: ChildProcess): void {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  child.unref();
+  for (const stream of [child.stdout, child.stderr]) (stream as { unref?: () => void } | null)?.unref?.();
+  if (endsWithProcess) return;
+  endsWithProcess = true;
+  process.once('exit', () => {
+    for (const server of running) server.kill('SIGKILL');
+  });
 }
 
 function waitForReady(child: ChildProcess): Promise<true | string> {
