@@ -22,9 +22,8 @@ const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout',
 
 function run(lane: (typeof lanes)[number]): Promise<number> {
   return new Promise((done) => {
-    // --test-force-exit: a file's process ends once its tests and hooks have, even if a child or a socket a failed test
-    // left behind would keep it alive (the run otherwise waits on it for good, as one loaded CI run did).
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-force-exit', `--test-concurrency=${lane.concurrency}`, ...reporters, ...lane.files], { stdio: ['inherit', 'pipe', 'pipe'] });
+    // test-file-exit.js: a file's process ends once its tests and hooks have, even if a failed test left something running.
+    const child = spawn(process.execPath, ['--import', 'tsx', '--import', './scripts/test-file-exit.js', '--test', `--test-concurrency=${lane.concurrency}`, ...reporters, ...lane.files], { stdio: ['inherit', 'pipe', 'pipe'] });
     const held: Buffer[] = [];
     const out = (to: NodeJS.WriteStream) => (chunk: Buffer) => (lane.held ? held.push(chunk) : to.write(chunk));
     child.stdout.on('data', out(process.stdout));
