@@ -62,6 +62,13 @@ const endChildren = () => {
   for (const child of children) child.kill('SIGTERM');
 };
 process.once('exit', endChildren);
+// Twice a loaded CI run's browser part ended with exit code 1 mid-run, printing nothing (no failed test, no error, no
+// signal). An exit by process.exit() calls this listener from inside that call: the stack names who made it. The
+// runner's own ending (startTestRunner, after its report) is left out.
+process.once('exit', (code) => {
+  const from = new Error('exit').stack?.split('\n').slice(2, 14).join('\n') ?? '';
+  if (code !== 0 && !from.includes('startTestRunner')) console.error(`\nThe browser test runner is exiting with code ${code}, not through its own report; from:\n${from}`);
+});
 // Said on the way out: a run ended from outside (a stop button, a process manager) reads as a failure otherwise.
 const EXIT_CODES = { SIGINT: 130, SIGTERM: 143 };
 for (const [signal, code] of Object.entries(EXIT_CODES)) {
